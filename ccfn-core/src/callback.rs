@@ -1,0 +1,315 @@
+//! How a function completes: the callback, the completion it makes, and
+//! the reply the caller receives.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::Error;
+
+/// The callback a handler completes through.
+///
+/// It is not `Clone` and its methods take it by value, so a handler that
+/// never completes, or completes twice, does not compile:
+///
+/// ```compile_fail
+/// use ccfn_core::{Callback, Completion};
+///
+/// fn twice(callback: Callback) -> Completion {
+///     let _ = callback.success("first");
+///     callback.success("second") // error: use of moved value
+/// }
+/// ```
+#[derive(Debug)]
+pub struct Callback {
+    _private: (),
+}
+
+impl Callback {
+    pub(crate) fn new() -> Self {
+        Callback { _private: () }
+    }
+
+    /// Completes with a result: a [`crate::VoiceResponse`] (sent as
+    /// `text/xml`), a [`Response`], or any serializable value (sent as
+    /// JSON).
+    pub fn success(self, result: impl IntoReply) -> Completion {
+        Completion {
+            result: result.into_reply(),
+        }
+    }
+
+    /// Completes with an error.
+    pub fn error(self, error: impl Into<Error>) -> Completion {
+        Completion {
+            result: Err(error.into()),
+        }
+    }
+}
+
+/// Proof that a handler completed through its [`Callback`]; only
+/// [`Callback::success`] and [`Callback::error`] make one.
+#[must_use = "return the completion from the handler"]
+#[derive(Debug)]
+pub struct Completion {
+    result: Result<Reply, Error>,
+}
+
+/// What a successful function sends back.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Reply {
+    /// A JSON value, sent as `200 application/json`.
+    Json(Value),
+    /// A voice document, sent as `200 text/xml`.
+    Xml(String),
+    /// A response with its own status, headers and body.
+    Response(Response),
+}
+
+impl Reply {
+    /// The reply as logged in the `success` record.
+    #[must_use]
+    pub fn to_log_json(&self) -> Value {
+        match self {
+            Reply::Json(value) => value.clone(),
+            Reply::Xml(xml) => Value::from(xml.as_str()),
+            Reply::Response(response) => serde_json::json!({
+                "status": response.status,
+                "body": String::from_utf8_lossy(&response.body),
+            }),
+        }
+    }
+}
+
+/// A reply with a chosen status, headers and body.
+///
+/// ```
+/// use ccfn_core::Response;
+///
+/// let response = Response::new(202)
+///     .header("content-type", "text/plain")
+///     .body("accepted");
+/// assert_eq!(response.status(), 202);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use = "give the response to callback.success"]
+pub struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    /// An empty response with `status`.
+    pub fn new(status: u16) -> Self {
+        Response {
+            status,
+            headers: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sets the body.
+    pub fn body(mut self, body: impl Into<Vec<u8>>) -> Self {
+        self.body = body.into();
+        self
+    }
+
+    /// The status code.
+    #[must_use]
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The headers, in order.
+    pub fn headers(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.headers.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+
+    /// The body.
+    #[must_use]
+    pub fn body_bytes(&self) -> &[u8] {
+        &self.body
+    }
+}
+
+/// A value a function can succeed with.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a function's result",
+    note = "succeed with a `VoiceResponse`, a `Response`, or a value that implements `serde::Serialize`"
+)]
+pub trait IntoReply {
+    /// Converts into a reply; a value that cannot be serialized is an error.
+    ///
+    /// # Errors
+    /// The value cannot be serialized to JSON.
+    fn into_reply(self) -> Result<Reply, Error>;
+}
+
+impl<T: Serialize> IntoReply for T {
+    fn into_reply(self) -> Result<Reply, Error> {
+        serde_json::to_value(self)
+            .map(Reply::Json)
+            .map_err(|e| Error::msg(format!("the result cannot be serialized: {e}")).with_source(e))
+    }
+}
+
+impl IntoReply for Response {
+    fn into_reply(self) -> Result<Reply, Error> {
+        Ok(Reply::Response(self))
+    }
+}
+
+impl IntoReply for crate::VoiceResponse {
+    fn into_reply(self) -> Result<Reply, Error> {
+        Ok(Reply::Xml(self.to_xml()))
+    }
+}
+
+impl IntoReply for &crate::VoiceResponse {
+    fn into_reply(self) -> Result<Reply, Error> {
+        Ok(Reply::Xml(self.to_xml()))
+    }
+}
+
+impl IntoReply for Reply {
+    fn into_reply(self) -> Result<Reply, Error> {
+        Ok(self)
+    }
+}
+
+/// What a `#[contact_fn]` handler may return: a [`Completion`], or a
+/// `Result<Completion, E>` whose error converts into [`Error`] (so `?`
+/// works in the handler).
+#[diagnostic::on_unimplemented(
+    message = "a `#[contact_fn]` handler must return `Completion` or `Result<Completion, E>`, not `{Self}`",
+    note = "complete through the callback: `callback.success(..)` or `callback.error(..)`; for `Result<Completion, E>`, `E` must convert into `ccfn_core::Error`"
+)]
+pub trait IntoCompletion {
+    /// Converts into a completion.
+    fn into_completion(self) -> Result<Reply, Error>;
+}
+
+impl IntoCompletion for Completion {
+    fn into_completion(self) -> Result<Reply, Error> {
+        self.result
+    }
+}
+
+impl<E: Into<Error>> IntoCompletion for Result<Completion, E> {
+    fn into_completion(self) -> Result<Reply, Error> {
+        match self {
+            Ok(completion) => completion.result,
+            Err(error) => Err(error.into()),
+        }
+    }
+}
+
+/// The identifier of one invocation: in every record of it, and in the
+/// `x-ccfn-invocation-id` response header.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct InvocationId(Box<str>);
+
+impl InvocationId {
+    /// A new identifier, unique in this process and unlikely to repeat
+    /// across processes.
+    #[must_use]
+    pub fn new() -> Self {
+        use std::hash::{BuildHasher, RandomState};
+        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::OnceLock;
+        static SEED: OnceLock<RandomState> = OnceLock::new();
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let random = SEED.get_or_init(RandomState::new).hash_one(count);
+        InvocationId(format!("{random:016x}{:08x}", count as u32).into())
+    }
+
+    /// The identifier as text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Default for InvocationId {
+    fn default() -> Self {
+        InvocationId::new()
+    }
+}
+
+impl fmt::Display for InvocationId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for InvocationId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "InvocationId({})", self.0)
+    }
+}
+
+/// The outcome of one invocation: its identifier and its result.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The invocation's identifier.
+    pub invocation_id: InvocationId,
+    /// The reply, or the error the function completed with.
+    pub result: Result<Reply, Error>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn success_and_error_make_completions() {
+        let ok = Callback::new().success(serde_json::json!({"ok": true}));
+        assert_eq!(
+            ok.into_completion().unwrap(),
+            Reply::Json(serde_json::json!({"ok": true}))
+        );
+        let err = Callback::new().error(Error::msg("no"));
+        assert_eq!(err.into_completion().unwrap_err().message(), "no");
+    }
+
+    #[test]
+    fn unserializable_result_is_an_error() {
+        let mut map = std::collections::HashMap::new();
+        map.insert((1, 2), "tuple keys are not JSON");
+        let result = Callback::new().success(map).into_completion();
+        assert!(result
+            .unwrap_err()
+            .message()
+            .starts_with("the result cannot be serialized"));
+    }
+
+    #[test]
+    fn result_of_completion_converts() {
+        let failed: Result<Completion, std::io::Error> = Err(std::io::Error::other("disk"));
+        assert_eq!(failed.into_completion().unwrap_err().message(), "disk");
+        let response = Response::new(201).header("a", "b").body("c");
+        let reply = Callback::new().success(response).into_completion().unwrap();
+        assert_eq!(
+            reply.to_log_json(),
+            serde_json::json!({"status": 201, "body": "c"})
+        );
+    }
+
+    #[test]
+    fn invocation_ids_are_unique() {
+        let a = InvocationId::new();
+        let b = InvocationId::new();
+        assert_ne!(a, b);
+        assert_eq!(a.as_str().len(), 24);
+    }
+}

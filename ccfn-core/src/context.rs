@@ -1,0 +1,371 @@
+//! The function context: configuration values, secrets and limits.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::secret::{is_sensitive_name, Secret};
+
+/// The thresholds that raise an `alert` record (spec, "Limits").
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Thresholds {
+    /// Function execution time (default 10 s).
+    pub execution: Duration,
+    /// Share of the memory limit in use (default 0.8).
+    pub memory_ratio: f64,
+    /// External API response time (default 5 s).
+    pub api_response: Duration,
+    /// Share of failed invocations in the window (default 0.05).
+    pub error_rate: f64,
+    /// The sliding window of the error rate (default 10 minutes).
+    pub error_window: Duration,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            execution: Duration::from_secs(10),
+            memory_ratio: 0.8,
+            api_response: Duration::from_secs(5),
+            error_rate: 0.05,
+            error_window: Duration::from_secs(600),
+        }
+    }
+}
+
+#[derive(Clone)]
+enum Value {
+    Plain(String),
+    Secret(Secret),
+}
+
+struct Inner {
+    values: BTreeMap<String, Value>,
+    thresholds: Thresholds,
+    memory_limit: Option<u64>,
+}
+
+/// What a function knows of its deployment: configuration values (the
+/// spec's context values and the environment), secrets, thresholds and the
+/// memory limit. Cheap to clone.
+///
+/// Values whose name is sensitive (see [`crate::is_sensitive_name`]) are
+/// held as [`Secret`]s: [`Context::get`] does not return them, and their
+/// values never reach a log line.
+///
+/// ```
+/// use ccfn_core::Context;
+///
+/// let context = Context::builder()
+///     .value("DOMAIN_NAME", "localhost:3001")
+///     .value("ACCOUNT_SID", "AC123")
+///     .value("EMAILPROVIDER_API_KEY", "key-canary")
+///     .build();
+/// assert_eq!(context.domain_name(), Some("localhost:3001"));
+/// assert_eq!(context.get("EMAILPROVIDER_API_KEY"), None);
+/// assert_eq!(context.secret("EMAILPROVIDER_API_KEY").unwrap().expose(), "key-canary");
+/// assert!(!format!("{context:?}").contains("key-canary"));
+/// ```
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+impl Context {
+    /// A builder for a context.
+    #[must_use]
+    pub fn builder() -> ContextBuilder {
+        ContextBuilder::default()
+    }
+
+    /// The process environment, over the values of a `.env` file in the
+    /// current directory when there is one (the environment wins), with the
+    /// default thresholds and the memory limit of the process's control
+    /// group when it has one.
+    ///
+    /// # Errors
+    /// A `.env` file that exists but cannot be read or parsed.
+    pub fn from_env() -> Result<Self, crate::Error> {
+        let mut builder = Context::builder();
+        let dotenv = Path::new(".env");
+        if dotenv.exists() {
+            builder = builder.dotenv(dotenv)?;
+        }
+        for (name, value) in std::env::vars_os() {
+            if let (Ok(name), Ok(value)) = (name.into_string(), value.into_string()) {
+                builder = builder.value(name, value);
+            }
+        }
+        Ok(builder
+            .memory_limit(crate::metrics::memory_limit_bytes())
+            .build())
+    }
+
+    /// A plain (not secret) value.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&str> {
+        match self.inner.values.get(name) {
+            Some(Value::Plain(value)) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// A secret value.
+    #[must_use]
+    pub fn secret(&self, name: &str) -> Option<&Secret> {
+        match self.inner.values.get(name) {
+            Some(Value::Secret(secret)) => Some(secret),
+            _ => None,
+        }
+    }
+
+    /// Whether `name` has a value that is not empty or only white space,
+    /// plain or secret: the test `env = [..]` validation applies.
+    #[must_use]
+    pub fn is_present(&self, name: &str) -> bool {
+        match self.inner.values.get(name) {
+            Some(Value::Plain(value)) => !value.trim().is_empty(),
+            Some(Value::Secret(secret)) => !secret.expose().trim().is_empty(),
+            None => false,
+        }
+    }
+
+    /// Every name, plain and secret, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.inner.values.keys().map(String::as_str)
+    }
+
+    /// Every secret, by name.
+    pub fn secrets(&self) -> impl Iterator<Item = (&str, &Secret)> {
+        self.inner
+            .values
+            .iter()
+            .filter_map(|(name, value)| match value {
+                Value::Secret(secret) => Some((name.as_str(), secret)),
+                Value::Plain(_) => None,
+            })
+    }
+
+    /// `DOMAIN_NAME`: the deployment domain (host and port, no scheme).
+    #[must_use]
+    pub fn domain_name(&self) -> Option<&str> {
+        self.get("DOMAIN_NAME")
+    }
+
+    /// `ACCOUNT_SID`: the account identifier.
+    #[must_use]
+    pub fn account_sid(&self) -> Option<&str> {
+        self.get("ACCOUNT_SID")
+    }
+
+    /// `PLATFORM_WORKSPACE_SID`: the task-routing workspace.
+    #[must_use]
+    pub fn workspace_sid(&self) -> Option<&str> {
+        self.get("PLATFORM_WORKSPACE_SID")
+    }
+
+    /// `EMAILPROVIDER_DOMAIN`: the email provider's sending domain.
+    #[must_use]
+    pub fn email_domain(&self) -> Option<&str> {
+        self.get("EMAILPROVIDER_DOMAIN")
+    }
+
+    /// Whether `ENABLE_LOCAL_LOGGING` is `true`: verbose development logs.
+    #[must_use]
+    pub fn local_logging(&self) -> bool {
+        self.get("ENABLE_LOCAL_LOGGING") == Some("true")
+    }
+
+    /// Whether `DEBUG_MODE` is `true`: debug-mode logs.
+    #[must_use]
+    pub fn debug_mode(&self) -> bool {
+        self.get("DEBUG_MODE") == Some("true")
+    }
+
+    /// The alert thresholds.
+    #[must_use]
+    pub fn thresholds(&self) -> &Thresholds {
+        &self.inner.thresholds
+    }
+
+    /// The memory limit in bytes, when known.
+    #[must_use]
+    pub fn memory_limit(&self) -> Option<u64> {
+        self.inner.memory_limit
+    }
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut map = f.debug_map();
+        for (name, value) in &self.inner.values {
+            match value {
+                Value::Plain(value) => map.entry(name, value),
+                Value::Secret(secret) => map.entry(name, secret),
+            };
+        }
+        map.finish()
+    }
+}
+
+/// Builds a [`Context`].
+#[derive(Default)]
+#[must_use = "call .build() to make the context"]
+pub struct ContextBuilder {
+    values: BTreeMap<String, Value>,
+    thresholds: Thresholds,
+    memory_limit: Option<u64>,
+}
+
+impl fmt::Debug for ContextBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ContextBuilder").finish_non_exhaustive()
+    }
+}
+
+impl ContextBuilder {
+    /// Sets a value; a sensitive name makes it a secret.
+    pub fn value(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        let name = name.into();
+        let value = value.into();
+        let value = if is_sensitive_name(&name) {
+            Value::Secret(Secret::new(value))
+        } else {
+            Value::Plain(value)
+        };
+        self.values.insert(name, value);
+        self
+    }
+
+    /// Sets a secret, whatever its name.
+    pub fn secret(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.values
+            .insert(name.into(), Value::Secret(Secret::new(value)));
+        self
+    }
+
+    /// Adds the values of a `.env` file (`NAME=value` lines, `#` comments,
+    /// quotes as in shells).
+    ///
+    /// # Errors
+    /// The file cannot be read, or a line cannot be parsed; the error names
+    /// the file and the line but never a value.
+    pub fn dotenv(mut self, path: &Path) -> Result<Self, crate::Error> {
+        let describe = |e: dotenvy::Error| -> crate::Error {
+            let what = match e {
+                dotenvy::Error::LineParse(_, index) => format!("cannot parse it at byte {index}"),
+                dotenvy::Error::Io(io) => io.to_string(),
+                _ => "cannot read it".to_string(),
+            };
+            crate::Error::new(
+                crate::ErrorKind::Validation,
+                format!("{}: {what}", path.display()),
+            )
+        };
+        for item in dotenvy::from_path_iter(path).map_err(describe)? {
+            let (name, value) = item.map_err(describe)?;
+            self = self.value(name, value);
+        }
+        Ok(self)
+    }
+
+    /// Replaces the alert thresholds.
+    pub fn thresholds(mut self, thresholds: Thresholds) -> Self {
+        self.thresholds = thresholds;
+        self
+    }
+
+    /// Sets the memory limit in bytes (`None`: unknown, no memory alert).
+    pub fn memory_limit(mut self, bytes: Option<u64>) -> Self {
+        self.memory_limit = bytes;
+        self
+    }
+
+    /// Makes the context.
+    pub fn build(self) -> Context {
+        Context {
+            inner: Arc::new(Inner {
+                values: self.values,
+                thresholds: self.thresholds,
+                memory_limit: self.memory_limit,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sensitive_values_become_secrets() {
+        let context = Context::builder()
+            .value("AUTH_TOKEN", "canary-context-1")
+            .value("DOMAIN_NAME", "example.com")
+            .secret("workflowSid", "WW1")
+            .build();
+        assert_eq!(context.get("AUTH_TOKEN"), None);
+        assert!(context.is_present("AUTH_TOKEN"));
+        assert_eq!(context.secret("workflowSid").unwrap().expose(), "WW1");
+        assert_eq!(context.secrets().count(), 2);
+        assert_eq!(
+            context.keys().collect::<Vec<_>>(),
+            ["AUTH_TOKEN", "DOMAIN_NAME", "workflowSid"]
+        );
+        let debug = format!("{context:?}");
+        assert!(!debug.contains("canary-context-1"), "{debug}");
+        assert!(debug.contains("example.com"));
+    }
+
+    #[test]
+    fn flags_and_accessors() {
+        let context = Context::builder()
+            .value("ENABLE_LOCAL_LOGGING", "true")
+            .value("DEBUG_MODE", "TRUE")
+            .value("PLATFORM_WORKSPACE_SID", "WS1")
+            .value("EMAILPROVIDER_DOMAIN", "mg.example.com")
+            .value("ACCOUNT_SID", "AC1")
+            .value("BLANK", " ")
+            .memory_limit(Some(1024))
+            .build();
+        assert!(context.local_logging());
+        assert!(!context.debug_mode(), "only the string `true` turns it on");
+        assert_eq!(context.workspace_sid(), Some("WS1"));
+        assert_eq!(context.email_domain(), Some("mg.example.com"));
+        assert_eq!(context.account_sid(), Some("AC1"));
+        assert!(!context.is_present("BLANK"));
+        assert_eq!(context.memory_limit(), Some(1024));
+        assert_eq!(context.thresholds().execution, Duration::from_secs(10));
+    }
+
+    #[test]
+    fn dotenv_file_is_read_and_errors_name_no_value() {
+        let dir = std::env::temp_dir().join(format!("ccfn-dotenv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.env");
+        std::fs::write(
+            &good,
+            "# comment\nDOMAIN_NAME=example.com\nAPI_KEY=\"canary-dotenv-2\"\n",
+        )
+        .unwrap();
+        let context = Context::builder().dotenv(&good).unwrap().build();
+        assert_eq!(context.domain_name(), Some("example.com"));
+        assert_eq!(
+            context.secret("API_KEY").unwrap().expose(),
+            "canary-dotenv-2"
+        );
+
+        let bad = dir.join("bad.env");
+        std::fs::write(&bad, "GOOD=1\nAPI_KEY='canary-dotenv-3\n").unwrap();
+        let error = Context::builder().dotenv(&bad).unwrap_err();
+        assert!(error.message().contains("bad.env"), "{error}");
+        assert!(!error.message().contains("canary-dotenv-3"), "{error}");
+        let missing = Context::builder()
+            .dotenv(&dir.join("none.env"))
+            .unwrap_err();
+        assert!(missing.message().contains("none.env"), "{missing}");
+    }
+}

@@ -1,0 +1,196 @@
+//! The error a function completes with.
+
+use std::backtrace::{Backtrace, BacktraceStatus};
+use std::error::Error as StdError;
+use std::fmt;
+
+/// What went wrong, in the terms the runtime answers with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A required parameter or environment value is missing (HTTP 400).
+    Validation,
+    /// The function failed (HTTP 500).
+    Function,
+    /// The function panicked (HTTP 500).
+    Panic,
+    /// The function ran past its timeout (HTTP 504).
+    Timeout,
+    /// An external call failed (HTTP 500).
+    Upstream,
+}
+
+impl ErrorKind {
+    /// The kind's name in log records.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Validation => "validation",
+            ErrorKind::Function => "function",
+            ErrorKind::Panic => "panic",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Upstream => "upstream",
+        }
+    }
+}
+
+/// The error a function completes with: a message, a kind, the chain of
+/// causes and a backtrace (captured when `RUST_BACKTRACE` or
+/// `RUST_LIB_BACKTRACE` asks for one).
+///
+/// Any `std::error::Error` converts into it, so `?` works in handlers that
+/// return `Result<Completion, ccfn_core::Error>`:
+///
+/// ```
+/// use ccfn_core::{Error, ErrorKind};
+///
+/// fn parse(priority: &str) -> Result<u32, Error> {
+///     Ok(priority.parse::<u32>()?)
+/// }
+/// let error = parse("high").unwrap_err();
+/// assert_eq!(error.kind(), ErrorKind::Function);
+/// assert_eq!(error.message(), "invalid digit found in string");
+/// ```
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+    source: Option<Box<dyn StdError + Send + Sync + 'static>>,
+    backtrace: Backtrace,
+}
+
+impl Error {
+    /// An error of `kind` with `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+            source: None,
+            backtrace: Backtrace::capture(),
+        }
+    }
+
+    /// A function error with `message`.
+    pub fn msg(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::Function, message)
+    }
+
+    /// Attaches the error that caused this one.
+    #[must_use]
+    pub fn with_source(mut self, source: impl StdError + Send + Sync + 'static) -> Self {
+        self.source = Some(Box::new(source));
+        self
+    }
+
+    /// What went wrong.
+    #[must_use]
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The message, exactly as the caller receives it.
+    #[must_use]
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The error that caused this one, if any.
+    #[must_use]
+    pub fn source(&self) -> Option<&(dyn StdError + Send + Sync + 'static)> {
+        self.source.as_deref()
+    }
+
+    /// The backtrace, captured when the environment asks for one.
+    #[must_use]
+    pub fn backtrace(&self) -> &Backtrace {
+        &self.backtrace
+    }
+
+    /// The stack as logged in the `error` record: the message, each cause
+    /// (`caused by: ..`), then the backtrace when one was captured.
+    #[must_use]
+    pub fn stack(&self) -> String {
+        let mut stack = format!("{}: {}", self.kind.as_str(), self.message);
+        let mut cause = self.source.as_deref().map(|e| e as &dyn StdError);
+        // The first source usually repeats the message; skip it when it does.
+        if let Some(first) = cause {
+            if first.to_string() == self.message {
+                cause = first.source();
+            }
+        }
+        while let Some(error) = cause {
+            stack.push_str("\ncaused by: ");
+            stack.push_str(&error.to_string());
+            cause = error.source();
+        }
+        if self.backtrace.status() == BacktraceStatus::Captured {
+            stack.push_str("\nbacktrace:\n");
+            stack.push_str(&self.backtrace.to_string());
+        }
+        stack
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.kind)
+            .field("message", &self.message)
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<E: StdError + Send + Sync + 'static> From<E> for Error {
+    fn from(error: E) -> Self {
+        Error {
+            kind: ErrorKind::Function,
+            message: error.to_string(),
+            source: Some(Box::new(error)),
+            backtrace: Backtrace::capture(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Outer(std::io::Error);
+    impl fmt::Display for Outer {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("could not read the recording")
+        }
+    }
+    impl StdError for Outer {
+        fn source(&self) -> Option<&(dyn StdError + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn stack_lists_the_source_chain() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let error = Error::from(Outer(io));
+        assert_eq!(error.message(), "could not read the recording");
+        assert!(error
+            .stack()
+            .starts_with("function: could not read the recording\ncaused by: no such file"));
+    }
+
+    #[test]
+    fn with_source_keeps_message_and_adds_cause() {
+        let io = std::io::Error::other("connection reset");
+        let error = Error::new(ErrorKind::Upstream, "task router unreachable").with_source(io);
+        assert_eq!(error.kind(), ErrorKind::Upstream);
+        assert_eq!(error.to_string(), "task router unreachable");
+        assert!(error.stack().contains("caused by: connection reset"));
+        assert!(error.source().is_some());
+    }
+}

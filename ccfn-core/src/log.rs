@@ -1,0 +1,465 @@
+//! Contract records: how they are emitted as `tracing` events, formatted
+//! (human or JSON lines), scrubbed of secrets and written.
+//!
+//! Every record is a `tracing` event with a stable `step` field. Inside an
+//! invocation, the `ccfn.invocation` span gives each record its
+//! `function`, `invocation_id` and `call_sid`; the layer adds `timestamp`
+//! and `level`. Events that handlers log with `tracing` themselves go
+//! through the same layer as step `log`.
+
+use std::fmt::{self, Write as _};
+use std::io::Write as _;
+use std::str::FromStr;
+
+use serde_json::{Map, Value};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id};
+use tracing::{Event, Level, Metadata, Subscriber};
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::layer::Context as LayerContext;
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::Layer;
+
+use crate::secret::scrub;
+
+/// The fields of one record, in order.
+pub(crate) type Fields = Map<String, Value>;
+
+/// Target of contract records.
+pub(crate) const TARGET: &str = "ccfn";
+/// Target of records written whatever the filter says.
+pub(crate) const CRITICAL_TARGET: &str = "ccfn::critical";
+/// Name of the span around each invocation.
+pub(crate) const SPAN_NAME: &str = "ccfn.invocation";
+
+scoped_tls::scoped_thread_local!(static FIELDS: Fields);
+
+/// Emits one contract record.
+pub(crate) fn emit(level: Level, step: &str, message: &str, fields: &Fields) {
+    FIELDS.set(fields, || match level {
+        Level::ERROR => tracing::error!(target: "ccfn", step, "{message}"),
+        Level::WARN => tracing::warn!(target: "ccfn", step, "{message}"),
+        Level::DEBUG => tracing::debug!(target: "ccfn", step, "{message}"),
+        Level::TRACE => tracing::trace!(target: "ccfn", step, "{message}"),
+        _ => tracing::info!(target: "ccfn", step, "{message}"),
+    });
+}
+
+/// The two output formats of the same records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    /// For people at a terminal: the spec's markers, then each field on
+    /// its own line, objects as indented JSON.
+    #[default]
+    Pretty,
+    /// For machines: one JSON object per line; nested values stay objects,
+    /// so `jq '.event.CallSid'` works.
+    Json,
+}
+
+impl FromStr for LogFormat {
+    type Err = crate::Error;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "pretty" => Ok(LogFormat::Pretty),
+            "json" => Ok(LogFormat::Json),
+            other => Err(crate::Error::new(
+                crate::ErrorKind::Validation,
+                format!("unknown log format `{other}`: expected `pretty` or `json`"),
+            )),
+        }
+    }
+}
+
+impl LogFormat {
+    /// Renders one record (without the final newline).
+    #[must_use]
+    pub fn render(self, record: &Map<String, Value>) -> String {
+        match self {
+            LogFormat::Json => Value::Object(record.clone()).to_string(),
+            LogFormat::Pretty => render_pretty(record),
+        }
+    }
+
+    fn write(self, record: &Map<String, Value>, out: &mut String) {
+        match self {
+            LogFormat::Json => {
+                // Writing into a String cannot fail, and a Map always serializes.
+                let mut bytes = std::mem::take(out).into_bytes();
+                let _ = serde_json::to_writer(&mut bytes, record);
+                *out = String::from_utf8(bytes).unwrap_or_default();
+            }
+            LogFormat::Pretty => out.push_str(&render_pretty(record)),
+        }
+    }
+}
+
+const HEADER_KEYS: [&str; 6] = [
+    "timestamp",
+    "level",
+    "function",
+    "invocation_id",
+    "step",
+    "message",
+];
+
+fn render_pretty(record: &Map<String, Value>) -> String {
+    let text = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or("");
+    let mut out = format!(
+        "{} {:<5} {} {} [{}] {}",
+        text("timestamp"),
+        text("level"),
+        text("function"),
+        text("invocation_id"),
+        text("step"),
+        text("message"),
+    );
+    for (key, value) in record {
+        if HEADER_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        let _ = write!(out, "\n  {key}: ");
+        match value {
+            Value::String(s) if !s.contains('\n') => out.push_str(s),
+            Value::String(s) => {
+                for line in s.lines() {
+                    out.push_str("\n    ");
+                    out.push_str(line);
+                }
+            }
+            Value::Array(_) | Value::Object(_) => {
+                let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
+                out.push_str(&pretty.replace('\n', "\n  "));
+            }
+            other => {
+                let _ = write!(out, "{other}");
+            }
+        }
+    }
+    out
+}
+
+/// The invocation a span stands for.
+struct Invocation {
+    function: String,
+    invocation_id: String,
+    call_sid: Option<String>,
+}
+
+#[derive(Default)]
+struct InvocationVisitor {
+    function: Option<String>,
+    invocation_id: Option<String>,
+    call_sid: Option<String>,
+}
+
+impl Visit for InvocationVisitor {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        let slot = match field.name() {
+            "function" => &mut self.function,
+            "invocation_id" => &mut self.invocation_id,
+            "call_sid" => &mut self.call_sid,
+            _ => return,
+        };
+        *slot = Some(value.to_owned());
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.record_str(field, &format!("{value:?}"));
+    }
+}
+
+/// Collects `step` and `message` of a contract record, or every field of a
+/// handler's own event.
+#[derive(Default)]
+struct EventVisitor {
+    step: Option<String>,
+    message: String,
+    others: Fields,
+}
+
+impl Visit for EventVisitor {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        match field.name() {
+            "step" => self.step = Some(value.to_owned()),
+            "message" => self.message = value.to_owned(),
+            name => {
+                self.others.insert(name.to_owned(), Value::from(value));
+            }
+        }
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if field.name() == "message" {
+            self.message.clear();
+            let _ = write!(self.message, "{value:?}");
+        } else {
+            self.record_str(field, &format!("{value:?}"));
+        }
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.others
+            .insert(field.name().to_owned(), Value::from(value));
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.others
+            .insert(field.name().to_owned(), Value::from(value));
+    }
+
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.others
+            .insert(field.name().to_owned(), Value::from(value));
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.others
+            .insert(field.name().to_owned(), Value::from(value));
+    }
+}
+
+/// The `tracing` layer that writes contract records in a [`LogFormat`],
+/// scrubbing every secret value from every line.
+///
+/// [`crate::init_logging`] installs one for the process; the testkit
+/// installs its own per test.
+pub struct ContractLayer<W> {
+    format: LogFormat,
+    writer: W,
+    filter: Targets,
+}
+
+impl<W> fmt::Debug for ContractLayer<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ContractLayer")
+            .field("format", &self.format)
+            .field("filter", &self.filter)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W> ContractLayer<W>
+where
+    W: for<'w> MakeWriter<'w> + 'static,
+{
+    /// A layer writing `format` to `writer`, every level of every target.
+    pub fn new(format: LogFormat, writer: W) -> Self {
+        ContractLayer {
+            format,
+            writer,
+            filter: Targets::new().with_default(Level::TRACE),
+        }
+    }
+
+    /// Keeps only what `filter` enables; critical records (the task
+    /// creation result) are written whatever it says.
+    #[must_use]
+    pub fn with_filter(mut self, filter: Targets) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    fn record<S>(&self, event: &Event<'_>, ctx: &LayerContext<'_, S>) -> Map<String, Value>
+    where
+        S: Subscriber + for<'a> LookupSpan<'a>,
+    {
+        let meta = event.metadata();
+        let mut visitor = EventVisitor::default();
+        event.record(&mut visitor);
+        let contract = meta.target().starts_with(TARGET) && FIELDS.is_set();
+
+        let mut record = Map::new();
+        record.insert(
+            "timestamp".into(),
+            Value::from(humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()),
+        );
+        record.insert("level".into(), Value::from(meta.level().as_str()));
+        if let Some(scope) = ctx.event_scope(event) {
+            for span in scope {
+                if let Some(invocation) = span.extensions().get::<Invocation>() {
+                    record.insert("function".into(), Value::from(invocation.function.as_str()));
+                    record.insert(
+                        "invocation_id".into(),
+                        Value::from(invocation.invocation_id.as_str()),
+                    );
+                    if let Some(call_sid) = &invocation.call_sid {
+                        record.insert("call_sid".into(), Value::from(call_sid.as_str()));
+                    }
+                    break;
+                }
+            }
+        }
+        let step = match (&visitor.step, contract) {
+            (Some(step), true) => step.as_str(),
+            _ => "log",
+        };
+        record.insert("step".into(), Value::from(step));
+        record.insert("message".into(), Value::from(visitor.message));
+        if contract {
+            FIELDS.with(|fields| {
+                for (key, value) in fields {
+                    record.insert(key.clone(), value.clone());
+                }
+            });
+        } else {
+            if step == "log" {
+                if let Some(user_step) = visitor.step {
+                    visitor
+                        .others
+                        .insert("user_step".into(), Value::from(user_step));
+                }
+                record.insert("target".into(), Value::from(meta.target()));
+            }
+            record.extend(visitor.others);
+        }
+        record
+    }
+}
+
+impl<S, W> Layer<S> for ContractLayer<W>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    W: for<'w> MakeWriter<'w> + 'static,
+{
+    fn enabled(&self, metadata: &Metadata<'_>, _ctx: LayerContext<'_, S>) -> bool {
+        metadata.target() == CRITICAL_TARGET
+            || (metadata.is_span() && metadata.name() == SPAN_NAME)
+            || self
+                .filter
+                .would_enable(metadata.target(), metadata.level())
+    }
+
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: LayerContext<'_, S>) {
+        if attrs.metadata().name() != SPAN_NAME {
+            return;
+        }
+        let mut visitor = InvocationVisitor::default();
+        attrs.record(&mut visitor);
+        if let (Some(span), Some(function), Some(invocation_id)) =
+            (ctx.span(id), visitor.function, visitor.invocation_id)
+        {
+            let mut extensions = span.extensions_mut();
+            if extensions.get_mut::<Invocation>().is_none() {
+                extensions.insert(Invocation {
+                    function,
+                    invocation_id,
+                    call_sid: visitor.call_sid,
+                });
+            }
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, ctx: LayerContext<'_, S>) {
+        let record = self.record(event, &ctx);
+        let mut line = String::with_capacity(512);
+        self.format.write(&record, &mut line);
+        scrub(&mut line);
+        line.push('\n');
+        // A log line that cannot be written must not fail the function.
+        let _ = self.writer.make_writer().write_all(line.as_bytes());
+    }
+}
+
+/// The log filter of `CCFN_LOG` (as `RUST_LOG`: `info`, `warn,ccfn=debug`).
+///
+/// # Errors
+/// The filter cannot be parsed; the error quotes it and says the syntax.
+pub fn parse_filter(filter: &str) -> Result<Targets, crate::Error> {
+    filter.parse::<Targets>().map_err(|e| {
+        crate::Error::new(
+            crate::ErrorKind::Validation,
+            format!(
+                "invalid log filter `{filter}`: {e}; expected a level (`info`) or `target=level` pairs separated by commas"
+            ),
+        )
+    })
+}
+
+/// Installs the process's logging once: a [`ContractLayer`] writing to
+/// standard output, in the format of `CCFN_LOG_FORMAT` (`pretty` or
+/// `json`, default `pretty`) filtered by `CCFN_LOG` (default `info`).
+///
+/// Later calls do nothing and return `Ok`.
+///
+/// # Errors
+/// `CCFN_LOG_FORMAT` or `CCFN_LOG` cannot be parsed.
+pub fn init_logging() -> Result<(), crate::Error> {
+    let format = match std::env::var("CCFN_LOG_FORMAT") {
+        Ok(value) => value.parse()?,
+        Err(_) => LogFormat::default(),
+    };
+    let filter = parse_filter(&std::env::var("CCFN_LOG").unwrap_or_else(|_| "info".into()))?;
+    init_logging_with(format, filter, std::io::stdout);
+    Ok(())
+}
+
+/// Installs the process's logging once, with the given format, filter and
+/// writer. Later calls do nothing.
+pub fn init_logging_with<W>(format: LogFormat, filter: Targets, writer: W)
+where
+    W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
+{
+    use tracing_subscriber::layer::SubscriberExt as _;
+    crate::panic::install_hook();
+    let subscriber =
+        tracing_subscriber::registry().with(ContractLayer::new(format, writer).with_filter(filter));
+    let _ = tracing::subscriber::set_global_default(subscriber);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn pretty_puts_header_then_fields() {
+        let record = json!({
+            "timestamp": "2026-11-21T20:35:01.123Z",
+            "level": "INFO",
+            "function": "wait-experience",
+            "invocation_id": "abc",
+            "step": "start",
+            "message": "=== FUNCTION START: wait-experience ===",
+            "event": {"CallSid": "CA1"},
+            "domain": "localhost:3001",
+            "stack": "one\ntwo"
+        });
+        let text = LogFormat::Pretty.render(record.as_object().unwrap());
+        assert_eq!(
+            text,
+            "2026-11-21T20:35:01.123Z INFO  wait-experience abc [start] === FUNCTION START: wait-experience ===\n  event: {\n    \"CallSid\": \"CA1\"\n  }\n  domain: localhost:3001\n  stack: \n    one\n    two"
+        );
+    }
+
+    #[test]
+    fn json_is_one_line_with_nested_objects() {
+        let record = json!({"step": "start", "event": {"From": "+1"}});
+        let text = LogFormat::Json.render(record.as_object().unwrap());
+        assert_eq!(text, r#"{"step":"start","event":{"From":"+1"}}"#);
+        let mut out = String::new();
+        LogFormat::Json.write(record.as_object().unwrap(), &mut out);
+        assert_eq!(out, text);
+    }
+
+    #[test]
+    fn formats_and_filters_parse() {
+        assert_eq!("json".parse::<LogFormat>().unwrap(), LogFormat::Json);
+        assert_eq!(" pretty ".parse::<LogFormat>().unwrap(), LogFormat::Pretty);
+        let error = "xml".parse::<LogFormat>().unwrap_err();
+        assert_eq!(
+            error.message(),
+            "unknown log format `xml`: expected `pretty` or `json`"
+        );
+        assert!(parse_filter("warn,ccfn=debug").is_ok());
+        let error = parse_filter("ccfn=loud").unwrap_err();
+        assert!(
+            error
+                .message()
+                .starts_with("invalid log filter `ccfn=loud`"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! Process memory, as the `metrics` and `verbose` records report it.
+
+use std::sync::OnceLock;
+
+/// The resident set size of this process in bytes, when the platform tells
+/// it (Linux: `/proc/self/statm`).
+#[must_use]
+pub fn rss_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * page_size())
+}
+
+fn page_size() -> u64 {
+    static PAGE: OnceLock<u64> = OnceLock::new();
+    *PAGE.get_or_init(|| {
+        // SAFETY: sysconf has no preconditions; it returns -1 on error.
+        let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        u64::try_from(size).ok().filter(|&s| s > 0).unwrap_or(4096)
+    })
+}
+
+/// The memory limit of this process in bytes: `CCFN_MEMORY_LIMIT_BYTES`
+/// when set, else the limit of its control group (v2 `memory.max`, v1
+/// `memory.limit_in_bytes`) when it has one.
+#[must_use]
+pub fn memory_limit_bytes() -> Option<u64> {
+    if let Some(bytes) = std::env::var("CCFN_MEMORY_LIMIT_BYTES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+    {
+        return Some(bytes);
+    }
+    [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .iter()
+    .find_map(|path| parse_limit(&std::fs::read_to_string(path).ok()?))
+}
+
+/// A cgroup limit file's value; `max` and the v1 "no limit" sentinel mean none.
+fn parse_limit(text: &str) -> Option<u64> {
+    let bytes: u64 = text.trim().parse().ok()?;
+    (bytes < (1 << 60)).then_some(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn rss_is_known_on_linux() {
+        let rss = rss_bytes().expect("statm is readable on Linux");
+        assert!(
+            rss > 1024 * 1024,
+            "a test process uses more than 1 MiB: {rss}"
+        );
+    }
+
+    #[test]
+    fn cgroup_limit_values() {
+        assert_eq!(parse_limit("max\n"), None);
+        assert_eq!(parse_limit("9223372036854771712\n"), None);
+        assert_eq!(parse_limit("268435456\n"), Some(268_435_456));
+        assert_eq!(parse_limit(""), None);
+    }
+}

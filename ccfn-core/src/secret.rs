@@ -1,0 +1,256 @@
+//! Secrets that cannot be printed by accident, and the scrubber that keeps
+//! every secret value out of every log line.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+
+/// What a secret prints as, in `Debug`, `Display` and scrubbed log lines.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// A secret value: an API key, an auth token, a bearer token.
+///
+/// `Debug` and `Display` print `[REDACTED]`, it is not `Serialize`, and its
+/// value is registered with the process-wide scrubber when it is made, so
+/// that it is replaced by `[REDACTED]` in every log line written by ccfn,
+/// whichever field it hides in. Read the value with [`Secret::expose`],
+/// only where it is sent.
+///
+/// ```
+/// use ccfn_core::Secret;
+///
+/// let key = Secret::new("key-3ax6xnjp29jd6fds4gc373sgvjxteol0");
+/// assert_eq!(format!("{key} {key:?}"), "[REDACTED] [REDACTED]");
+/// assert_eq!(key.expose(), "key-3ax6xnjp29jd6fds4gc373sgvjxteol0");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(Arc<str>);
+
+impl Secret {
+    /// Holds `value` as a secret and registers it with the scrubber.
+    pub fn new(value: impl Into<String>) -> Self {
+        let value: Arc<str> = Arc::from(value.into());
+        register(&value);
+        Secret(value)
+    }
+
+    /// The secret value, to put on the wire. Never log it.
+    #[must_use]
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether the value is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(REDACTED)
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(REDACTED)
+    }
+}
+
+/// Whether a header, parameter or configuration name says its value is
+/// sensitive: `Authorization`, `Proxy-Authorization`, `Cookie`,
+/// `Set-Cookie`, and any name containing `token`, `secret`, `key`,
+/// `password`, `signature` or `auth` (case-insensitive).
+///
+/// ```
+/// use ccfn_core::is_sensitive_name;
+///
+/// assert!(is_sensitive_name("X-Twilio-Signature"));
+/// assert!(is_sensitive_name("EMAILPROVIDER_API_KEY"));
+/// assert!(!is_sensitive_name("CallSid"));
+/// ```
+#[must_use]
+pub fn is_sensitive_name(name: &str) -> bool {
+    const WORDS: [&str; 7] = [
+        "token",
+        "secret",
+        "key",
+        "password",
+        "signature",
+        "auth",
+        "cookie",
+    ];
+    let lower = name.to_ascii_lowercase();
+    WORDS.iter().any(|word| lower.contains(word))
+}
+
+/// Every secret value made in this process, in the forms it can take in a
+/// line: as is, and escaped as a JSON string.
+static REGISTRY: RwLock<Vec<Box<str>>> = RwLock::new(Vec::new());
+static ANY: AtomicBool = AtomicBool::new(false);
+
+fn register(value: &str) {
+    if value.is_empty() {
+        return;
+    }
+    let mut registry = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
+    for form in forms(value) {
+        if !registry.contains(&form) {
+            registry.push(form);
+        }
+    }
+    // Longest first, so that a secret containing another is replaced whole.
+    registry.sort_by_key(|known| std::cmp::Reverse(known.len()));
+    ANY.store(true, Ordering::Release);
+}
+
+scoped_tls::scoped_thread_local!(static INVOCATION: Vec<Box<str>>);
+
+/// The forms a value can take in a line: as is, and escaped in a JSON
+/// string.
+fn forms(value: &str) -> impl Iterator<Item = Box<str>> {
+    let escaped = serde_json::to_string(value).unwrap_or_default();
+    let escaped = escaped[1..escaped.len().saturating_sub(1).max(1)].to_owned();
+    let raw = value.to_owned();
+    let twice = escaped != raw;
+    std::iter::once(raw.into())
+        .chain(twice.then(|| escaped.into()))
+        .filter(|form: &Box<str>| !form.is_empty())
+}
+
+/// Replaces every registered secret value in `line` with `[REDACTED]`,
+/// and the values of the invocation being polled on this thread (see
+/// [`ScrubInvocation`]).
+pub(crate) fn scrub(line: &mut String) {
+    let mut replace = |secret: &str| {
+        if line.contains(secret) {
+            *line = line.replace(secret, REDACTED);
+        }
+    };
+    if ANY.load(Ordering::Acquire) {
+        let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
+        registry.iter().for_each(|secret| replace(secret));
+    }
+    if INVOCATION.is_set() {
+        INVOCATION.with(|values| values.iter().for_each(|secret| replace(secret)));
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// Polls an invocation's future with the values of its sensitive
+    /// parameters (a `Password` field of the event, say) scrubbed from
+    /// every line written meanwhile, without registering them for the
+    /// life of the process.
+    pub(crate) struct ScrubInvocation<F> {
+        values: Vec<Box<str>>,
+        #[pin]
+        future: F,
+    }
+}
+
+impl<F> ScrubInvocation<F> {
+    /// Scrubs `values` while `future` runs.
+    pub(crate) fn new<'a>(values: impl IntoIterator<Item = &'a str>, future: F) -> Self {
+        let mut values: Vec<Box<str>> = values.into_iter().flat_map(forms).collect();
+        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        values.dedup();
+        ScrubInvocation { values, future }
+    }
+}
+
+impl<F: std::future::Future> std::future::Future for ScrubInvocation<F> {
+    type Output = F::Output;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        let this = self.project();
+        if this.values.is_empty() {
+            return this.future.poll(cx);
+        }
+        INVOCATION.set(this.values, || this.future.poll(cx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_and_display_are_redacted() {
+        let secret = Secret::new("canary-debug-0001");
+        assert_eq!(format!("{secret}"), REDACTED);
+        assert_eq!(format!("{secret:?}"), REDACTED);
+        assert_eq!(format!("{:?}", Some(&secret)), "Some([REDACTED])");
+    }
+
+    #[test]
+    fn scrub_replaces_raw_and_json_escaped_forms() {
+        let _secret = Secret::new("canary\"quoted\\0002");
+        let mut raw = String::from("value canary\"quoted\\0002 here");
+        scrub(&mut raw);
+        assert_eq!(raw, "value [REDACTED] here");
+        let mut json = serde_json::json!({ "v": "canary\"quoted\\0002" }).to_string();
+        scrub(&mut json);
+        assert_eq!(json, r#"{"v":"[REDACTED]"}"#);
+    }
+
+    #[test]
+    fn longer_secret_wins_over_its_prefix() {
+        let _short = Secret::new("canary-prefix");
+        let _long = Secret::new("canary-prefix-and-more-0003");
+        let mut line = String::from("x canary-prefix-and-more-0003 y");
+        scrub(&mut line);
+        assert_eq!(line, "x [REDACTED] y");
+    }
+
+    #[test]
+    fn empty_secret_scrubs_nothing() {
+        let empty = Secret::new("");
+        assert!(empty.is_empty());
+        let mut line = String::from("nothing to hide");
+        scrub(&mut line);
+        assert_eq!(line, "nothing to hide");
+    }
+
+    #[test]
+    fn invocation_values_are_scrubbed_only_while_polled() {
+        use std::future::Future;
+        let mut future = std::pin::pin!(ScrubInvocation::new(["canary-event-0004"], async {
+            let mut line = String::from("p=canary-event-0004");
+            scrub(&mut line);
+            line
+        }));
+        let waker = std::task::Waker::noop();
+        let polled = future
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(waker));
+        assert_eq!(polled, std::task::Poll::Ready("p=[REDACTED]".to_owned()));
+        let mut outside = String::from("p=canary-event-0004");
+        scrub(&mut outside);
+        assert_eq!(outside, "p=canary-event-0004");
+    }
+
+    #[test]
+    fn sensitive_names() {
+        for name in [
+            "Authorization",
+            "proxy-authorization",
+            "Cookie",
+            "Set-Cookie",
+            "X-Api-Key",
+            "AUTH_TOKEN",
+            "client_secret",
+            "password",
+            "X-Twilio-Signature",
+        ] {
+            assert!(is_sensitive_name(name), "{name}");
+        }
+        for name in ["CallSid", "From", "To", "Content-Type", "mode"] {
+            assert!(!is_sensitive_name(name), "{name}");
+        }
+    }
+}

@@ -1,0 +1,1172 @@
+//! Semantic checks: every problem is collected, then reported at once.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{FnArg, Ident, Lit, LitStr, Path, Safety};
+
+use crate::args::{ContactOption, NameItem, NameList, Options, TIMEOUT_HELP};
+use crate::item::{doc_lines, kebab_case, parse_header, ContactItem, Header};
+
+/// The shape every handler must have, for error messages.
+fn expected_shape(name: &str) -> String {
+    format!("`async fn {name}(context: Context, event: Event, callback: Callback) -> Completion`")
+}
+
+/// Collects errors so that all of them are reported together.
+#[derive(Default)]
+pub(crate) struct Errors(Option<syn::Error>);
+
+impl Errors {
+    /// Adds an error.
+    pub(crate) fn add(&mut self, err: syn::Error) {
+        match &mut self.0 {
+            Some(all) => all.combine(err),
+            None => self.0 = Some(err),
+        }
+    }
+
+    /// Adds an error with this span and message.
+    pub(crate) fn push(&mut self, span: Span, message: impl std::fmt::Display) {
+        self.add(syn::Error::new(span, message));
+    }
+
+    /// `Ok(value)` if nothing was added, else every error combined.
+    pub(crate) fn finish<T>(self, value: impl FnOnce() -> T) -> syn::Result<T> {
+        match self.0 {
+            Some(err) => Err(err),
+            None => Ok(value()),
+        }
+    }
+}
+
+/// `kind = ..`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Kind {
+    /// `voice` (the default).
+    Voice,
+    /// `email`.
+    Email,
+    /// `task`.
+    Task,
+    /// `generic`.
+    Generic,
+}
+
+impl Kind {
+    /// Reads `voice`, `email`, `task` or `generic`.
+    fn from_word(word: &str) -> Option<Kind> {
+        match word {
+            "voice" => Some(Kind::Voice),
+            "email" => Some(Kind::Email),
+            "task" => Some(Kind::Task),
+            "generic" => Some(Kind::Generic),
+            _ => None,
+        }
+    }
+
+    /// The variant's name in `ccfn_core::Kind`.
+    pub(crate) fn variant(self) -> &'static str {
+        match self {
+            Kind::Voice => "Voice",
+            Kind::Email => "Email",
+            Kind::Task => "Task",
+            Kind::Generic => "Generic",
+        }
+    }
+}
+
+/// A value together with the span it came from (`call_site` for defaults).
+#[derive(Clone, Debug)]
+pub(crate) struct WithSpan<T> {
+    /// The value.
+    pub(crate) value: T,
+    /// Where it was written.
+    pub(crate) span: Span,
+}
+
+impl<T> WithSpan<T> {
+    fn new(value: T, span: Span) -> Self {
+        WithSpan { value, span }
+    }
+}
+
+/// The texts of the doc-comment header, ready for `FunctionMeta`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct HeaderTexts {
+    /// First paragraph.
+    pub(crate) purpose: String,
+    /// `# Trigger`.
+    pub(crate) trigger: String,
+    /// `# Optional parameters`, or empty.
+    pub(crate) optional: String,
+    /// `# Dependencies`.
+    pub(crate) dependencies: String,
+    /// `# Critical logging`.
+    pub(crate) critical_logging: String,
+    /// `# Contacts`.
+    pub(crate) contacts: String,
+}
+
+/// Everything the expansion needs, all checked.
+pub(crate) struct Checked {
+    /// The function.
+    pub(crate) item: ContactItem,
+    /// The path of ccfn-core (`::ccfn_core` unless `crate = ".."`).
+    pub(crate) krate: TokenStream,
+    /// `name = ".."` or the kebab-case fn name.
+    pub(crate) name: WithSpan<String>,
+    /// `kind = ..` or `voice`.
+    pub(crate) kind: WithSpan<Kind>,
+    /// `timeout_ms = ..` or 10000.
+    pub(crate) timeout_ms: WithSpan<u64>,
+    /// `required = [..]`, in order.
+    pub(crate) required: Vec<NameItem>,
+    /// `env = [..]`, in order (empty if absent).
+    pub(crate) env: Vec<NameItem>,
+    /// The header from the doc comment.
+    pub(crate) header: HeaderTexts,
+}
+
+/// The default `timeout_ms`.
+pub(crate) const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+
+/// The parameters every voice function must require.
+const VOICE_PARAMS: [&str; 3] = ["CallSid", "From", "To"];
+
+/// The options after duplicates are removed (first occurrence wins).
+#[derive(Default)]
+struct Chosen<'a> {
+    required: Option<&'a NameList>,
+    env: Option<&'a NameList>,
+    name: Option<&'a LitStr>,
+    kind: Option<&'a Ident>,
+    timeout_ms: Option<&'a Lit>,
+    krate: Option<&'a LitStr>,
+}
+
+/// Runs every check; on success returns what the expansion needs, else all
+/// errors combined.
+pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> syn::Result<Checked> {
+    let mut errors = Errors::default();
+    for err in &options.errors {
+        errors.add(err.clone());
+    }
+    let chosen = choose(&options.list, &mut errors);
+
+    let required = check_required(chosen.required, &options, &mut errors);
+    let env = chosen
+        .env
+        .map(|list| check_list(list, "name", &mut errors))
+        .unwrap_or_default();
+    let kind = check_kind(chosen.kind, &mut errors);
+    let timeout_ms = check_timeout(chosen.timeout_ms, &mut errors);
+    let krate = check_crate(chosen.krate, &mut errors);
+    let name = chosen.name.and_then(|lit| check_name(lit, &mut errors));
+    if let Some(Kind::Voice) = kind.as_ref().map(|k| k.value) {
+        if !options.is_broken("required") && !options.is_broken("kind") {
+            check_voice(chosen.required, &mut errors);
+        }
+    }
+
+    let item = match item {
+        Ok(item) => item,
+        Err(err) => {
+            errors.push(
+                err.span(),
+                "#[contact_fn] can only be applied to an `async fn`",
+            );
+            return Err(errors.0.unwrap_or(err));
+        }
+    };
+    check_signature(&item, &mut errors);
+    let name = name.or_else(|| default_name(&item, chosen.name.is_some(), &mut errors));
+    let header = check_header(&item, &mut errors);
+
+    errors.finish(|| Checked {
+        item,
+        krate: krate.expect("checked"),
+        name: name.expect("checked"),
+        kind: kind.expect("checked"),
+        timeout_ms: timeout_ms.expect("checked"),
+        required: required.expect("checked"),
+        env,
+        header,
+    })
+}
+
+/// Keeps the first of each option and reports the others.
+fn choose<'a>(options: &'a [ContactOption], errors: &mut Errors) -> Chosen<'a> {
+    let mut chosen = Chosen::default();
+    for option in options {
+        let fresh = match option {
+            ContactOption::Required(list) => set(&mut chosen.required, list),
+            ContactOption::Env(list) => set(&mut chosen.env, list),
+            ContactOption::Name(_, lit) => set(&mut chosen.name, lit),
+            ContactOption::Kind(_, word) => set(&mut chosen.kind, word),
+            ContactOption::TimeoutMs(_, lit) => set(&mut chosen.timeout_ms, lit),
+            ContactOption::Crate(_, lit) => set(&mut chosen.krate, lit),
+        };
+        if !fresh {
+            let keyword = option.keyword();
+            errors.push(
+                keyword.span(),
+                format!("`{keyword}` specified more than once"),
+            );
+        }
+    }
+    chosen
+}
+
+/// Stores `value` if the slot is empty; returns whether it was.
+fn set<'a, T>(slot: &mut Option<&'a T>, value: &'a T) -> bool {
+    let fresh = slot.is_none();
+    if fresh {
+        *slot = Some(value);
+    }
+    fresh
+}
+
+/// `required = [..]`: present, non-empty, no duplicates.
+fn check_required(
+    list: Option<&NameList>,
+    options: &Options,
+    errors: &mut Errors,
+) -> Option<Vec<NameItem>> {
+    let Some(list) = list else {
+        if !options.is_broken("required") {
+            errors.push(
+                Span::call_site(),
+                "missing `required = [..]`, e.g. `#[contact_fn(required = [CallSid, From, To])]`",
+            );
+        }
+        return None;
+    };
+    if list.items.is_empty() {
+        errors.push(
+            list.span(),
+            "`required` must list at least one parameter, e.g. `required = [CallSid, From, To]`",
+        );
+    }
+    Some(check_list(list, "parameter", errors))
+}
+
+/// No empty names, no duplicates (reported at the second occurrence).
+fn check_list(list: &NameList, noun: &str, errors: &mut Errors) -> Vec<NameItem> {
+    let keyword = &list.keyword;
+    let mut seen = HashSet::new();
+    for item in &list.items {
+        let value = item.value();
+        if value.trim().is_empty() {
+            errors.push(
+                item.span(),
+                format!("empty name in `{keyword}`; write a name such as `\"CustomerId\"`"),
+            );
+        } else if !seen.insert(value.clone()) {
+            errors.push(
+                item.span(),
+                format!("duplicate {noun} `{value}` in `{keyword}`"),
+            );
+        }
+    }
+    list.items.iter().cloned().collect()
+}
+
+/// `kind = voice | email | task | generic`, default `voice`.
+fn check_kind(word: Option<&Ident>, errors: &mut Errors) -> Option<WithSpan<Kind>> {
+    let Some(word) = word else {
+        return Some(WithSpan::new(Kind::Voice, Span::call_site()));
+    };
+    match Kind::from_word(&word.unraw().to_string()) {
+        Some(kind) => Some(WithSpan::new(kind, word.span())),
+        None => {
+            errors.push(
+                word.span(),
+                format!(
+                    "unknown kind `{word}`, expected one of: `voice`, `email`, `task`, `generic`"
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// `timeout_ms = <positive integer>`, default 10000.
+fn check_timeout(lit: Option<&Lit>, errors: &mut Errors) -> Option<WithSpan<u64>> {
+    let Some(lit) = lit else {
+        return Some(WithSpan::new(DEFAULT_TIMEOUT_MS, Span::call_site()));
+    };
+    let parsed = match lit {
+        Lit::Int(int) if matches!(int.suffix(), "" | "u64") => int.base10_parse::<u64>().ok(),
+        _ => None,
+    };
+    match parsed {
+        Some(0) => {
+            errors.push(
+                lit.span(),
+                "`timeout_ms` must be greater than 0, e.g. `timeout_ms = 10000`",
+            );
+            None
+        }
+        Some(ms) => Some(WithSpan::new(ms, lit.span())),
+        None => {
+            errors.push(lit.span(), TIMEOUT_HELP);
+            None
+        }
+    }
+}
+
+/// `crate = "path"`, default `::ccfn_core`.
+fn check_crate(lit: Option<&LitStr>, errors: &mut Errors) -> Option<TokenStream> {
+    let Some(lit) = lit else {
+        return Some(quote!(::ccfn_core));
+    };
+    match lit.parse_with(Path::parse_mod_style) {
+        Ok(path) => Some(path.into_token_stream()),
+        Err(_) => {
+            errors.push(
+                lit.span(),
+                format!(
+                    "`crate` must be a path to ccfn-core, e.g. `crate = \"::ccfn_core\"`, found `{}`",
+                    lit.value()
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// Why a function name is invalid, if it is.
+fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("is empty".to_owned());
+    }
+    name.chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+        .map(|c| format!("contains `{c}`"))
+}
+
+/// `name = ".."`: non-empty, only `[A-Za-z0-9_-]`.
+fn check_name(lit: &LitStr, errors: &mut Errors) -> Option<WithSpan<String>> {
+    let value = lit.value();
+    match name_problem(&value) {
+        None => Some(WithSpan::new(value, lit.span())),
+        Some(problem) if value.is_empty() => {
+            errors.push(
+                lit.span(),
+                format!("`name` {problem}; write a name such as `name = \"wait-experience\"`, or remove it to use the fn name in kebab-case"),
+            );
+            None
+        }
+        Some(problem) => {
+            errors.push(
+                lit.span(),
+                format!(
+                    "`name = \"{value}\"` {problem}; use only ASCII letters, digits, `-` and `_`"
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// The kebab-case fn name, when `name` was not given.
+fn default_name(
+    item: &ContactItem,
+    name_given: bool,
+    errors: &mut Errors,
+) -> Option<WithSpan<String>> {
+    if name_given {
+        // `name` was given but invalid: already reported.
+        return None;
+    }
+    let ident = &item.sig.ident;
+    let name = kebab_case(&ident.unraw().to_string());
+    match name_problem(&name) {
+        None => Some(WithSpan::new(name, ident.span())),
+        Some(problem) => {
+            errors.push(
+                ident.span(),
+                format!("the default function name `{name}` {problem}; set one with `name = \"..\"` using only ASCII letters, digits, `-` and `_`"),
+            );
+            None
+        }
+    }
+}
+
+/// `kind = voice` requires `CallSid`, `From` and `To`.
+fn check_voice(list: Option<&NameList>, errors: &mut Errors) {
+    let present: HashSet<String> = list
+        .map(|l| l.items.iter().map(NameItem::value).collect())
+        .unwrap_or_default();
+    let missing: Vec<&str> = VOICE_PARAMS
+        .into_iter()
+        .filter(|p| !present.contains(*p))
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let span = list.map_or_else(Span::call_site, NameList::span);
+    let pronoun = if missing.len() == 1 { "it" } else { "them" };
+    errors.push(
+        span,
+        format!(
+            "voice functions must require {}: missing {}; add {pronoun} to `required`, or declare another kind with `kind = email | task | generic`",
+            and_list(&VOICE_PARAMS),
+            and_list(&missing),
+        ),
+    );
+}
+
+/// "`A`", "`A` and `B`", "`A`, `B` and `C`".
+pub(crate) fn and_list(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match quoted.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// `async`, not generic, exactly `(context, event, callback)`, no `self`.
+fn check_signature(item: &ContactItem, errors: &mut Errors) {
+    let sig = &item.sig;
+    let shape = expected_shape(&sig.ident.unraw().to_string());
+    if sig.asyncness.is_none() {
+        errors.push(sig.fn_token.span, "#[contact_fn] requires an `async fn`");
+    }
+    if let Some(constness) = &sig.constness {
+        errors.push(
+            constness.span,
+            "#[contact_fn] handlers cannot be `const`; remove `const`",
+        );
+    }
+    if let Safety::Unsafe(unsafety) = &sig.safety {
+        errors.push(
+            unsafety.span,
+            "#[contact_fn] handlers cannot be `unsafe`; remove `unsafe`",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        errors.push(
+            abi.span(),
+            "#[contact_fn] handlers cannot be `extern`; remove the ABI",
+        );
+    }
+    let generics = &sig.generics;
+    if generics.lt_token.is_some() || !generics.params.is_empty() {
+        errors.push(
+            generics.span(),
+            format!(
+                "#[contact_fn] handlers cannot be generic; remove the generic parameters: {shape}"
+            ),
+        );
+    }
+    if let Some(where_clause) = &generics.where_clause {
+        errors.push(
+            where_clause.span(),
+            format!("#[contact_fn] handlers cannot have a `where` clause; remove it: {shape}"),
+        );
+    }
+    let receiver = sig.inputs.iter().find_map(|arg| match arg {
+        FnArg::Receiver(receiver) => Some(receiver),
+        FnArg::Typed(_) => None,
+    });
+    if let Some(receiver) = receiver {
+        errors.push(
+            receiver.span(),
+            format!("#[contact_fn] handlers cannot take `self`; write a free function {shape}"),
+        );
+    } else if sig.inputs.len() != 3 || sig.variadic.is_some() {
+        let found = sig.inputs.len() + usize::from(sig.variadic.is_some());
+        errors.push(
+            sig.paren_token.span.join(),
+            format!(
+                "#[contact_fn] handlers take exactly 3 parameters, found {found}; write {shape}"
+            ),
+        );
+    }
+}
+
+/// A required section of the doc comment and how to fix it.
+struct RequiredSection {
+    name: &'static str,
+    example: &'static str,
+    fix: &'static str,
+}
+
+/// The sections every doc comment must have, in the order they are checked.
+const REQUIRED_SECTIONS: [RequiredSection; 4] = [
+    RequiredSection {
+        name: "Trigger",
+        example: "<what invokes this function, e.g. Studio \"Run Function\" widget>",
+        fix: "say what invokes this function",
+    },
+    RequiredSection {
+        name: "Dependencies",
+        example: "<external services this function calls, e.g. email provider, task router>",
+        fix: "list the external services this function calls, or write `None`",
+    },
+    RequiredSection {
+        name: "Critical logging",
+        example: "<what is always logged, e.g. task creation result>",
+        fix: "say what this function always logs",
+    },
+    RequiredSection {
+        name: "Contacts",
+        example: "<who to contact when it fails, e.g. an on-call address>",
+        fix: "say who to contact when it fails",
+    },
+];
+
+/// The optional section.
+const OPTIONAL_SECTION: &str = "Optional parameters";
+
+/// Purpose and required sections present and non-empty; no section twice.
+fn check_header(item: &ContactItem, errors: &mut Errors) -> HeaderTexts {
+    let header = parse_header(&doc_lines(&item.attrs));
+    let ident = &item.sig.ident;
+    let fn_name = ident.unraw().to_string();
+    let doc_of = format!("the doc comment of `{fn_name}`");
+    if header.purpose.is_empty() {
+        errors.push(
+            ident.span(),
+            format!("missing purpose: {doc_of} must start with a paragraph saying what the function does"),
+        );
+    }
+    for section in &REQUIRED_SECTIONS {
+        let name = section.name;
+        match header.sections_named(name).next() {
+            None => errors.push(
+                ident.span(),
+                format!(
+                    "missing `# {name}` section in {doc_of}; add:\n/// # {name}\n/// {}",
+                    section.example
+                ),
+            ),
+            Some(found) if found.text.is_empty() => errors.push(
+                found.span,
+                format!("`# {name}` section is empty in {doc_of}; {}", section.fix),
+            ),
+            Some(_) => {}
+        }
+    }
+    for name in REQUIRED_SECTIONS
+        .iter()
+        .map(|s| s.name)
+        .chain([OPTIONAL_SECTION])
+    {
+        if let Some(second) = header.sections_named(name).nth(1) {
+            errors.push(
+                second.span,
+                format!(
+                    "`# {name}` section appears more than once in {doc_of}; merge them into one"
+                ),
+            );
+        }
+    }
+    header_texts(&header)
+}
+
+/// The texts for `FunctionMeta`.
+fn header_texts(header: &Header) -> HeaderTexts {
+    HeaderTexts {
+        purpose: header.purpose.clone(),
+        trigger: header.text_of("Trigger").to_owned(),
+        optional: header.text_of(OPTIONAL_SECTION).to_owned(),
+        dependencies: header.text_of("Dependencies").to_owned(),
+        critical_logging: header.text_of("Critical logging").to_owned(),
+        contacts: header.text_of("Contacts").to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::parse_options;
+
+    const DOC: &str = "\
+/// Queue wait experience: offers voicemail
+/// or a callback while the caller waits.
+///
+/// # Trigger
+/// Studio \"Run Function\" widget on the queue's wait URL.
+/// # Optional parameters
+/// mode (`voicemail`, `callback`), FlowSid
+/// # Dependencies
+/// Email provider, task router
+/// # Critical logging
+/// Task creation result
+/// # Contacts
+/// contact-center-oncall@example.com
+";
+
+    const SIG: &str =
+        "pub async fn wait_experience(context: Context, event: Event, callback: Callback) -> Completion { todo!() }";
+
+    const VOICE: &str = "required = [CallSid, From, To]";
+
+    fn run(args: &str, item: &str) -> syn::Result<Checked> {
+        let args: TokenStream = args.parse().expect("args lex");
+        check(parse_options(args), syn::parse_str(item))
+    }
+
+    fn ok(args: &str, item: &str) -> Checked {
+        match run(args, item) {
+            Ok(checked) => checked,
+            Err(err) => panic!("unexpected errors: {:?}", messages(err)),
+        }
+    }
+
+    fn messages(err: syn::Error) -> Vec<String> {
+        err.into_iter().map(|e| e.to_string()).collect()
+    }
+
+    /// (message, source text under the span or "<call_site>").
+    fn errors(args: &str, item: &str) -> Vec<(String, String)> {
+        let Err(err) = run(args, item) else {
+            panic!("expected errors")
+        };
+        err.into_iter()
+            .map(|e| {
+                let text = e
+                    .span()
+                    .source_text()
+                    .unwrap_or_else(|| "<call_site>".to_owned());
+                (e.to_string(), text)
+            })
+            .collect()
+    }
+
+    fn only_error(args: &str, item: &str) -> (String, String) {
+        let mut all = errors(args, item);
+        assert_eq!(all.len(), 1, "{all:#?}");
+        all.remove(0)
+    }
+
+    fn with_sig(sig: &str) -> String {
+        format!("{DOC}{sig}")
+    }
+
+    fn good() -> String {
+        with_sig(SIG)
+    }
+
+    fn pair(message: &str, text: &str) -> (String, String) {
+        (message.to_owned(), text.to_owned())
+    }
+
+    #[test]
+    fn defaults() {
+        let c = ok(VOICE, &good());
+        assert_eq!(c.name.value, "wait-experience");
+        assert_eq!(c.name.span.source_text().unwrap(), "wait_experience");
+        assert_eq!(c.kind.value, Kind::Voice);
+        assert_eq!(c.timeout_ms.value, 10_000);
+        assert_eq!(c.krate.to_string(), ":: ccfn_core");
+        let required: Vec<String> = c.required.iter().map(NameItem::value).collect();
+        assert_eq!(required, ["CallSid", "From", "To"]);
+        assert!(c.env.is_empty());
+        assert_eq!(
+            c.header,
+            HeaderTexts {
+                purpose:
+                    "Queue wait experience: offers voicemail or a callback while the caller waits."
+                        .to_owned(),
+                trigger: "Studio \"Run Function\" widget on the queue's wait URL.".to_owned(),
+                optional: "mode (`voicemail`, `callback`), FlowSid".to_owned(),
+                dependencies: "Email provider, task router".to_owned(),
+                critical_logging: "Task creation result".to_owned(),
+                contacts: "contact-center-oncall@example.com".to_owned(),
+            }
+        );
+    }
+
+    #[test]
+    fn every_option() {
+        let c = ok(
+            "required = [\"CustomerId\"], env = [A, \"workflowSid\"], name = \"My_fn-2\", \
+             kind = generic, timeout_ms = 250u64, crate = \"::my::core\"",
+            &good(),
+        );
+        assert_eq!(c.name.value, "My_fn-2");
+        assert_eq!(c.kind.value, Kind::Generic);
+        assert_eq!(c.kind.span.source_text().unwrap(), "generic");
+        assert_eq!(c.timeout_ms.value, 250);
+        assert_eq!(c.krate.to_string(), ":: my :: core");
+        let env: Vec<String> = c.env.iter().map(NameItem::value).collect();
+        assert_eq!(env, ["A", "workflowSid"]);
+        for (word, kind) in [
+            ("email", Kind::Email),
+            ("task", Kind::Task),
+            ("voice", Kind::Voice),
+        ] {
+            let c = ok(&format!("{VOICE}, kind = {word}"), &good());
+            assert_eq!(c.kind.value, kind);
+        }
+        assert_eq!(
+            ok(&format!("{VOICE}, crate = \"crate\""), &good())
+                .krate
+                .to_string(),
+            "crate"
+        );
+    }
+
+    #[test]
+    fn no_optional_parameters_section_is_fine() {
+        let doc = DOC.replace(
+            "/// # Optional parameters\n/// mode (`voicemail`, `callback`), FlowSid\n",
+            "",
+        );
+        let c = ok(VOICE, &format!("{doc}{SIG}"));
+        assert_eq!(c.header.optional, "");
+    }
+
+    #[test]
+    fn section_headings_ignore_case() {
+        let doc = DOC
+            .replace("# Trigger", "# TRIGGER")
+            .replace("# Critical logging", "# critical  Logging");
+        let c = ok(VOICE, &format!("{doc}{SIG}"));
+        assert_eq!(c.header.critical_logging, "Task creation result");
+    }
+
+    #[test]
+    fn unknown_and_repeated_options() {
+        assert_eq!(
+            errors(&format!("{VOICE}, foo = 1, kind = email, kind = task, required = [A]"), &good()),
+            [
+                pair(
+                    "unknown option `foo`, expected one of: `required`, `env`, `name`, `kind`, `timeout_ms`, `crate`",
+                    "foo"
+                ),
+                pair("`kind` specified more than once", "kind"),
+                pair("`required` specified more than once", "required"),
+            ]
+        );
+        let all = errors(&format!("{VOICE}, kind = email, kind = task"), &good());
+        assert_eq!(all.len(), 1);
+        let second = run(&format!("{VOICE}, kind = email, kind = task"), &good())
+            .err()
+            .unwrap()
+            .span()
+            .start()
+            .column;
+        assert!(
+            second > 40,
+            "span must be on the second `kind`, got column {second}"
+        );
+    }
+
+    #[test]
+    fn missing_required() {
+        assert_eq!(
+            errors("", &good()),
+            [
+                pair(
+                    "missing `required = [..]`, e.g. `#[contact_fn(required = [CallSid, From, To])]`",
+                    "<call_site>"
+                ),
+                pair(
+                    "voice functions must require `CallSid`, `From` and `To`: missing `CallSid`, `From` and `To`; add them to `required`, or declare another kind with `kind = email | task | generic`",
+                    "<call_site>"
+                ),
+            ]
+        );
+        assert_eq!(
+            only_error("kind = task", &good()),
+            pair(
+                "missing `required = [..]`, e.g. `#[contact_fn(required = [CallSid, From, To])]`",
+                "<call_site>"
+            )
+        );
+    }
+
+    #[test]
+    fn broken_required_is_not_also_missing() {
+        assert_eq!(
+            only_error("required = CallSid", &good()),
+            pair(
+                "expected a list in brackets, e.g. `required = [CallSid, From, To]`",
+                "CallSid"
+            )
+        );
+    }
+
+    #[test]
+    fn empty_required() {
+        assert_eq!(
+            only_error("required = [], kind = email", &good()),
+            pair(
+                "`required` must list at least one parameter, e.g. `required = [CallSid, From, To]`",
+                "[]"
+            )
+        );
+    }
+
+    #[test]
+    fn duplicates_in_lists() {
+        assert_eq!(
+            errors(
+                "required = [CallSid, From, To, \"CallSid\"], env = [A, \"B\", B, \"\"]",
+                &good()
+            ),
+            [
+                pair("duplicate parameter `CallSid` in `required`", "\"CallSid\""),
+                pair("duplicate name `B` in `env`", "B"),
+                pair(
+                    "empty name in `env`; write a name such as `\"CustomerId\"`",
+                    "\"\""
+                ),
+            ]
+        );
+        assert_eq!(
+            only_error("required = [CallSid, From, To, \" \"]", &good()),
+            pair(
+                "empty name in `required`; write a name such as `\"CustomerId\"`",
+                "\" \""
+            )
+        );
+    }
+
+    #[test]
+    fn bad_kind() {
+        assert_eq!(
+            only_error(&format!("{VOICE}, kind = sms"), &good()),
+            pair(
+                "unknown kind `sms`, expected one of: `voice`, `email`, `task`, `generic`",
+                "sms"
+            )
+        );
+    }
+
+    #[test]
+    fn bad_timeouts() {
+        let zero = "`timeout_ms` must be greater than 0, e.g. `timeout_ms = 10000`";
+        assert_eq!(
+            only_error(&format!("{VOICE}, timeout_ms = 0"), &good()),
+            pair(zero, "0")
+        );
+        assert_eq!(
+            only_error(&format!("{VOICE}, timeout_ms = 0u64"), &good()),
+            pair(zero, "0u64")
+        );
+        for bad in ["\"5\"", "1.5", "5u32", "99999999999999999999999", "true"] {
+            assert_eq!(
+                only_error(&format!("{VOICE}, timeout_ms = {bad}"), &good()),
+                pair(TIMEOUT_HELP, bad),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            only_error(&format!("{VOICE}, timeout_ms = -5"), &good()).0,
+            TIMEOUT_HELP
+        );
+    }
+
+    #[test]
+    fn bad_names() {
+        assert_eq!(
+            only_error(&format!("{VOICE}, name = \"\""), &good()),
+            pair(
+                "`name` is empty; write a name such as `name = \"wait-experience\"`, or remove it to use the fn name in kebab-case",
+                "\"\""
+            )
+        );
+        assert_eq!(
+            only_error(&format!("{VOICE}, name = \"wait experience\""), &good()),
+            pair(
+                "`name = \"wait experience\"` contains ` `; use only ASCII letters, digits, `-` and `_`",
+                "\"wait experience\""
+            )
+        );
+        assert_eq!(
+            only_error(VOICE, &with_sig(&SIG.replace("wait_experience", "café"))),
+            pair(
+                "the default function name `café` contains `é`; set one with `name = \"..\"` using only ASCII letters, digits, `-` and `_`",
+                "café"
+            )
+        );
+        ok(
+            &format!("{VOICE}, name = \"cafe\""),
+            &with_sig(&SIG.replace("wait_experience", "café")),
+        );
+    }
+
+    #[test]
+    fn bad_crate_path() {
+        assert_eq!(
+            only_error(&format!("{VOICE}, crate = \"a b\""), &good()),
+            pair(
+                "`crate` must be a path to ccfn-core, e.g. `crate = \"::ccfn_core\"`, found `a b`",
+                "\"a b\""
+            )
+        );
+        assert_eq!(
+            only_error(&format!("{VOICE}, crate = \"a::<T>\""), &good()).1,
+            "\"a::<T>\""
+        );
+    }
+
+    #[test]
+    fn not_async() {
+        assert_eq!(
+            only_error(VOICE, &with_sig(&SIG.replace("async ", ""))),
+            pair("#[contact_fn] requires an `async fn`", "fn")
+        );
+    }
+
+    #[test]
+    fn modifiers() {
+        let sig = SIG.replace("pub async fn", "pub const unsafe extern \"C\" fn");
+        assert_eq!(
+            errors(VOICE, &with_sig(&sig)),
+            [
+                pair("#[contact_fn] requires an `async fn`", "fn"),
+                pair(
+                    "#[contact_fn] handlers cannot be `const`; remove `const`",
+                    "const"
+                ),
+                pair(
+                    "#[contact_fn] handlers cannot be `unsafe`; remove `unsafe`",
+                    "unsafe"
+                ),
+                pair(
+                    "#[contact_fn] handlers cannot be `extern`; remove the ABI",
+                    "extern \"C\""
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn wrong_parameters() {
+        let shape = "`async fn wait_experience(context: Context, event: Event, callback: Callback) -> Completion`";
+        assert_eq!(
+            only_error(
+                VOICE,
+                &with_sig(
+                    "async fn wait_experience(context: Context, event: Event) -> Completion {}"
+                )
+            ),
+            pair(
+                &format!(
+                    "#[contact_fn] handlers take exactly 3 parameters, found 2; write {shape}"
+                ),
+                "(context: Context, event: Event)"
+            )
+        );
+        assert_eq!(
+            only_error(VOICE, &with_sig("async fn wait_experience() {}")).0,
+            format!("#[contact_fn] handlers take exactly 3 parameters, found 0; write {shape}")
+        );
+        assert_eq!(
+            only_error(
+                VOICE,
+                &with_sig("async fn wait_experience(&self, event: Event, callback: Callback) {}")
+            ),
+            pair(
+                &format!(
+                    "#[contact_fn] handlers cannot take `self`; write a free function {shape}"
+                ),
+                "&self"
+            )
+        );
+    }
+
+    #[test]
+    fn generics() {
+        let shape = "`async fn wait_experience(context: Context, event: Event, callback: Callback) -> Completion`";
+        let all = errors(
+            VOICE,
+            &with_sig(
+                &SIG.replace("wait_experience(", "wait_experience<T>(")
+                    .replace("{", "where T: Send {"),
+            ),
+        );
+        assert_eq!(all.len(), 2, "{all:#?}");
+        assert_eq!(
+            all[0].0,
+            format!(
+                "#[contact_fn] handlers cannot be generic; remove the generic parameters: {shape}"
+            )
+        );
+        assert!(all[0].1.starts_with('<'), "{:?}", all[0].1);
+        assert_eq!(
+            all[1].0,
+            format!("#[contact_fn] handlers cannot have a `where` clause; remove it: {shape}")
+        );
+        assert!(all[1].1.starts_with("where"), "{:?}", all[1].1);
+        assert_eq!(
+            only_error(
+                VOICE,
+                &with_sig(&SIG.replace("wait_experience(", "wait_experience<'a>("))
+            )
+            .0,
+            format!(
+                "#[contact_fn] handlers cannot be generic; remove the generic parameters: {shape}"
+            )
+        );
+    }
+
+    #[test]
+    fn voice_requires_call_parameters() {
+        assert_eq!(
+            only_error("required = [CallSid, From]", &good()),
+            pair(
+                "voice functions must require `CallSid`, `From` and `To`: missing `To`; add it to `required`, or declare another kind with `kind = email | task | generic`",
+                "[CallSid, From]"
+            )
+        );
+        assert_eq!(
+            only_error("required = [CallSid, \"X\"], kind = voice", &good()).0,
+            "voice functions must require `CallSid`, `From` and `To`: missing `From` and `To`; add them to `required`, or declare another kind with `kind = email | task | generic`"
+        );
+        ok("required = [\"CallSid\", \"From\", \"To\"]", &good());
+        ok("required = [From], kind = email", &good());
+        // An unknown kind reports only itself.
+        assert_eq!(
+            only_error("required = [From], kind = fax", &good()).1,
+            "fax"
+        );
+        // A broken kind does not imply voice.
+        assert_eq!(
+            only_error("required = [From], kind = \"email\"", &good()).1,
+            "\"email\""
+        );
+    }
+
+    #[test]
+    fn no_doc_comment_reports_everything() {
+        assert_eq!(
+            errors(VOICE, SIG),
+            [
+                pair(
+                    "missing purpose: the doc comment of `wait_experience` must start with a paragraph saying what the function does",
+                    "wait_experience"
+                ),
+                pair(
+                    "missing `# Trigger` section in the doc comment of `wait_experience`; add:\n/// # Trigger\n/// <what invokes this function, e.g. Studio \"Run Function\" widget>",
+                    "wait_experience"
+                ),
+                pair(
+                    "missing `# Dependencies` section in the doc comment of `wait_experience`; add:\n/// # Dependencies\n/// <external services this function calls, e.g. email provider, task router>",
+                    "wait_experience"
+                ),
+                pair(
+                    "missing `# Critical logging` section in the doc comment of `wait_experience`; add:\n/// # Critical logging\n/// <what is always logged, e.g. task creation result>",
+                    "wait_experience"
+                ),
+                pair(
+                    "missing `# Contacts` section in the doc comment of `wait_experience`; add:\n/// # Contacts\n/// <who to contact when it fails, e.g. an on-call address>",
+                    "wait_experience"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_and_duplicate_sections() {
+        let doc = DOC
+            .replace("/// contact-center-oncall@example.com\n", "///\n")
+            .replace("/// Task creation result\n", "")
+            .replace(
+                "/// # Dependencies",
+                "/// # Trigger\n/// again\n/// # Dependencies",
+            );
+        assert_eq!(
+            errors(VOICE, &format!("{doc}{SIG}")),
+            [
+                pair(
+                    "`# Critical logging` section is empty in the doc comment of `wait_experience`; say what this function always logs",
+                    "/// # Critical logging"
+                ),
+                pair(
+                    "`# Contacts` section is empty in the doc comment of `wait_experience`; say who to contact when it fails",
+                    "/// # Contacts"
+                ),
+                pair(
+                    "`# Trigger` section appears more than once in the doc comment of `wait_experience`; merge them into one",
+                    "/// # Trigger"
+                ),
+            ]
+        );
+        let doc = DOC
+            .replace(
+                "Studio \"Run Function\" widget on the queue's wait URL.",
+                "",
+            )
+            .replace("Email provider, task router", "");
+        let messages: Vec<String> = errors(VOICE, &format!("{doc}{SIG}"))
+            .into_iter()
+            .map(|e| e.0)
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "`# Trigger` section is empty in the doc comment of `wait_experience`; say what invokes this function",
+                "`# Dependencies` section is empty in the doc comment of `wait_experience`; list the external services this function calls, or write `None`",
+            ]
+        );
+    }
+
+    #[test]
+    fn headings_in_code_fences_do_not_count() {
+        let doc = "/// Purpose.\n/// ```\n/// # Trigger\n/// # Dependencies\n/// # Critical logging\n/// # Contacts\n/// ```\n";
+        let messages: Vec<String> = errors(VOICE, &format!("{doc}{SIG}"))
+            .into_iter()
+            .map(|e| e.0)
+            .collect();
+        assert_eq!(messages.len(), 4, "{messages:#?}");
+        assert!(messages.iter().all(|m| m.starts_with("missing `# ")));
+    }
+
+    #[test]
+    fn missing_purpose_only() {
+        let doc = DOC.replace(
+            "/// Queue wait experience: offers voicemail\n/// or a callback while the caller waits.\n///\n",
+            "",
+        );
+        assert_eq!(
+            only_error(VOICE, &format!("{doc}{SIG}")).0,
+            "missing purpose: the doc comment of `wait_experience` must start with a paragraph saying what the function does"
+        );
+    }
+
+    #[test]
+    fn not_a_function() {
+        assert_eq!(
+            only_error(VOICE, "pub struct S;"),
+            pair(
+                "#[contact_fn] can only be applied to an `async fn`",
+                "struct"
+            )
+        );
+    }
+
+    #[test]
+    fn option_and_item_errors_are_combined() {
+        let all = errors("kind = fax, timeout_ms = 0, bogus", "fn f(x: u8) {}");
+        let messages: Vec<&str> = all.iter().map(|e| e.0.as_str()).collect();
+        assert_eq!(messages.len(), 11, "{messages:#?}");
+        assert!(messages[0].starts_with("unknown option `bogus`"));
+        assert!(messages[1].starts_with("missing `required"));
+        assert!(messages[2].starts_with("unknown kind `fax`"));
+        assert!(messages[3].starts_with("`timeout_ms` must be greater than 0"));
+        assert_eq!(messages[4], "#[contact_fn] requires an `async fn`");
+        assert!(messages[5].contains("found 1"));
+        assert!(messages[6].starts_with("missing purpose"));
+        assert!(messages[7..].iter().all(|m| m.starts_with("missing `# ")));
+    }
+
+    #[test]
+    fn and_list_forms() {
+        assert_eq!(and_list(&[]), "");
+        assert_eq!(and_list(&["A"]), "`A`");
+        assert_eq!(and_list(&["A", "B"]), "`A` and `B`");
+        assert_eq!(and_list(&["A", "B", "C"]), "`A`, `B` and `C`");
+    }
+}

@@ -1,0 +1,348 @@
+//! The rules [`crate::Run::assert_contract`] checks.
+//!
+//! - Every record has `timestamp` (RFC 3339, UTC), `level`, `function`,
+//!   `invocation_id` (the same in all, and the outcome's), `step` and
+//!   `message`, and `call_sid` when the event had one.
+//! - Exactly one `start`, first, and one `end`, last, whose `outcome`
+//!   matches the result.
+//! - After `start` (and `verbose` / `debug` when on): `validation` begin.
+//!   Then either one `validation_error` per missing value, `metrics`,
+//!   alerts and `end`, the callback error naming the first missing value;
+//!   or `validation` passed, `processing`, `caller`, the business steps,
+//!   and `metrics`, alerts, `success`, `end` on success, or `error`,
+//!   `metrics`, alerts, `end` on failure.
+//! - Each step carries its fields (see `docs/logging-contract.md`).
+//! - No secret value of the context appears in any line of either format.
+
+use serde_json::Value;
+
+use crate::run::{step_of, Record, Run};
+
+/// The fields each step must carry.
+pub const STEP_FIELDS: &[(&str, &[&str])] = &[
+    ("start", &["event", "domain"]),
+    ("validation", &["phase", "required"]),
+    ("validation_error", &["parameter", "error"]),
+    ("processing", &["mode"]),
+    ("caller", &["from", "to", "call_sid"]),
+    ("verbose", &["event_keys", "context_keys", "memory_bytes"]),
+    (
+        "debug",
+        &["function_name", "function_version", "execution_environment"],
+    ),
+    (
+        "metrics",
+        &["execution_ms", "memory_bytes", "memory_limit_bytes"],
+    ),
+    ("alert", &["kind", "value", "threshold"]),
+    ("success", &["result"]),
+    (
+        "error",
+        &["error", "stack", "event", "domain", "account_sid"],
+    ),
+    ("end", &["outcome", "execution_ms"]),
+    (
+        "api_request",
+        &["method", "url", "headers", "request_bytes"],
+    ),
+    ("auth", &["authenticated", "token_type", "expires_at"]),
+    (
+        "api_response",
+        &[
+            "status",
+            "ok",
+            "content_type",
+            "response_bytes",
+            "data",
+            "elapsed_ms",
+        ],
+    ),
+    ("workflow", &["workflow_sid"]),
+    ("task_attributes", &["attributes"]),
+    ("voice_response", &["phase", "twiml"]),
+    ("flow", &["flow_sid", "execution_sid", "step_sid"]),
+    (
+        "taskrouter_config",
+        &["workspace_sid", "workflow_sid", "queue"],
+    ),
+    ("email_request", &["url", "domain", "recipients", "subject"]),
+    ("email_result", &["id", "message", "recipient_count"]),
+    ("attachment", &["filename", "size", "content_type"]),
+    (
+        "critical",
+        &["task_sid", "queue_sid", "workflow_sid", "attributes"],
+    ),
+];
+
+const COMMON: [&str; 6] = [
+    "timestamp",
+    "level",
+    "function",
+    "invocation_id",
+    "step",
+    "message",
+];
+
+/// Every broken rule, described.
+pub(crate) fn check(run: &Run) -> Vec<String> {
+    let mut violations = Vec::new();
+    let records = run.records();
+    if records.is_empty() {
+        violations.push("no record was written".to_owned());
+        return violations;
+    }
+    check_common(run, &mut violations);
+    check_fields(records, &mut violations);
+    check_order(run, &mut violations);
+    check_secrets(run, &mut violations);
+    violations
+}
+
+fn check_common(run: &Run, violations: &mut Vec<String>) {
+    let id = run.invocation_id().as_str();
+    for (index, record) in run.records().iter().enumerate() {
+        let step = step_of(record);
+        for key in COMMON {
+            if !record.get(key).is_some_and(Value::is_string) {
+                violations.push(format!("record {index} (`{step}`) has no `{key}`"));
+            }
+        }
+        if let Some(Value::String(time)) = record.get("timestamp") {
+            if !is_rfc3339_utc(time) {
+                violations.push(format!(
+                    "record {index} (`{step}`): timestamp `{time}` is not RFC 3339 UTC"
+                ));
+            }
+        }
+        let text = |key: &str| record.get(key).and_then(Value::as_str);
+        if text("invocation_id").is_some_and(|got| got != id) {
+            violations.push(format!(
+                "record {index} (`{step}`) has invocation_id {:?}, expected {id:?}",
+                text("invocation_id")
+            ));
+        }
+        if text("function").is_some_and(|got| got != run.function_name()) {
+            violations.push(format!(
+                "record {index} (`{step}`) has function {:?}, expected {:?}",
+                text("function"),
+                run.function_name()
+            ));
+        }
+        if let Some(expected) = run.expected_call_sid() {
+            if text("call_sid") != Some(expected) {
+                violations.push(format!(
+                    "record {index} (`{step}`) has call_sid {:?}, expected {expected:?}",
+                    text("call_sid")
+                ));
+            }
+        }
+    }
+}
+
+fn check_fields(records: &[Record], violations: &mut Vec<String>) {
+    for (index, record) in records.iter().enumerate() {
+        let step = step_of(record);
+        if let Some((_, fields)) = STEP_FIELDS.iter().find(|(s, _)| *s == step) {
+            for field in *fields {
+                if !record.contains_key(*field) {
+                    violations.push(format!("record {index} (`{step}`) has no `{field}` field"));
+                }
+            }
+        }
+    }
+    if let Some(start) = records.iter().find(|r| step_of(r) == "start") {
+        if !start.get("event").is_some_and(Value::is_object) {
+            violations.push("`start` logs `event` as something other than a JSON object".into());
+        }
+    }
+}
+
+fn phase(record: &Record) -> Option<&str> {
+    record.get("phase").and_then(Value::as_str)
+}
+
+fn check_order(run: &Run, violations: &mut Vec<String>) {
+    let records = run.records();
+    let steps = run.steps();
+    let count = |step: &str| steps.iter().filter(|s| **s == step).count();
+    if count("start") != 1 || steps.first() != Some(&"start") {
+        violations.push(format!(
+            "expected exactly one `start`, first; found {} (first is `{}`)",
+            count("start"),
+            steps[0]
+        ));
+    }
+    if count("end") != 1 || steps.last() != Some(&"end") {
+        violations.push(format!(
+            "expected exactly one `end`, last; found {} (last is `{}`)",
+            count("end"),
+            steps[steps.len() - 1]
+        ));
+    }
+    let ok = run.reply().is_some();
+    let outcome = records
+        .last()
+        .and_then(|r| r.get("outcome"))
+        .and_then(Value::as_str);
+    let expected_outcome = if ok { "success" } else { "error" };
+    if outcome != Some(expected_outcome) {
+        violations.push(format!(
+            "`end` has outcome {outcome:?}, expected {expected_outcome:?}"
+        ));
+    }
+
+    let mut at = 1;
+    while at < steps.len() && matches!(steps[at], "verbose" | "debug") {
+        at += 1;
+    }
+    if steps.get(at) != Some(&"validation") || records.get(at).and_then(phase) != Some("begin") {
+        violations.push(format!(
+            "expected `validation` (phase begin) after `start`, found `{}`",
+            steps.get(at).unwrap_or(&"nothing")
+        ));
+        return;
+    }
+    at += 1;
+
+    let failed_validation = steps.get(at) == Some(&"validation_error");
+    let expected: Vec<&str> = if failed_validation {
+        let errors = steps[at..]
+            .iter()
+            .take_while(|s| **s == "validation_error")
+            .count();
+        let first = records[at].get("error").and_then(Value::as_str);
+        if run.error_message() != first {
+            violations.push(format!(
+                "the callback error is {:?}, expected the first validation error {first:?}",
+                run.error_message()
+            ));
+        }
+        for record in &records[at..at + errors] {
+            let parameter = record
+                .get("parameter")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let message = record.get("error").and_then(Value::as_str).unwrap_or("");
+            let known = run.required().contains(&parameter);
+            let expected_message = if known {
+                format!("Missing required parameter: {parameter}")
+            } else {
+                format!("Missing required environment variable: {parameter}")
+            };
+            if message != expected_message {
+                violations.push(format!(
+                    "validation_error says {message:?}, expected {expected_message:?}"
+                ));
+            }
+        }
+        at += errors;
+        vec!["metrics"]
+    } else {
+        let head = ["validation", "processing", "caller"];
+        for (offset, want) in head.iter().enumerate() {
+            if steps.get(at + offset) != Some(want) {
+                violations.push(format!(
+                    "expected `{want}` at record {}, found `{}`",
+                    at + offset,
+                    steps.get(at + offset).unwrap_or(&"nothing")
+                ));
+                return;
+            }
+        }
+        if records.get(at).and_then(phase) != Some("passed") {
+            violations.push("the second `validation` record is not phase `passed`".into());
+        }
+        at += head.len();
+        // Business steps run until the tail that closes the invocation.
+        let tail_start = if ok {
+            steps.iter().rposition(|s| *s == "metrics")
+        } else {
+            steps.iter().rposition(|s| *s == "error")
+        };
+        match tail_start {
+            Some(tail) if tail >= at => at = tail,
+            _ => {
+                violations.push(format!(
+                    "expected the invocation to close with {}",
+                    if ok {
+                        "`metrics`, `success`, `end`"
+                    } else {
+                        "`error`, `metrics`, `end`"
+                    }
+                ));
+                return;
+            }
+        }
+        if ok {
+            vec!["metrics", "success"]
+        } else {
+            vec!["error", "metrics"]
+        }
+    };
+
+    let tail: Vec<&str> = steps[at..steps.len().saturating_sub(1)]
+        .iter()
+        .copied()
+        .filter(|s| *s != "alert")
+        .collect();
+    if tail != expected {
+        violations.push(format!(
+            "expected the invocation to close with {} then `end`, found {}",
+            expected.join(", "),
+            tail.join(", ")
+        ));
+    }
+}
+
+fn check_secrets(run: &Run, violations: &mut Vec<String>) {
+    for secret in run.secrets() {
+        let leaks = run
+            .lines()
+            .iter()
+            .map(String::as_str)
+            .chain(run.pretty().lines())
+            .filter(|line| line.contains(secret.as_str()))
+            .count();
+        if leaks > 0 {
+            violations.push(format!(
+                "a secret value of the context appears in {leaks} line(s)"
+            ));
+        }
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fff]Z`.
+fn is_rfc3339_utc(time: &str) -> bool {
+    let bytes = time.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        bytes
+            .get(range)
+            .is_some_and(|b| b.iter().all(u8::is_ascii_digit))
+    };
+    bytes.len() >= 20
+        && digits(0..4)
+        && bytes[4] == b'-'
+        && digits(5..7)
+        && bytes[7] == b'-'
+        && digits(8..10)
+        && bytes[10] == b'T'
+        && digits(11..13)
+        && bytes[13] == b':'
+        && digits(14..16)
+        && bytes[16] == b':'
+        && digits(17..19)
+        && time.ends_with('Z')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert!(is_rfc3339_utc("2026-11-21T20:35:01.123Z"));
+        assert!(is_rfc3339_utc("2026-11-21T20:35:01Z"));
+        assert!(!is_rfc3339_utc("2026-11-21 20:35:01Z"));
+        assert!(!is_rfc3339_utc("21/11/2026"));
+    }
+}

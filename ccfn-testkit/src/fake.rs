@@ -1,0 +1,190 @@
+//! Fake contexts and events with valid defaults.
+
+use std::time::Duration;
+
+use ccfn_core::{Context, ContextBuilder, Event, Thresholds};
+
+/// A context for tests: the spec's context values with fake but valid
+/// defaults (`DOMAIN_NAME`, `ACCOUNT_SID`, `PLATFORM_WORKSPACE_SID`,
+/// `EMAILPROVIDER_DOMAIN`), no secrets, the default thresholds and a
+/// 256 MiB memory limit.
+///
+/// ```
+/// use ccfn_testkit::FakeContext;
+///
+/// let context = FakeContext::new().value("workflowSid", "WW123").build();
+/// assert_eq!(context.domain_name(), Some("localhost:3001"));
+/// assert_eq!(context.get("workflowSid"), Some("WW123"));
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "pass it to `invoke`, or call `.build()`"]
+pub struct FakeContext {
+    values: Vec<(String, String, bool)>,
+    thresholds: Thresholds,
+    memory_limit: Option<u64>,
+}
+
+/// The defaults of [`FakeContext::new`].
+pub const DEFAULT_CONTEXT: [(&str, &str); 4] = [
+    ("DOMAIN_NAME", "localhost:3001"),
+    ("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+    (
+        "PLATFORM_WORKSPACE_SID",
+        "WSaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    ),
+    ("EMAILPROVIDER_DOMAIN", "mg.example.com"),
+];
+
+impl Default for FakeContext {
+    fn default() -> Self {
+        FakeContext::new()
+    }
+}
+
+impl FakeContext {
+    /// The defaults.
+    pub fn new() -> Self {
+        FakeContext {
+            values: DEFAULT_CONTEXT
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned(), false))
+                .collect(),
+            thresholds: Thresholds::default(),
+            memory_limit: Some(256 * 1024 * 1024),
+        }
+    }
+
+    /// Sets a value (a sensitive name makes it a secret, as in production).
+    pub fn value(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        let name = name.into();
+        self.values.retain(|(n, _, _)| *n != name);
+        self.values.push((name, value.into(), false));
+        self
+    }
+
+    /// Sets a secret, whatever its name: plant canaries with it.
+    pub fn secret(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        let name = name.into();
+        self.values.retain(|(n, _, _)| *n != name);
+        self.values.push((name, value.into(), true));
+        self
+    }
+
+    /// Removes a value.
+    pub fn without(mut self, name: &str) -> Self {
+        self.values.retain(|(n, _, _)| n != name);
+        self
+    }
+
+    /// Raises the execution-time alert after `threshold` instead of 10 s.
+    pub fn execution_alert_after(mut self, threshold: Duration) -> Self {
+        self.thresholds.execution = threshold;
+        self
+    }
+
+    /// Replaces every threshold.
+    pub fn thresholds(mut self, thresholds: Thresholds) -> Self {
+        self.thresholds = thresholds;
+        self
+    }
+
+    /// Sets the memory limit (`None`: unknown).
+    pub fn memory_limit(mut self, bytes: Option<u64>) -> Self {
+        self.memory_limit = bytes;
+        self
+    }
+
+    /// Makes the context.
+    pub fn build(self) -> Context {
+        let mut builder: ContextBuilder = Context::builder()
+            .thresholds(self.thresholds)
+            .memory_limit(self.memory_limit);
+        for (name, value, secret) in self.values {
+            builder = if secret {
+                builder.secret(name, value)
+            } else {
+                builder.value(name, value)
+            };
+        }
+        builder.build()
+    }
+}
+
+impl From<FakeContext> for Context {
+    fn from(fake: FakeContext) -> Self {
+        fake.build()
+    }
+}
+
+/// An event for tests, starting from valid voice parameters.
+///
+/// ```
+/// use ccfn_testkit::FakeEvent;
+///
+/// let event = FakeEvent::voice().without("To").mode("voicemail").build();
+/// assert_eq!(event.call_sid(), Some("CA0123456789abcdef0123456789abcdef"));
+/// assert_eq!(event.to(), None);
+/// assert_eq!(event.mode(), "voicemail");
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "pass it to `invoke`, or call `.build()`"]
+pub struct FakeEvent {
+    event: Event,
+}
+
+/// The parameters of [`FakeEvent::voice`].
+pub const VOICE_EVENT: [(&str, &str); 3] = [
+    ("CallSid", "CA0123456789abcdef0123456789abcdef"),
+    ("From", "+15551230000"),
+    ("To", "+15559870000"),
+];
+
+impl FakeEvent {
+    /// `CallSid`, `From` and `To`, valid.
+    pub fn voice() -> Self {
+        FakeEvent {
+            event: Event::from_pairs(VOICE_EVENT),
+        }
+    }
+
+    /// No parameters at all.
+    pub fn empty() -> Self {
+        FakeEvent {
+            event: Event::new(),
+        }
+    }
+
+    /// Sets a parameter, replacing any of the same name.
+    pub fn param(mut self, name: &str, value: &str) -> Self {
+        self.event.set(name, value);
+        self
+    }
+
+    /// Appends a parameter, keeping any of the same name (repeated keys).
+    pub fn push(mut self, name: &str, value: &str) -> Self {
+        self.event.push(name, value);
+        self
+    }
+
+    /// Removes a parameter.
+    pub fn without(mut self, name: &str) -> Self {
+        self.event.remove(name);
+        self
+    }
+
+    /// Sets `mode`.
+    pub fn mode(self, mode: &str) -> Self {
+        self.param("mode", mode)
+    }
+
+    /// Makes the event.
+    pub fn build(self) -> Event {
+        self.event
+    }
+}
+
+impl From<FakeEvent> for Event {
+    fn from(fake: FakeEvent) -> Self {
+        fake.event
+    }
+}

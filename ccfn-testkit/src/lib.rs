@@ -1,0 +1,46 @@
+//! Test ccfn functions: fake contexts and events, [`invoke`] with per-test
+//! log capture, a one-call check of the whole logging contract, and stable
+//! snapshots of the records for `insta`.
+//!
+//! # Example
+//!
+//! ```
+//! use ccfn_core::prelude::*;
+//! use ccfn_testkit::{invoke, FakeContext, FakeEvent};
+//!
+//! /// Tells the caller their position in the queue.
+//! ///
+//! /// # Trigger
+//! /// Queue wait URL.
+//! /// # Dependencies
+//! /// None.
+//! /// # Critical logging
+//! /// None beyond the contract.
+//! /// # Contacts
+//! /// oncall@example.com
+//! #[contact_fn(required = [CallSid, From, To])]
+//! async fn position(context: Context, event: Event, callback: Callback) -> Completion {
+//!     let mut twiml = VoiceResponse::new();
+//!     twiml.say("You are next.");
+//!     callback.success(twiml)
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let run = invoke(position, FakeContext::new(), FakeEvent::voice()).await;
+//! run.assert_contract();
+//! assert_eq!(
+//!     run.steps(),
+//!     ["start", "validation", "validation", "processing", "caller", "metrics", "success", "end"]
+//! );
+//! # });
+//! ```
+#![doc(test(attr(deny(warnings))))]
+
+mod capture;
+pub mod contract;
+mod fake;
+mod redact;
+mod run;
+
+pub use fake::{FakeContext, FakeEvent, DEFAULT_CONTEXT, VOICE_EVENT};
+pub use run::{invoke, Record, Run};

@@ -1,0 +1,128 @@
+//! Stable placeholders for what changes from run to run.
+
+use serde_json::Value;
+
+use crate::run::Record;
+
+/// Fields replaced whatever their value.
+const ALWAYS: [(&str, &str); 6] = [
+    ("timestamp", "[timestamp]"),
+    ("invocation_id", "[invocation_id]"),
+    ("execution_ms", "[ms]"),
+    ("elapsed_ms", "[ms]"),
+    ("memory_bytes", "[bytes]"),
+    ("memory_limit_bytes", "[bytes]"),
+];
+
+/// A copy of `record` with times, durations, memory, ids and code
+/// locations replaced by placeholders.
+pub(crate) fn record(record: &Record) -> Record {
+    let mut out = record.clone();
+    for (key, placeholder) in ALWAYS {
+        if let Some(value) = out.get_mut(key) {
+            if !value.is_null() {
+                *value = Value::from(placeholder);
+            }
+        }
+    }
+    let measured = matches!(
+        out.get("kind").and_then(Value::as_str),
+        Some("execution_time" | "memory" | "api_response_time")
+    );
+    if out.get("step").and_then(Value::as_str) == Some("alert") && measured {
+        out.insert("value".into(), Value::from("[measured]"));
+        if let Some(Value::String(message)) = out.get_mut("message") {
+            *message = redact_numbers(message);
+        }
+    }
+    if let Some(Value::String(stack)) = out.get_mut("stack") {
+        *stack = redact_stack(stack);
+    }
+    out
+}
+
+/// Keeps the stack's messages and causes; drops the backtrace (present
+/// only when `RUST_BACKTRACE` asks for one) and the line and column of a
+/// panic location.
+fn redact_stack(stack: &str) -> String {
+    let mut lines = Vec::new();
+    for line in stack.lines() {
+        if line == "backtrace:" {
+            break;
+        }
+        lines.push(match line.find("panicked at ") {
+            Some(at) => {
+                let location = &line[at + "panicked at ".len()..];
+                let file = location.split(':').next().unwrap_or(location);
+                format!("{}panicked at {file}:[line]:[column]", &line[..at])
+            }
+            None => line.to_owned(),
+        });
+    }
+    lines.join("\n")
+}
+
+/// Replaces every run of digits (and decimal point) with `[n]`.
+fn redact_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_number = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() || (in_number && c == '.') {
+            if !in_number {
+                out.push_str("[n]");
+                in_number = true;
+            }
+        } else {
+            in_number = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn placeholders_replace_what_changes() {
+        let record = json!({
+            "timestamp": "2026-11-21T20:35:01.123Z",
+            "invocation_id": "abc",
+            "step": "metrics",
+            "execution_ms": 1.25,
+            "memory_bytes": 1234,
+            "memory_limit_bytes": null,
+        });
+        let redacted = super::record(record.as_object().unwrap());
+        assert_eq!(
+            Value::Object(redacted),
+            json!({
+                "timestamp": "[timestamp]",
+                "invocation_id": "[invocation_id]",
+                "step": "metrics",
+                "execution_ms": "[ms]",
+                "memory_bytes": "[bytes]",
+                "memory_limit_bytes": null,
+            })
+        );
+    }
+
+    #[test]
+    fn alert_values_and_panic_locations() {
+        let alert = json!({"step": "alert", "kind": "execution_time", "value": 31.5, "threshold": 10.0,
+            "message": "ALERT: f took 32 ms, over the 10 ms threshold"});
+        let redacted = super::record(alert.as_object().unwrap());
+        assert_eq!(redacted["value"], "[measured]");
+        assert_eq!(redacted["threshold"], 10.0);
+        assert_eq!(
+            redacted["message"],
+            "ALERT: f took [n] ms, over the [n] ms threshold"
+        );
+        assert_eq!(
+            redact_stack("panic: boom\ncaused by: panicked at src/lib.rs:10:5\nbacktrace:\n  0: x"),
+            "panic: boom\ncaused by: panicked at src/lib.rs:[line]:[column]"
+        );
+    }
+}

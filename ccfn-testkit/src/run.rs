@@ -1,0 +1,260 @@
+//! `invoke`: run a function under the contract and capture what it logged.
+
+use std::fmt::Write as _;
+
+use ccfn_core::{
+    ContactFunction, Context, ContractLayer, Error, Event, InvocationId, LogFormat, Outcome, Reply,
+};
+use serde_json::{Map, Value};
+use tracing::instrument::WithSubscriber as _;
+use tracing_subscriber::layer::SubscriberExt as _;
+
+use crate::capture::Buffer;
+
+/// One record as written: a JSON object.
+pub type Record = Map<String, Value>;
+
+/// Runs `function` on `event` under the logging contract, with its log
+/// records captured for this call alone (tests running in parallel never
+/// see each other's lines), in both formats.
+///
+/// Needs a Tokio runtime (`#[tokio::test]`).
+///
+/// ```
+/// use ccfn_core::prelude::*;
+/// use ccfn_testkit::{invoke, FakeContext, FakeEvent};
+///
+/// /// Answers with a greeting.
+/// ///
+/// /// # Trigger
+/// /// Incoming call webhook.
+/// /// # Dependencies
+/// /// None.
+/// /// # Critical logging
+/// /// None beyond the contract.
+/// /// # Contacts
+/// /// oncall@example.com
+/// #[contact_fn(required = [CallSid, From, To])]
+/// async fn hello(context: Context, event: Event, callback: Callback) -> Completion {
+///     let mut twiml = VoiceResponse::new();
+///     twiml.say("Hello");
+///     callback.success(twiml)
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let run = invoke(hello, FakeContext::new(), FakeEvent::voice().without("To")).await;
+/// run.assert_contract();
+/// assert_eq!(run.error_message(), Some("Missing required parameter: To"));
+/// # });
+/// ```
+pub async fn invoke<F: ContactFunction>(
+    function: F,
+    context: impl Into<Context>,
+    event: impl Into<Event>,
+) -> Run {
+    ccfn_core::__private::install_panic_hook();
+    let context = context.into();
+    let event = event.into();
+    let json = Buffer::default();
+    let pretty = Buffer::default();
+    let subscriber = tracing_subscriber::registry()
+        .with(ContractLayer::new(LogFormat::Json, json.clone()))
+        .with(ContractLayer::new(LogFormat::Pretty, pretty.clone()));
+    let secrets = context
+        .secrets()
+        .map(|(_, secret)| secret.expose().to_owned())
+        .filter(|value| !value.is_empty())
+        .collect();
+    let expected_call_sid = event.call_sid().map(str::to_owned);
+    let outcome = function
+        .invoke(context, event)
+        .with_subscriber(subscriber)
+        .await;
+    let lines: Vec<String> = json.contents().lines().map(str::to_owned).collect();
+    let records = lines
+        .iter()
+        .map(|line| match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(record)) => record,
+            _ => panic!("a log line is not a JSON object: {line}"),
+        })
+        .collect();
+    Run {
+        meta_name: function.meta().name(),
+        required: function.meta().required(),
+        outcome,
+        lines,
+        records,
+        pretty: pretty.contents(),
+        secrets,
+        expected_call_sid,
+    }
+}
+
+/// What one invocation did and logged.
+#[derive(Debug)]
+pub struct Run {
+    meta_name: &'static str,
+    required: &'static [&'static str],
+    outcome: Outcome,
+    lines: Vec<String>,
+    records: Vec<Record>,
+    pretty: String,
+    secrets: Vec<String>,
+    expected_call_sid: Option<String>,
+}
+
+impl Run {
+    /// The outcome: invocation id and result.
+    #[must_use]
+    pub fn outcome(&self) -> &Outcome {
+        &self.outcome
+    }
+
+    /// The invocation's identifier.
+    #[must_use]
+    pub fn invocation_id(&self) -> &InvocationId {
+        &self.outcome.invocation_id
+    }
+
+    /// The reply, when the function succeeded.
+    #[must_use]
+    pub fn reply(&self) -> Option<&Reply> {
+        self.outcome.result.as_ref().ok()
+    }
+
+    /// The error, when the function failed.
+    #[must_use]
+    pub fn error(&self) -> Option<&Error> {
+        self.outcome.result.as_ref().err()
+    }
+
+    /// The error's message, when the function failed.
+    #[must_use]
+    pub fn error_message(&self) -> Option<&str> {
+        self.error().map(Error::message)
+    }
+
+    /// Every record, in order.
+    #[must_use]
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// The JSON lines as written.
+    #[must_use]
+    pub fn lines(&self) -> &[String] {
+        &self.lines
+    }
+
+    /// The human-format output as written.
+    #[must_use]
+    pub fn pretty(&self) -> &str {
+        &self.pretty
+    }
+
+    /// The step of every record, in order.
+    #[must_use]
+    pub fn steps(&self) -> Vec<&str> {
+        self.records.iter().map(step_of).collect()
+    }
+
+    /// The first record of `step`.
+    #[must_use]
+    pub fn record(&self, step: &str) -> Option<&Record> {
+        self.records.iter().find(|r| step_of(r) == step)
+    }
+
+    /// Every record of `step`.
+    #[must_use]
+    pub fn records_of(&self, step: &str) -> Vec<&Record> {
+        self.records.iter().filter(|r| step_of(r) == step).collect()
+    }
+
+    /// The records as stable text for `insta`: one JSON object per line,
+    /// with times, durations, memory, ids and code locations replaced by
+    /// placeholders.
+    #[must_use]
+    pub fn snapshot(&self) -> String {
+        let mut out = String::new();
+        for record in self.redacted() {
+            let _ = writeln!(out, "{}", Value::Object(record));
+        }
+        out
+    }
+
+    /// The records in the human format, redacted as [`Run::snapshot`].
+    #[must_use]
+    pub fn pretty_snapshot(&self) -> String {
+        let mut out = String::new();
+        for record in self.redacted() {
+            let _ = writeln!(out, "{}", LogFormat::Pretty.render(&record));
+        }
+        out
+    }
+
+    fn redacted(&self) -> Vec<Record> {
+        self.records.iter().map(crate::redact::record).collect()
+    }
+
+    /// Checks the run against every rule of the logging contract, and
+    /// panics with what was expected against what was captured when one is
+    /// broken. See [`crate::contract`] for the rules.
+    #[track_caller]
+    pub fn assert_contract(&self) {
+        let violations = crate::contract::check(self);
+        if !violations.is_empty() {
+            panic!(
+                "the run of `{}` breaks the logging contract:\n{}\n\ncaptured steps: {}\n\ncaptured lines:\n{}",
+                self.meta_name,
+                violations
+                    .iter()
+                    .map(|v| format!("  - {v}"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                self.steps().join(", "),
+                self.lines.join("\n"),
+            );
+        }
+    }
+
+    /// Panics if any written line, in either format, contains one of
+    /// `values`. [`Run::assert_contract`] already checks the context's
+    /// secrets; use this for canaries planted elsewhere.
+    #[track_caller]
+    pub fn assert_no_leak(&self, values: &[&str]) {
+        for value in values {
+            for line in self.lines.iter().chain(
+                self.pretty
+                    .lines()
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+                    .iter(),
+            ) {
+                assert!(
+                    !line.contains(value),
+                    "a log line leaks a secret value:\n{line}"
+                );
+            }
+        }
+    }
+
+    pub(crate) fn secrets(&self) -> &[String] {
+        &self.secrets
+    }
+
+    pub(crate) fn required(&self) -> &'static [&'static str] {
+        self.required
+    }
+
+    pub(crate) fn function_name(&self) -> &'static str {
+        self.meta_name
+    }
+
+    pub(crate) fn expected_call_sid(&self) -> Option<&str> {
+        self.expected_call_sid.as_deref()
+    }
+}
+
+pub(crate) fn step_of(record: &Record) -> &str {
+    record.get("step").and_then(Value::as_str).unwrap_or("")
+}

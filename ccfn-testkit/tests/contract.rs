@@ -1,0 +1,390 @@
+//! The logging contract, run by run: every path of the design's record
+//! sequence, checked by `assert_contract` and pinned by snapshots.
+
+use std::time::Duration;
+
+use ccfn_core::prelude::*;
+use ccfn_core::{ErrorKind, Reply};
+use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
+
+/// Answers the caller with a short message.
+///
+/// # Trigger
+/// Incoming call webhook of the support number.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None beyond the contract.
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn hold_message(_context: Context, _event: Event, callback: Callback) -> Completion {
+    let mut twiml = VoiceResponse::new();
+    twiml.say("Please hold.");
+    callback.success(twiml)
+}
+
+/// Fails with an error from a library, through `?`.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn parse_priority(
+    _context: Context,
+    event: Event,
+    callback: Callback,
+) -> Result<Completion, Error> {
+    let priority: u32 = event.get("priority").unwrap_or("high").parse()?;
+    Ok(callback.success(priority))
+}
+
+/// Panics.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn panics(_context: Context, event: Event, _callback: Callback) -> Completion {
+    let queue: Vec<&str> = Vec::new();
+    panic!(
+        "no agent for {}: queue has {} entries",
+        event.call_sid().unwrap_or("?"),
+        queue.len()
+    )
+}
+
+/// Takes longer than the alert threshold set by the test.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn slow(_context: Context, _event: Event, callback: Callback) -> Completion {
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    callback.success("done")
+}
+
+/// Never finishes within its timeout.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To], timeout_ms = 50)]
+async fn stuck(_context: Context, _event: Event, callback: Callback) -> Completion {
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    callback.success("never")
+}
+
+/// Creates a callback task in the configured workflow.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// Task router.
+/// # Critical logging
+/// Task creation result.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To], env = [PLATFORM_WORKSPACE_SID, "workflowSid"])]
+async fn needs_workflow(context: Context, _event: Event, callback: Callback) -> Completion {
+    callback.success(serde_json::json!({ "workflow": context.get("workflowSid") }))
+}
+
+/// Sends a notice; not a voice function.
+///
+/// # Trigger
+/// Recording status callback.
+/// # Dependencies
+/// Email provider.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [RecordingUrl], kind = email, name = "voicemail-notice")]
+async fn notice(_context: Context, _event: Event, callback: Callback) -> Completion {
+    callback.error(Error::msg("email provider refused the message"))
+}
+
+fn snapshot(name: &str, run: &Run) {
+    insta::assert_snapshot!(name, run.snapshot());
+}
+
+#[tokio::test]
+async fn success() {
+    let run = invoke(hold_message, FakeContext::new(), FakeEvent::voice()).await;
+    run.assert_contract();
+    assert_eq!(
+        run.steps(),
+        [
+            "start",
+            "validation",
+            "validation",
+            "processing",
+            "caller",
+            "metrics",
+            "success",
+            "end"
+        ]
+    );
+    assert!(
+        matches!(run.reply(), Some(Reply::Xml(xml)) if xml.contains("<Say>Please hold.</Say>"))
+    );
+    snapshot("success", &run);
+    insta::assert_snapshot!("success_pretty", run.pretty_snapshot());
+}
+
+#[tokio::test]
+async fn each_missing_parameter() {
+    for missing in ["CallSid", "From", "To"] {
+        let run = invoke(
+            hold_message,
+            FakeContext::new(),
+            FakeEvent::voice().without(missing),
+        )
+        .await;
+        run.assert_contract();
+        let expected = format!("Missing required parameter: {missing}");
+        assert_eq!(run.error_message(), Some(expected.as_str()));
+        assert_eq!(run.error().map(Error::kind), Some(ErrorKind::Validation));
+        assert_eq!(
+            run.steps(),
+            ["start", "validation", "validation_error", "metrics", "end"]
+        );
+        snapshot(&format!("missing_{missing}"), &run);
+    }
+}
+
+#[tokio::test]
+async fn blank_parameters_are_missing() {
+    let event = FakeEvent::voice().param("From", "   ");
+    let run = invoke(hold_message, FakeContext::new(), event).await;
+    run.assert_contract();
+    assert_eq!(
+        run.error_message(),
+        Some("Missing required parameter: From")
+    );
+}
+
+#[tokio::test]
+async fn all_three_missing_are_logged_in_declared_order() {
+    let run = invoke(hold_message, FakeContext::new(), FakeEvent::empty()).await;
+    run.assert_contract();
+    assert_eq!(
+        run.error_message(),
+        Some("Missing required parameter: CallSid")
+    );
+    let named: Vec<_> = run
+        .records_of("validation_error")
+        .iter()
+        .map(|r| r["parameter"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(named, ["CallSid", "From", "To"]);
+    snapshot("missing_all", &run);
+}
+
+#[tokio::test]
+async fn missing_environment_value() {
+    let run = invoke(needs_workflow, FakeContext::new(), FakeEvent::voice()).await;
+    run.assert_contract();
+    assert_eq!(
+        run.error_message(),
+        Some("Missing required environment variable: workflowSid")
+    );
+    snapshot("missing_env", &run);
+
+    let context = FakeContext::new().value("workflowSid", "WW0123");
+    let run = invoke(needs_workflow, context, FakeEvent::voice()).await;
+    run.assert_contract();
+    assert!(run.reply().is_some());
+}
+
+#[tokio::test]
+async fn error_returned_through_question_mark() {
+    let run = invoke(parse_priority, FakeContext::new(), FakeEvent::voice()).await;
+    run.assert_contract();
+    assert_eq!(run.error_message(), Some("invalid digit found in string"));
+    assert_eq!(
+        run.steps(),
+        [
+            "start",
+            "validation",
+            "validation",
+            "processing",
+            "caller",
+            "error",
+            "metrics",
+            "end"
+        ]
+    );
+    let error = run.record("error").unwrap();
+    assert_eq!(error["account_sid"], "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    assert_eq!(
+        error["event"]["CallSid"],
+        "CA0123456789abcdef0123456789abcdef"
+    );
+    snapshot("error", &run);
+}
+
+#[tokio::test]
+async fn panic_is_caught_and_logged() {
+    let run = invoke(panics, FakeContext::new(), FakeEvent::voice()).await;
+    run.assert_contract();
+    assert_eq!(run.error().map(Error::kind), Some(ErrorKind::Panic));
+    assert_eq!(
+        run.error_message(),
+        Some("function panicked: no agent for CA0123456789abcdef0123456789abcdef: queue has 0 entries")
+    );
+    let stack = run.record("error").unwrap()["stack"].as_str().unwrap();
+    assert!(
+        stack.contains("panicked at ccfn-testkit/tests/contract.rs:"),
+        "{stack}"
+    );
+    snapshot("panic", &run);
+}
+
+#[tokio::test]
+async fn timeout_still_logs_error_metrics_and_end() {
+    let run = invoke(stuck, FakeContext::new(), FakeEvent::voice()).await;
+    run.assert_contract();
+    assert_eq!(run.error().map(Error::kind), Some(ErrorKind::Timeout));
+    assert_eq!(run.error_message(), Some("Function timed out after 50 ms"));
+    snapshot("timeout", &run);
+}
+
+#[tokio::test]
+async fn verbose_mode_from_context_or_event() {
+    let context = FakeContext::new().value("ENABLE_LOCAL_LOGGING", "true");
+    let run = invoke(hold_message, context, FakeEvent::voice()).await;
+    run.assert_contract();
+    let verbose = run.record("verbose").expect("verbose record");
+    assert_eq!(
+        verbose["event_keys"],
+        serde_json::json!(["CallSid", "From", "To"])
+    );
+    assert!(verbose["context_keys"]
+        .as_array()
+        .unwrap()
+        .contains(&"ENABLE_LOCAL_LOGGING".into()));
+    snapshot("verbose", &run);
+
+    let event = FakeEvent::voice().param("ENABLE_LOCAL_LOGGING", "true");
+    let run = invoke(hold_message, FakeContext::new(), event).await;
+    assert!(run.record("verbose").is_some());
+    let run = invoke(hold_message, FakeContext::new(), FakeEvent::voice()).await;
+    assert!(run.record("verbose").is_none());
+}
+
+#[tokio::test]
+async fn debug_mode_from_context_or_mode_parameter() {
+    let context = FakeContext::new()
+        .value("DEBUG_MODE", "true")
+        .value("FUNCTION_VERSION", "ZN0001")
+        .value("EXECUTION_ENVIRONMENT", "staging");
+    let run = invoke(hold_message, context, FakeEvent::voice()).await;
+    run.assert_contract();
+    let debug = run.record("debug").expect("debug record");
+    assert_eq!(debug["function_name"], "hold-message");
+    assert_eq!(debug["function_version"], "ZN0001");
+    assert_eq!(debug["execution_environment"], "staging");
+    snapshot("debug", &run);
+
+    let run = invoke(
+        hold_message,
+        FakeContext::new(),
+        FakeEvent::voice().mode("debug"),
+    )
+    .await;
+    run.assert_contract();
+    assert_eq!(run.record("processing").unwrap()["mode"], "debug");
+    assert_eq!(
+        run.record("debug").unwrap()["execution_environment"],
+        "local"
+    );
+}
+
+#[tokio::test]
+async fn execution_time_alert() {
+    let context = FakeContext::new().execution_alert_after(Duration::from_millis(10));
+    let run = invoke(slow, context, FakeEvent::voice()).await;
+    run.assert_contract();
+    let alert = run.record("alert").expect("alert record");
+    assert_eq!(alert["kind"], "execution_time");
+    assert_eq!(alert["threshold"], 10.0);
+    assert!(alert["value"].as_f64().unwrap() >= 30.0);
+    snapshot("execution_alert", &run);
+
+    let run = invoke(slow, FakeContext::new(), FakeEvent::voice()).await;
+    assert!(
+        run.record("alert").is_none(),
+        "no alert under the 10 s default"
+    );
+}
+
+#[tokio::test]
+async fn memory_alert_when_over_the_share_of_the_limit() {
+    let context = FakeContext::new().memory_limit(Some(1024));
+    let run = invoke(hold_message, context, FakeEvent::voice()).await;
+    run.assert_contract();
+    let alert = run.record("alert").expect("alert record");
+    assert_eq!(alert["kind"], "memory");
+    assert_eq!(alert["threshold"], 819);
+}
+
+#[tokio::test]
+async fn mode_and_non_voice_functions() {
+    let run = invoke(
+        notice,
+        FakeContext::new(),
+        FakeEvent::empty().param("RecordingUrl", "https://example.com/r.wav"),
+    )
+    .await;
+    run.assert_contract();
+    assert_eq!(run.record("start").unwrap()["function"], "voicemail-notice");
+    assert_eq!(run.record("processing").unwrap()["mode"], "initial");
+    assert_eq!(
+        run.error_message(),
+        Some("email provider refused the message")
+    );
+}
+
+#[tokio::test]
+async fn concurrent_invocations_keep_their_own_records() {
+    let (a, b) = tokio::join!(
+        invoke(
+            slow,
+            FakeContext::new(),
+            FakeEvent::voice().param("CallSid", "CAone")
+        ),
+        invoke(
+            slow,
+            FakeContext::new(),
+            FakeEvent::voice().param("CallSid", "CAtwo")
+        ),
+    );
+    for (run, sid) in [(&a, "CAone"), (&b, "CAtwo")] {
+        run.assert_contract();
+        assert!(run.records().iter().all(|r| r["call_sid"] == sid));
+    }
+    assert_ne!(a.invocation_id(), b.invocation_id());
+}
