@@ -69,6 +69,16 @@ pub enum Reply {
 }
 
 impl Reply {
+    /// The size in bytes of the body the caller receives.
+    #[must_use]
+    pub fn body_len(&self) -> usize {
+        match self {
+            Reply::Json(value) => serde_json::to_vec(value).map_or(0, |body| body.len()),
+            Reply::Xml(xml) => xml.len(),
+            Reply::Response(response) => response.body.len(),
+        }
+    }
+
     /// The reply as logged in the `success` record.
     #[must_use]
     pub fn to_log_json(&self) -> Value {

@@ -22,6 +22,62 @@ pub struct Thresholds {
     pub error_rate: f64,
     /// The sliding window of the error rate (default 10 minutes).
     pub error_window: Duration,
+    /// Response body size (default 64 kB, the call-flow designer's limit).
+    pub response_bytes: usize,
+}
+
+impl Thresholds {
+    /// The defaults, changed by `CCFN_ALERT_EXECUTION_MS`,
+    /// `CCFN_ALERT_MEMORY_RATIO`, `CCFN_ALERT_API_RESPONSE_MS`,
+    /// `CCFN_ALERT_ERROR_RATE`, `CCFN_ALERT_ERROR_WINDOW_S` and
+    /// `CCFN_ALERT_RESPONSE_BYTES` when set.
+    ///
+    /// # Errors
+    /// A variable is set to something that is not a number of its kind;
+    /// the error names it and quotes the value.
+    pub fn from_env() -> Result<Self, crate::Error> {
+        let mut thresholds = Thresholds::default();
+        if let Some(ms) = env_number::<u64>("CCFN_ALERT_EXECUTION_MS", "milliseconds")? {
+            thresholds.execution = Duration::from_millis(ms);
+        }
+        if let Some(ratio) = env_number::<f64>("CCFN_ALERT_MEMORY_RATIO", "a ratio such as 0.8")? {
+            thresholds.memory_ratio = ratio;
+        }
+        if let Some(ms) = env_number::<u64>("CCFN_ALERT_API_RESPONSE_MS", "milliseconds")? {
+            thresholds.api_response = Duration::from_millis(ms);
+        }
+        if let Some(rate) = env_number::<f64>("CCFN_ALERT_ERROR_RATE", "a ratio such as 0.05")? {
+            thresholds.error_rate = rate;
+        }
+        if let Some(s) = env_number::<u64>("CCFN_ALERT_ERROR_WINDOW_S", "seconds")? {
+            thresholds.error_window = Duration::from_secs(s.max(1));
+        }
+        if let Some(bytes) = env_number::<usize>("CCFN_ALERT_RESPONSE_BYTES", "bytes")? {
+            thresholds.response_bytes = bytes;
+        }
+        Ok(thresholds)
+    }
+}
+
+/// The value of environment variable `name` parsed as a number, `None`
+/// when unset.
+///
+/// # Errors
+/// The value is not a number of that kind; the error names the variable,
+/// quotes the value and says what was expected.
+pub(crate) fn env_number<T: std::str::FromStr>(
+    name: &str,
+    expected: &str,
+) -> Result<Option<T>, crate::Error> {
+    match std::env::var(name) {
+        Err(_) => Ok(None),
+        Ok(value) => value.trim().parse().map(Some).map_err(|_| {
+            crate::Error::new(
+                crate::ErrorKind::Validation,
+                format!("{name}={value:?} is not valid: expected {expected}"),
+            )
+        }),
+    }
 }
 
 impl Default for Thresholds {
@@ -32,6 +88,7 @@ impl Default for Thresholds {
             api_response: Duration::from_secs(5),
             error_rate: 0.05,
             error_window: Duration::from_secs(600),
+            response_bytes: 64 * 1024,
         }
     }
 }
@@ -76,18 +133,18 @@ pub struct Context {
 
 impl Context {
     /// A builder for a context.
-    #[must_use]
     pub fn builder() -> ContextBuilder {
         ContextBuilder::default()
     }
 
     /// The process environment, over the values of a `.env` file in the
     /// current directory when there is one (the environment wins), with the
-    /// default thresholds and the memory limit of the process's control
-    /// group when it has one.
+    /// thresholds of [`Thresholds::from_env`] and the memory limit of
+    /// [`crate::metrics::memory_limit_bytes`].
     ///
     /// # Errors
-    /// A `.env` file that exists but cannot be read or parsed.
+    /// A `.env` file that exists but cannot be read or parsed, or a
+    /// threshold variable that is not a number.
     pub fn from_env() -> Result<Self, crate::Error> {
         let mut builder = Context::builder();
         let dotenv = Path::new(".env");
@@ -100,6 +157,7 @@ impl Context {
             }
         }
         Ok(builder
+            .thresholds(Thresholds::from_env()?)
             .memory_limit(crate::metrics::memory_limit_bytes())
             .build())
     }
@@ -195,6 +253,29 @@ impl Context {
     #[must_use]
     pub fn memory_limit(&self) -> Option<u64> {
         self.inner.memory_limit
+    }
+
+    /// A copy with `name` set to `value` when it has no value yet (a
+    /// sensitive name makes it a secret).
+    #[must_use]
+    pub fn with_default(&self, name: &str, value: &str) -> Context {
+        if self.inner.values.contains_key(name) {
+            return self.clone();
+        }
+        let mut values = self.inner.values.clone();
+        let value = if is_sensitive_name(name) {
+            Value::Secret(Secret::new(value))
+        } else {
+            Value::Plain(value.to_owned())
+        };
+        values.insert(name.to_owned(), value);
+        Context {
+            inner: Arc::new(Inner {
+                values,
+                thresholds: self.inner.thresholds,
+                memory_limit: self.inner.memory_limit,
+            }),
+        }
     }
 }
 

@@ -130,7 +130,7 @@ where
         ]),
     );
     if let Some(error) = validate(meta, &context, &event) {
-        finish(meta, &context, started);
+        finish(meta, &context, started, None);
         end(meta, started, false);
         return Err(error);
     }
@@ -181,7 +181,7 @@ where
 
     match &result {
         Ok(reply) => {
-            finish(meta, &context, started);
+            finish(meta, &context, started, Some(reply));
             info(
                 "success",
                 "Function completed successfully",
@@ -202,7 +202,7 @@ where
                     ("account_sid", json!(context.account_sid())),
                 ]),
             );
-            finish(meta, &context, started);
+            finish(meta, &context, started, None);
         }
     }
     end(meta, started, result.is_ok());
@@ -252,8 +252,9 @@ fn validate(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Err
     first.map(|message| Error::new(ErrorKind::Validation, message))
 }
 
-/// Logs `metrics`, then an `alert` for each threshold crossed.
-fn finish(meta: &FunctionMeta, context: &Context, started: Instant) {
+/// Logs `metrics`, then an `alert` for each threshold crossed; `reply` is
+/// the reply of a successful invocation.
+fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Option<&Reply>) {
     let elapsed = started.elapsed();
     let memory = metrics::rss_bytes();
     let limit = context.memory_limit();
@@ -295,6 +296,120 @@ fn finish(meta: &FunctionMeta, context: &Context, started: Instant) {
                 json!(threshold),
             );
         }
+    }
+    if let Some(size) = reply.map(Reply::body_len) {
+        if size > thresholds.response_bytes {
+            alert(
+                "response_size",
+                &format!(
+                    "{} answered {size} bytes, over the {} bytes the call-flow designer accepts",
+                    meta.name(),
+                    thresholds.response_bytes
+                ),
+                json!(size),
+                json!(thresholds.response_bytes),
+            );
+        }
+    }
+    if let Some(rate) = error_rate::record(meta.name(), reply.is_some(), thresholds) {
+        alert(
+            "error_rate",
+            &format!(
+                "{} failed {} of {} invocations ({:.1} %) in the last {} s, over {:.1} %",
+                meta.name(),
+                rate.failed,
+                rate.total,
+                rate.ratio * 100.0,
+                thresholds.error_window.as_secs(),
+                thresholds.error_rate * 100.0
+            ),
+            json!(rate.ratio),
+            json!(thresholds.error_rate),
+        );
+    }
+}
+
+mod error_rate {
+    //! The error rate of each function over a sliding window, in 60
+    //! buckets, with one alert per crossing of the threshold.
+
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    use std::time::{Duration, Instant};
+
+    use crate::Thresholds;
+
+    const BUCKETS: usize = 60;
+
+    /// The rate that crossed the threshold.
+    pub(super) struct Crossing {
+        pub(super) failed: u64,
+        pub(super) total: u64,
+        pub(super) ratio: f64,
+    }
+
+    struct Window {
+        width: Duration,
+        /// (bucket number, invocations, failures)
+        buckets: [(u64, u64, u64); BUCKETS],
+        alerting: bool,
+    }
+
+    fn windows() -> &'static Mutex<HashMap<&'static str, Window>> {
+        static WINDOWS: OnceLock<Mutex<HashMap<&'static str, Window>>> = OnceLock::new();
+        WINDOWS.get_or_init(Mutex::default)
+    }
+
+    fn epoch() -> Instant {
+        static EPOCH: OnceLock<Instant> = OnceLock::new();
+        *EPOCH.get_or_init(Instant::now)
+    }
+
+    /// Counts one invocation of `function`; returns the rate when this one
+    /// makes it cross the threshold.
+    pub(super) fn record(
+        function: &'static str,
+        ok: bool,
+        thresholds: &Thresholds,
+    ) -> Option<Crossing> {
+        let width = (thresholds.error_window / BUCKETS as u32).max(Duration::from_micros(1));
+        let now = epoch().elapsed().as_micros() / width.as_micros();
+        let now = u64::try_from(now).unwrap_or(u64::MAX);
+        let mut windows = windows().lock().unwrap_or_else(|e| e.into_inner());
+        let window = windows.entry(function).or_insert_with(|| Window {
+            width,
+            buckets: [(0, 0, 0); BUCKETS],
+            alerting: false,
+        });
+        if window.width != width {
+            *window = Window {
+                width,
+                buckets: [(0, 0, 0); BUCKETS],
+                alerting: false,
+            };
+        }
+        let slot = &mut window.buckets[(now % BUCKETS as u64) as usize];
+        if slot.0 != now {
+            *slot = (now, 0, 0);
+        }
+        slot.1 += 1;
+        slot.2 += u64::from(!ok);
+        let oldest = now.saturating_sub(BUCKETS as u64 - 1);
+        let (total, failed) = window
+            .buckets
+            .iter()
+            .filter(|(bucket, _, _)| *bucket >= oldest && *bucket <= now)
+            .fold((0, 0), |(t, f), (_, total, failed)| (t + total, f + failed));
+        #[allow(clippy::cast_precision_loss)]
+        let ratio = failed as f64 / total.max(1) as f64;
+        let over = ratio > thresholds.error_rate;
+        let crossing = over && !window.alerting;
+        window.alerting = over;
+        crossing.then_some(Crossing {
+            failed,
+            total,
+            ratio,
+        })
     }
 }
 

@@ -100,7 +100,6 @@ impl Error {
     }
 
     /// The backtrace, captured when the environment asks for one.
-    #[must_use]
     pub fn backtrace(&self) -> &Backtrace {
         &self.backtrace
     }

@@ -19,7 +19,7 @@
 //! /// # Contacts
 //! /// contact-center-oncall@example.com
 //! #[contact_fn(required = [CallSid, From, To])]
-//! async fn greeting(context: Context, event: Event, callback: Callback) -> Completion {
+//! async fn greeting(_context: Context, event: Event, callback: Callback) -> Completion {
 //!     callback.success(serde_json::json!({ "greeted": event.from() }))
 //! }
 //!
@@ -49,6 +49,7 @@ mod meta;
 pub mod metrics;
 mod panic;
 pub mod params;
+pub mod runtime;
 mod secret;
 pub mod signature;
 pub mod voice;
@@ -61,7 +62,10 @@ pub use contract::BoxFuture;
 pub use error::{Error, ErrorKind};
 pub use event::{Event, DEFAULT_MODE};
 pub use function::ContactFunction;
-pub use log::{init_logging, init_logging_with, parse_filter, ContractLayer, LogFormat};
+pub use log::{
+    init_logging, init_logging_with, parse_filter, ContractLayer, LogFormat, LogGuard,
+    LOG_QUEUE_LINES,
+};
 pub use meta::{FunctionMeta, Kind};
 pub use secret::{is_sensitive_name, Secret, REDACTED};
 pub use voice::VoiceResponse;
@@ -88,3 +92,8 @@ pub mod __private {
         crate::panic::install_hook();
     }
 }
+
+/// The README's example compiles.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

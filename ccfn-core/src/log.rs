@@ -378,27 +378,106 @@ pub fn parse_filter(filter: &str) -> Result<Targets, crate::Error> {
     })
 }
 
-/// Installs the process's logging once: a [`ContractLayer`] writing to
-/// standard output, in the format of `CCFN_LOG_FORMAT` (`pretty` or
-/// `json`, default `pretty`) filtered by `CCFN_LOG` (default `info`).
-///
-/// Later calls do nothing and return `Ok`.
+/// Keeps the process's log writer running; dropping it writes every
+/// buffered line out and stops the writer. Hold it for the life of the
+/// process (the runtime does).
+#[must_use = "dropping the guard stops the log writer; hold it until the process ends"]
+pub struct LogGuard {
+    worker: Option<tracing_appender::non_blocking::WorkerGuard>,
+    dropped: Option<tracing_appender::non_blocking::ErrorCounter>,
+    reported: std::sync::atomic::AtomicUsize,
+}
+
+impl fmt::Debug for LogGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LogGuard")
+            .field("non_blocking", &self.worker.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl LogGuard {
+    /// How many lines were dropped because the writer could not keep up.
+    #[must_use]
+    pub fn dropped_lines(&self) -> usize {
+        self.dropped.as_ref().map_or(0, |c| c.dropped_lines())
+    }
+
+    /// Writes a `log_dropped` record when lines were dropped since the
+    /// last report. The runtime calls it every second and at shutdown.
+    pub fn report_dropped(&self) {
+        use std::sync::atomic::Ordering;
+        let total = self.dropped_lines();
+        let before = self.reported.swap(total, Ordering::Relaxed);
+        if total > before {
+            emit(
+                Level::WARN,
+                "log_dropped",
+                &format!(
+                    "{} log lines dropped: the log writer could not keep up",
+                    total - before
+                ),
+                &[
+                    ("dropped".to_owned(), Value::from(total - before)),
+                    ("total_dropped".to_owned(), Value::from(total)),
+                ]
+                .into_iter()
+                .collect(),
+            );
+        }
+    }
+}
+
+impl Drop for LogGuard {
+    fn drop(&mut self) {
+        self.report_dropped();
+        // Dropping the worker guard flushes the queue.
+        self.worker.take();
+    }
+}
+
+/// How many lines the log writer queues before it drops (and counts) them
+/// rather than block a handler.
+pub const LOG_QUEUE_LINES: usize = 256 * 1024;
+
+/// Installs the process's logging once: a [`ContractLayer`] in the format
+/// of `CCFN_LOG_FORMAT` (`pretty` or `json`, default `pretty`) filtered by
+/// `CCFN_LOG` (default `info`), writing to standard output from its own
+/// thread so that a slow terminal or disk never blocks a handler.
 ///
 /// # Errors
-/// `CCFN_LOG_FORMAT` or `CCFN_LOG` cannot be parsed.
-pub fn init_logging() -> Result<(), crate::Error> {
+/// `CCFN_LOG_FORMAT` or `CCFN_LOG` cannot be parsed, or logging was
+/// already installed.
+pub fn init_logging() -> Result<LogGuard, crate::Error> {
     let format = match std::env::var("CCFN_LOG_FORMAT") {
         Ok(value) => value.parse()?,
         Err(_) => LogFormat::default(),
     };
     let filter = parse_filter(&std::env::var("CCFN_LOG").unwrap_or_else(|_| "info".into()))?;
-    init_logging_with(format, filter, std::io::stdout);
-    Ok(())
+    let (writer, worker) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(true)
+        .buffered_lines_limit(LOG_QUEUE_LINES)
+        .thread_name("ccfn-log-writer")
+        .finish(std::io::stdout());
+    let dropped = writer.error_counter();
+    init_logging_with(format, filter, writer)?;
+    Ok(LogGuard {
+        worker: Some(worker),
+        dropped: Some(dropped),
+        reported: std::sync::atomic::AtomicUsize::new(0),
+    })
 }
 
 /// Installs the process's logging once, with the given format, filter and
-/// writer. Later calls do nothing.
-pub fn init_logging_with<W>(format: LogFormat, filter: Targets, writer: W)
+/// writer (written to from the thread that logs).
+///
+/// # Errors
+/// Logging was already installed in this process.
+pub fn init_logging_with<W>(
+    format: LogFormat,
+    filter: Targets,
+    writer: W,
+) -> Result<(), crate::Error>
 where
     W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {
@@ -406,7 +485,12 @@ where
     crate::panic::install_hook();
     let subscriber =
         tracing_subscriber::registry().with(ContractLayer::new(format, writer).with_filter(filter));
-    let _ = tracing::subscriber::set_global_default(subscriber);
+    tracing::subscriber::set_global_default(subscriber).map_err(|_| {
+        crate::Error::new(
+            crate::ErrorKind::Function,
+            "logging is already installed in this process; call init_logging once",
+        )
+    })
 }
 
 #[cfg(test)]

@@ -109,15 +109,21 @@ fn register(value: &str) {
 scoped_tls::scoped_thread_local!(static INVOCATION: Vec<Box<str>>);
 
 /// The forms a value can take in a line: as is, and escaped in a JSON
-/// string.
-fn forms(value: &str) -> impl Iterator<Item = Box<str>> {
-    let escaped = serde_json::to_string(value).unwrap_or_default();
-    let escaped = escaped[1..escaped.len().saturating_sub(1).max(1)].to_owned();
-    let raw = value.to_owned();
-    let twice = escaped != raw;
-    std::iter::once(raw.into())
-        .chain(twice.then(|| escaped.into()))
-        .filter(|form: &Box<str>| !form.is_empty())
+/// string when that differs.
+fn forms(value: &str) -> Vec<Box<str>> {
+    let mut forms = Vec::with_capacity(2);
+    if value.is_empty() {
+        return forms;
+    }
+    forms.push(Box::from(value));
+    let quoted = serde_json::to_string(value).unwrap_or_default();
+    let escaped = quoted
+        .get(1..quoted.len().saturating_sub(1))
+        .unwrap_or_default();
+    if !escaped.is_empty() && escaped != value {
+        forms.push(Box::from(escaped));
+    }
+    forms
 }
 
 /// Replaces every registered secret value in `line` with `[REDACTED]`,

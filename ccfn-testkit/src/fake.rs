@@ -6,8 +6,10 @@ use ccfn_core::{Context, ContextBuilder, Event, Thresholds};
 
 /// A context for tests: the spec's context values with fake but valid
 /// defaults (`DOMAIN_NAME`, `ACCOUNT_SID`, `PLATFORM_WORKSPACE_SID`,
-/// `EMAILPROVIDER_DOMAIN`), no secrets, the default thresholds and a
-/// 256 MiB memory limit.
+/// `EMAILPROVIDER_DOMAIN`), no secrets, the default thresholds but for the
+/// error rate (off: a test's invocations are not traffic, and the window
+/// is shared by every test of a process; turn it on with
+/// [`FakeContext::error_rate_alert`]) and a 256 MiB memory limit.
 ///
 /// ```
 /// use ccfn_testkit::FakeContext;
@@ -44,12 +46,14 @@ impl Default for FakeContext {
 impl FakeContext {
     /// The defaults.
     pub fn new() -> Self {
+        let mut thresholds = Thresholds::default();
+        thresholds.error_rate = 1.0;
         FakeContext {
             values: DEFAULT_CONTEXT
                 .iter()
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned(), false))
                 .collect(),
-            thresholds: Thresholds::default(),
+            thresholds,
             memory_limit: Some(256 * 1024 * 1024),
         }
     }
@@ -79,6 +83,14 @@ impl FakeContext {
     /// Raises the execution-time alert after `threshold` instead of 10 s.
     pub fn execution_alert_after(mut self, threshold: Duration) -> Self {
         self.thresholds.execution = threshold;
+        self
+    }
+
+    /// Raises the error-rate alert when more than `rate` (0.05 is 5 %) of
+    /// the invocations in the last `window` failed.
+    pub fn error_rate_alert(mut self, rate: f64, window: Duration) -> Self {
+        self.thresholds.error_rate = rate;
+        self.thresholds.error_window = window;
         self
     }
 

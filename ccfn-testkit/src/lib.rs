@@ -19,7 +19,7 @@
 //! /// # Contacts
 //! /// oncall@example.com
 //! #[contact_fn(required = [CallSid, From, To])]
-//! async fn position(context: Context, event: Event, callback: Callback) -> Completion {
+//! async fn position(_context: Context, _event: Event, callback: Callback) -> Completion {
 //!     let mut twiml = VoiceResponse::new();
 //!     twiml.say("You are next.");
 //!     callback.success(twiml)

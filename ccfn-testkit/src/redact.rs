@@ -27,7 +27,7 @@ pub(crate) fn record(record: &Record) -> Record {
     }
     let measured = matches!(
         out.get("kind").and_then(Value::as_str),
-        Some("execution_time" | "memory" | "api_response_time")
+        Some("execution_time" | "memory" | "api_response_time" | "error_rate" | "response_size")
     );
     if out.get("step").and_then(Value::as_str) == Some("alert") && measured {
         out.insert("value".into(), Value::from("[measured]"));

@@ -35,7 +35,7 @@ pub type Record = Map<String, Value>;
 /// /// # Contacts
 /// /// oncall@example.com
 /// #[contact_fn(required = [CallSid, From, To])]
-/// async fn hello(context: Context, event: Event, callback: Callback) -> Completion {
+/// async fn hello(_context: Context, _event: Event, callback: Callback) -> Completion {
 ///     let mut twiml = VoiceResponse::new();
 ///     twiml.say("Hello");
 ///     callback.success(twiml)

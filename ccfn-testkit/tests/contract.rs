@@ -126,6 +126,40 @@ async fn notice(_context: Context, _event: Event, callback: Callback) -> Complet
     callback.error(Error::msg("email provider refused the message"))
 }
 
+/// Fails when asked to.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn flaky(_context: Context, event: Event, callback: Callback) -> Completion {
+    if event.get("fail") == Some("yes") {
+        callback.error(Error::msg("asked to fail"))
+    } else {
+        callback.success("ok")
+    }
+}
+
+/// Answers more than the call-flow designer accepts.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn verbose_answer(_context: Context, _event: Event, callback: Callback) -> Completion {
+    callback.success("x".repeat(200))
+}
+
 fn snapshot(name: &str, run: &Run) {
     insta::assert_snapshot!(name, run.snapshot());
 }
@@ -387,4 +421,54 @@ async fn concurrent_invocations_keep_their_own_records() {
         assert!(run.records().iter().all(|r| r["call_sid"] == sid));
     }
     assert_ne!(a.invocation_id(), b.invocation_id());
+}
+
+#[tokio::test]
+async fn error_rate_alert_once_per_crossing() {
+    let context = || FakeContext::new().error_rate_alert(0.05, Duration::from_secs(600));
+    let alerts = |run: &Run| {
+        run.records_of("alert")
+            .iter()
+            .filter(|r| r["kind"] == "error_rate")
+            .count()
+    };
+    let failing = || FakeEvent::voice().param("fail", "yes");
+    // 1 of 1 failed: over 5 %, one alert.
+    let run = invoke(flaky, context(), failing()).await;
+    run.assert_contract();
+    assert_eq!(alerts(&run), 1);
+    let alert = run.records_of("alert")[0];
+    assert_eq!(alert["value"], 1.0);
+    assert_eq!(alert["threshold"], 0.05);
+    // Still over: no second alert.
+    assert_eq!(alerts(&invoke(flaky, context(), failing()).await), 0);
+    // 2 of 41 failed (4.9 %): back under the threshold.
+    for _ in 0..39 {
+        let run = invoke(flaky, context(), FakeEvent::voice()).await;
+        assert_eq!(alerts(&run), 0);
+    }
+    // 3 of 42 failed (7.1 %): a new crossing, a new alert.
+    assert_eq!(alerts(&invoke(flaky, context(), failing()).await), 1);
+}
+
+#[tokio::test]
+async fn response_size_alert() {
+    let mut thresholds = ccfn_core::Thresholds::default();
+    thresholds.response_bytes = 100;
+    let run = invoke(
+        verbose_answer,
+        FakeContext::new().thresholds(thresholds),
+        FakeEvent::voice(),
+    )
+    .await;
+    run.assert_contract();
+    let alert = run.record("alert").expect("alert record");
+    assert_eq!(alert["kind"], "response_size");
+    assert_eq!(alert["value"], 202);
+    assert_eq!(alert["threshold"], 100);
+    let run = invoke(verbose_answer, FakeContext::new(), FakeEvent::voice()).await;
+    assert!(
+        run.record("alert").is_none(),
+        "200 bytes is under the 64 kB default"
+    );
 }

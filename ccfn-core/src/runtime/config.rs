@@ -1,0 +1,107 @@
+//! The runtime's configuration, from the environment.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use crate::context::env_number;
+use crate::{Error, ErrorKind};
+
+/// Where the runtime runs: it decides what a missing auth token means.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// A developer's machine: a missing auth token is a warning, and
+    /// requests to protected functions are accepted unsigned.
+    #[default]
+    Local,
+    /// A deployment: the runtime refuses to start without an auth token
+    /// when any function is protected.
+    Production,
+}
+
+/// How the runtime serves; every field has an environment variable (see
+/// `docs/runtime.md`).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct RuntimeConfig {
+    /// `CCFN_ADDR`: the address to listen on (default `127.0.0.1:3001`).
+    pub addr: SocketAddr,
+    /// `CCFN_BODY_LIMIT_BYTES`: the largest request body (default 1 MiB).
+    pub body_limit: usize,
+    /// `CCFN_MODE`: `local` (default) or `production`.
+    pub mode: Mode,
+    /// `CCFN_PUBLIC_URL`: the scheme and host the platform calls
+    /// (`https://example.com`), for request signatures; by default the
+    /// request's `Host` and `X-Forwarded-Proto` (else `http`).
+    pub public_url: Option<String>,
+    /// `CCFN_SHUTDOWN_GRACE_MS`: how long in-flight invocations may run
+    /// after a shutdown signal (default 10 s).
+    pub shutdown_grace: Duration,
+}
+
+/// The default listening address.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:3001";
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        RuntimeConfig {
+            addr: DEFAULT_ADDR
+                .parse()
+                .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 3001))),
+            body_limit: 1024 * 1024,
+            mode: Mode::Local,
+            public_url: None,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+impl RuntimeConfig {
+    /// The defaults, changed by the `CCFN_*` variables that are set.
+    ///
+    /// # Errors
+    /// A variable has a value that cannot be used; the error names it,
+    /// quotes the value and says what is expected.
+    pub fn from_env() -> Result<Self, Error> {
+        let mut config = RuntimeConfig::default();
+        let invalid = |name: &str, value: &str, expected: &str| {
+            Error::new(
+                ErrorKind::Validation,
+                format!("{name}={value:?} is not valid: expected {expected}"),
+            )
+        };
+        if let Ok(addr) = std::env::var("CCFN_ADDR") {
+            config.addr = addr.trim().parse().map_err(|_| {
+                invalid(
+                    "CCFN_ADDR",
+                    &addr,
+                    "an address and port such as 127.0.0.1:3001",
+                )
+            })?;
+        }
+        if let Some(bytes) = env_number::<usize>("CCFN_BODY_LIMIT_BYTES", "bytes")? {
+            config.body_limit = bytes;
+        }
+        if let Ok(mode) = std::env::var("CCFN_MODE") {
+            config.mode = match mode.trim() {
+                "local" => Mode::Local,
+                "production" => Mode::Production,
+                _ => return Err(invalid("CCFN_MODE", &mode, "`local` or `production`")),
+            };
+        }
+        if let Ok(url) = std::env::var("CCFN_PUBLIC_URL") {
+            let url = url.trim().trim_end_matches('/');
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(invalid(
+                    "CCFN_PUBLIC_URL",
+                    url,
+                    "a URL such as https://example.com",
+                ));
+            }
+            config.public_url = Some(url.to_owned());
+        }
+        if let Some(ms) = env_number::<u64>("CCFN_SHUTDOWN_GRACE_MS", "milliseconds")? {
+            config.shutdown_grace = Duration::from_millis(ms);
+        }
+        Ok(config)
+    }
+}

@@ -1,0 +1,348 @@
+//! One HTTP request: find the function, read and check the request, invoke,
+//! answer.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::body::{to_bytes, Body, Bytes};
+use axum::extract::{Request, State as Extract};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::Response;
+use serde_json::{json, Value};
+use tracing::Level;
+
+use super::config::RuntimeConfig;
+use super::params::{parse_form, parse_json};
+use super::{Registered, AUTH_TOKEN};
+use crate::log::{emit, SPAN_NAME};
+use crate::signature::{self, SignedBody};
+use crate::{Context, ErrorKind, Event, InvocationId, Reply};
+
+/// What every request shares.
+pub(super) struct State {
+    pub(super) context: Context,
+    pub(super) config: RuntimeConfig,
+    pub(super) functions: HashMap<String, Arc<Registered>>,
+}
+
+/// The response header that carries the invocation id.
+pub(crate) const INVOCATION_HEADER: &str = "x-ccfn-invocation-id";
+
+/// Headers that describe the connection or a proxy, not the request: not
+/// given to functions.
+const DROPPED_HEADERS: [&str; 11] = [
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "forwarded",
+    "via",
+    "proxy-connection",
+];
+
+#[derive(Clone, Copy)]
+enum BodyKind {
+    Form,
+    Json,
+}
+
+pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request) -> Response {
+    let path = request.uri().path().to_owned();
+    let method = request.method().clone();
+    let Some(registered) = state.functions.get(&path).cloned() else {
+        return reject(
+            None,
+            &method,
+            &path,
+            StatusCode::NOT_FOUND,
+            format!("no function at {path}"),
+        );
+    };
+    let name = Some(registered.function.meta().name());
+    if method == Method::HEAD {
+        let mut response = Response::new(Body::empty());
+        set_id(&mut response, &InvocationId::new());
+        return response;
+    }
+    if method != Method::POST && method != Method::GET {
+        let mut response = reject(
+            name,
+            &method,
+            &path,
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!("method {method} is not allowed on {path}: use POST (or GET, HEAD)"),
+        );
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD, POST"));
+        return response;
+    }
+
+    let (parts, body) = request.into_parts();
+    let kind = match body_kind(&parts.headers) {
+        Ok(kind) => kind,
+        Err(message) => {
+            return reject(
+                name,
+                &method,
+                &path,
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                message,
+            )
+        }
+    };
+    let limit = state.config.body_limit;
+    let too_large = || format!("the request body is larger than the {limit} bytes allowed");
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|length| length > limit) {
+        return reject(
+            name,
+            &method,
+            &path,
+            StatusCode::PAYLOAD_TOO_LARGE,
+            too_large(),
+        );
+    }
+    let bytes: Bytes = match to_bytes(body, limit).await {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            let over = std::error::Error::source(&error)
+                .is_some_and(|e| e.is::<http_body_util::LengthLimitError>());
+            return if over {
+                reject(
+                    name,
+                    &method,
+                    &path,
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    too_large(),
+                )
+            } else {
+                reject(
+                    name,
+                    &method,
+                    &path,
+                    StatusCode::BAD_REQUEST,
+                    format!("the request body could not be read: {error}"),
+                )
+            };
+        }
+    };
+
+    let query = parts.uri.query().unwrap_or("");
+    let parsed = parse_form(query.as_bytes(), "query string").and_then(|query| {
+        let body = match (kind, bytes.is_empty()) {
+            (_, true) => Vec::new(),
+            (Some(BodyKind::Json), false) => parse_json(&bytes)?,
+            (_, false) => parse_form(&bytes, "body")?,
+        };
+        Ok((query, body))
+    });
+    let (query, body) = match parsed {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            return reject(
+                name,
+                &method,
+                &path,
+                StatusCode::BAD_REQUEST,
+                format!("malformed request: {message}"),
+            )
+        }
+    };
+
+    if !registered.public {
+        if let Some(token) = state.context.secret(AUTH_TOKEN).filter(|t| !t.is_empty()) {
+            let url = public_url(&state.config, &parts.headers, &parts.uri);
+            let signature = parts
+                .headers
+                .get(signature::SIGNATURE_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            let form: Vec<(String, String)>;
+            let signed = match kind {
+                Some(BodyKind::Json) => SignedBody::Json(&bytes),
+                _ => {
+                    form = body
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+                        .collect();
+                    SignedBody::Form(&form)
+                }
+            };
+            if let Err(error) = signature::validate(token.expose(), signature, &url, &signed) {
+                return reject(
+                    name,
+                    &method,
+                    &path,
+                    StatusCode::FORBIDDEN,
+                    error.to_string(),
+                );
+            }
+        }
+    }
+
+    let mut event = Event::new();
+    for (key, value) in &body {
+        event.push(key.clone(), value.clone());
+    }
+    for (key, value) in query {
+        if !body.iter().any(|(k, _)| *k == key) {
+            event.push(key, value);
+        }
+    }
+    for (key, value) in &parts.headers {
+        let key = key.as_str();
+        if DROPPED_HEADERS.contains(&key)
+            || key.starts_with("x-forwarded-")
+            || key.starts_with("proxy-")
+        {
+            continue;
+        }
+        if let Ok(value) = value.to_str() {
+            event.push_header(key, value);
+        }
+    }
+
+    let outcome = registered
+        .function
+        .invoke(state.context.clone(), event)
+        .await;
+    let mut response = match outcome.result {
+        Ok(reply) => reply_response(reply),
+        Err(error) => {
+            let status = match error.kind() {
+                ErrorKind::Validation => StatusCode::BAD_REQUEST,
+                ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
+                _ => StatusCode::INTERNAL_SERVER_ERROR,
+            };
+            json_response(status, &json!({ "message": error.message() }))
+        }
+    };
+    set_id(&mut response, &outcome.invocation_id);
+    response
+}
+
+/// Which parser the body takes: `None` when there is no content type.
+fn body_kind(headers: &HeaderMap) -> Result<Option<BodyKind>, String> {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return Ok(None);
+    };
+    let text = value.to_str().unwrap_or("");
+    let essence = text
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match essence.as_str() {
+        "application/x-www-form-urlencoded" => Ok(Some(BodyKind::Form)),
+        "application/json" => Ok(Some(BodyKind::Json)),
+        _ => Err(format!(
+            "unsupported content type `{text}`: send application/x-www-form-urlencoded or application/json"
+        )),
+    }
+}
+
+/// The URL the platform signed: `CCFN_PUBLIC_URL`, else the request's
+/// `X-Forwarded-Proto` (or `http`) and `Host`, then the path and query.
+fn public_url(config: &RuntimeConfig, headers: &HeaderMap, uri: &axum::http::Uri) -> String {
+    let path_and_query = uri.path_and_query().map_or("/", |p| p.as_str());
+    if let Some(base) = &config.public_url {
+        return format!("{base}{path_and_query}");
+    }
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let scheme = text("x-forwarded-proto").unwrap_or("http");
+    let host = text("host").unwrap_or("localhost");
+    format!("{scheme}://{host}{path_and_query}")
+}
+
+fn reply_response(reply: Reply) -> Response {
+    match reply {
+        Reply::Xml(xml) => with_type(Response::new(Body::from(xml)), "text/xml"),
+        Reply::Json(value) => json_response(StatusCode::OK, &value),
+        Reply::Response(custom) => {
+            let mut response = Response::new(Body::from(custom.body_bytes().to_vec()));
+            *response.status_mut() =
+                StatusCode::from_u16(custom.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            for (name, value) in custom.headers() {
+                if let (Ok(name), Ok(value)) = (
+                    header::HeaderName::from_bytes(name.as_bytes()),
+                    HeaderValue::from_str(value),
+                ) {
+                    response.headers_mut().append(name, value);
+                }
+            }
+            response
+        }
+    }
+}
+
+fn json_response(status: StatusCode, value: &Value) -> Response {
+    let mut response = with_type(
+        Response::new(Body::from(value.to_string())),
+        "application/json",
+    );
+    *response.status_mut() = status;
+    response
+}
+
+fn with_type(mut response: Response, content_type: &'static str) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+fn set_id(response: &mut Response, id: &InvocationId) {
+    if let Ok(value) = HeaderValue::from_str(id.as_str()) {
+        response.headers_mut().insert(INVOCATION_HEADER, value);
+    }
+}
+
+/// Answers a request that was not invoked, with a `request_rejected`
+/// record under a fresh invocation id that the response also carries.
+fn reject(
+    function: Option<&str>,
+    method: &Method,
+    path: &str,
+    status: StatusCode,
+    message: String,
+) -> Response {
+    let id = InvocationId::new();
+    let span = tracing::info_span!(
+        target: "ccfn",
+        SPAN_NAME,
+        function = function.unwrap_or("-"),
+        invocation_id = id.as_str(),
+        call_sid = tracing::field::Empty,
+    );
+    let mut fields = serde_json::Map::new();
+    fields.insert("status".into(), json!(status.as_u16()));
+    fields.insert("method".into(), json!(method.as_str()));
+    fields.insert("path".into(), json!(path));
+    fields.insert("error".into(), json!(message));
+    let level = if status.is_server_error() {
+        Level::ERROR
+    } else {
+        Level::WARN
+    };
+    span.in_scope(|| {
+        emit(
+            level,
+            "request_rejected",
+            &format!("request rejected: {message}"),
+            &fields,
+        )
+    });
+    let mut response = json_response(status, &json!({ "message": message }));
+    set_id(&mut response, &id);
+    response
+}

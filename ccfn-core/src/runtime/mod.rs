@@ -1,0 +1,411 @@
+//! The runtime: serves functions over HTTP at
+//! `/features/<feature>/<function path>`, locally and in production.
+//!
+//! ```no_run
+//! use ccfn_core::runtime::{Feature, Runtime};
+//! # use ccfn_core::prelude::*;
+//! # /// Waits.
+//! # ///
+//! # /// # Trigger
+//! # /// Studio.
+//! # /// # Dependencies
+//! # /// None.
+//! # /// # Critical logging
+//! # /// None.
+//! # /// # Contacts
+//! # /// oncall@example.com
+//! # #[contact_fn(required = [CallSid, From, To])]
+//! # async fn wait_experience(_context: Context, _event: Event, callback: Callback) -> Completion {
+//! #     callback.success(VoiceResponse::new())
+//! # }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), ccfn_core::Error> {
+//!     Runtime::from_env()?
+//!         .feature(
+//!             Feature::new("callback-and-voicemail-with-email")
+//!                 .function("studio/wait-experience", wait_experience),
+//!         )
+//!         .serve()
+//!         .await
+//! }
+//! ```
+
+mod config;
+mod handler;
+mod params;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::routing::get;
+use axum::Router;
+use serde_json::json;
+use tokio::net::TcpListener;
+use tracing::Level;
+
+pub use config::{Mode, RuntimeConfig, DEFAULT_ADDR};
+
+use crate::log::emit;
+use crate::{ContactFunction, Context, Error, ErrorKind};
+
+/// The name of the context value that holds the account's auth token,
+/// the key of request signatures.
+pub const AUTH_TOKEN: &str = "AUTH_TOKEN";
+
+/// A feature: functions served under `/features/<name>/`.
+#[must_use = "give the feature to Runtime::feature"]
+pub struct Feature {
+    name: String,
+    functions: Vec<Registered>,
+}
+
+impl fmt::Debug for Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Feature")
+            .field("name", &self.name)
+            .field(
+                "functions",
+                &self.functions.iter().map(|r| &r.path).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+struct Registered {
+    feature: String,
+    path: String,
+    function: Arc<dyn ContactFunction>,
+    public: bool,
+}
+
+impl Registered {
+    fn url_path(&self) -> String {
+        format!("/features/{}/{}", self.feature, self.path)
+    }
+}
+
+impl Feature {
+    /// A feature named `name` (ASCII letters, digits, `-`, `_`, `.`).
+    pub fn new(name: impl Into<String>) -> Self {
+        Feature {
+            name: name.into(),
+            functions: Vec::new(),
+        }
+    }
+
+    /// Serves `function` at `path` (segments separated by `/`, such as
+    /// `studio/wait-experience`); requests must carry a valid platform
+    /// signature.
+    pub fn function(self, path: impl Into<String>, function: impl ContactFunction) -> Self {
+        self.register(path.into(), Arc::new(function), false)
+    }
+
+    /// Serves `function` at `path` without checking request signatures:
+    /// anyone who knows the URL can invoke it.
+    pub fn public_function(self, path: impl Into<String>, function: impl ContactFunction) -> Self {
+        self.register(path.into(), Arc::new(function), true)
+    }
+
+    fn register(mut self, path: String, function: Arc<dyn ContactFunction>, public: bool) -> Self {
+        self.functions.push(Registered {
+            feature: self.name.clone(),
+            path,
+            function,
+            public,
+        });
+        self
+    }
+}
+
+/// Serves registered functions; see the [module docs](self).
+#[must_use = "call .serve() or .router()"]
+pub struct Runtime {
+    context: Context,
+    config: RuntimeConfig,
+    functions: Vec<Registered>,
+}
+
+impl fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runtime")
+            .field("config", &self.config)
+            .field(
+                "functions",
+                &self
+                    .functions
+                    .iter()
+                    .map(Registered::url_path)
+                    .collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+fn valid_segment(segment: &str) -> bool {
+    !segment.is_empty()
+        && segment
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && segment != "."
+        && segment != ".."
+}
+
+impl Runtime {
+    /// A runtime with `context` and `config`.
+    pub fn new(context: Context, config: RuntimeConfig) -> Self {
+        Runtime {
+            context,
+            config,
+            functions: Vec::new(),
+        }
+    }
+
+    /// A runtime configured by the environment: [`Context::from_env`] and
+    /// [`RuntimeConfig::from_env`].
+    ///
+    /// # Errors
+    /// The environment or `.env` file has a value that cannot be used.
+    pub fn from_env() -> Result<Self, Error> {
+        Ok(Runtime::new(
+            Context::from_env()?,
+            RuntimeConfig::from_env()?,
+        ))
+    }
+
+    /// Adds a feature's functions.
+    pub fn feature(mut self, feature: Feature) -> Self {
+        self.functions.extend(feature.functions);
+        self
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &RuntimeConfig {
+        &self.config
+    }
+
+    /// Checks what must hold before serving: valid, distinct paths; every
+    /// function's required environment values present; an auth token in
+    /// production mode when a function is protected.
+    ///
+    /// # Errors
+    /// One error listing every problem found, each on its own line.
+    pub fn check(&self) -> Result<(), Error> {
+        let mut problems = Vec::new();
+        let mut seen = HashMap::new();
+        for registered in &self.functions {
+            let url = registered.url_path();
+            if !valid_segment(&registered.feature) {
+                problems.push(format!(
+                    "feature name `{}` is not valid: use ASCII letters, digits, `-`, `_` and `.`",
+                    registered.feature
+                ));
+            }
+            if !registered.path.split('/').all(valid_segment) {
+                problems.push(format!(
+                    "function path `{}` is not valid: use segments of ASCII letters, digits, `-`, `_` and `.` separated by `/`",
+                    registered.path
+                ));
+            }
+            if let Some(other) = seen.insert(url.clone(), registered.function.meta().name()) {
+                problems.push(format!(
+                    "`{url}` is registered twice (`{other}` and `{}`)",
+                    registered.function.meta().name()
+                ));
+            }
+            for name in registered.function.meta().env() {
+                if !self.context.is_present(name) {
+                    problems.push(format!(
+                        "Missing required environment variable: {name} (required by `{}` at {url})",
+                        registered.function.meta().name()
+                    ));
+                }
+            }
+        }
+        let protected = self.functions.iter().any(|r| !r.public);
+        if protected && self.config.mode == Mode::Production && !self.context.is_present(AUTH_TOKEN)
+        {
+            problems.push(format!(
+                "{AUTH_TOKEN} is not set: production mode needs the account's auth token to check request signatures (or register the functions with `public_function`)"
+            ));
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::new(
+                ErrorKind::Validation,
+                format!("cannot start the runtime:\n  {}", problems.join("\n  ")),
+            ))
+        }
+    }
+
+    /// The router, to embed in another server or run anywhere a tower
+    /// `Service` runs.
+    ///
+    /// # Errors
+    /// [`Runtime::check`] fails.
+    pub fn router(self) -> Result<Router, Error> {
+        self.check()?;
+        let listen_domain = self.config.addr.to_string();
+        let context = self.context.with_default("DOMAIN_NAME", &listen_domain);
+        let catalogue = json!(self
+            .functions
+            .iter()
+            .map(|r| json!({
+                "url_path": r.url_path(),
+                "feature": r.feature,
+                "path": r.path,
+                "public": r.public,
+                "meta": r.function.meta(),
+            }))
+            .collect::<Vec<_>>());
+        let functions = self
+            .functions
+            .into_iter()
+            .map(|r| (r.url_path(), Arc::new(r)))
+            .collect();
+        let state = Arc::new(handler::State {
+            context,
+            config: self.config,
+            functions,
+        });
+        Ok(Router::new()
+            .route(
+                "/__ccfn/functions",
+                get(move || async move { axum::Json(catalogue) }),
+            )
+            .fallback(handler::handle)
+            .with_state(state))
+    }
+
+    /// Installs the process's logging ([`crate::init_logging`]), checks,
+    /// listens on `CCFN_ADDR` and serves until SIGINT or SIGTERM; then
+    /// stops accepting, lets in-flight invocations finish (up to the
+    /// shutdown grace), writes every buffered log line and returns.
+    ///
+    /// # Errors
+    /// Logging cannot be installed, [`Runtime::check`] fails, or the
+    /// address cannot be listened on; nothing is served then.
+    pub async fn serve(self) -> Result<(), Error> {
+        let logs = crate::init_logging()?;
+        let addr = self.config.addr;
+        if self.config.mode == Mode::Local
+            && !self.context.is_present(AUTH_TOKEN)
+            && self.functions.iter().any(|r| !r.public)
+        {
+            emit(
+                Level::WARN,
+                "runtime",
+                &format!(
+                    "{AUTH_TOKEN} is not set: request signatures are not checked (local mode)"
+                ),
+                &serde_json::Map::new(),
+            );
+        }
+        let listener = TcpListener::bind(addr).await.map_err(|e| {
+            Error::new(ErrorKind::Function, format!("cannot listen on {addr}: {e}")).with_source(e)
+        })?;
+        let logs = Arc::new(logs);
+        let reporter = {
+            let logs = Arc::clone(&logs);
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
+                loop {
+                    every.tick().await;
+                    logs.report_dropped();
+                }
+            })
+        };
+        let result = self.serve_with(listener, shutdown_signal()).await;
+        reporter.abort();
+        let _ = reporter.await;
+        drop(logs);
+        result
+    }
+
+    /// Serves on `listener` until `shutdown` completes, then finishes
+    /// in-flight invocations (up to the shutdown grace). Logging is the
+    /// caller's to install.
+    ///
+    /// # Errors
+    /// [`Runtime::check`] fails, or the server fails.
+    pub async fn serve_with(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), Error> {
+        let grace = self.config.shutdown_grace;
+        let names: Vec<String> = self.functions.iter().map(Registered::url_path).collect();
+        let router = self.router()?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| Error::msg(format!("cannot read the listening address: {e}")))?;
+        let mut fields = serde_json::Map::new();
+        fields.insert("addr".into(), json!(addr.to_string()));
+        fields.insert("functions".into(), json!(names));
+        emit(
+            Level::INFO,
+            "runtime",
+            &format!("listening on http://{addr}"),
+            &fields,
+        );
+
+        let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
+        let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+            shutdown.await;
+            let _ = stopping_tx.send(());
+        });
+        let server = std::pin::pin!(std::future::IntoFuture::into_future(server));
+        let deadline = async move {
+            if stopping_rx.await.is_ok() {
+                emit(
+                    Level::INFO,
+                    "runtime",
+                    "shutting down: finishing in-flight invocations",
+                    &serde_json::Map::new(),
+                );
+                tokio::time::sleep(grace).await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        };
+        tokio::select! {
+            result = server => result.map_err(|e| Error::msg(format!("the server failed: {e}")).with_source(e))?,
+            () = deadline => {
+                emit(
+                    Level::WARN,
+                    "runtime",
+                    &format!("shutdown grace of {} ms expired with invocations still running", grace.as_millis()),
+                    &serde_json::Map::new(),
+                );
+            }
+        }
+        emit(Level::INFO, "runtime", "stopped", &serde_json::Map::new());
+        Ok(())
+    }
+}
+
+/// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+}
