@@ -1,0 +1,721 @@
+//! The runtime over real HTTP on loopback: every status code, parameter
+//! merging and decoding, signatures, the catalogue, shutdown with an
+//! invocation in flight, and exactly one `start` and `end` per request.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use ccfn_core::prelude::*;
+use ccfn_core::runtime::{Feature, Mode, Runtime, RuntimeConfig};
+use ccfn_core::{signature, LogFormat};
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tracing_subscriber::fmt::MakeWriter;
+
+/// Every JSON line the process logged.
+#[derive(Clone, Default)]
+struct Lines(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Lines {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for Lines {
+    type Writer = Lines;
+    fn make_writer(&'a self) -> Lines {
+        self.clone()
+    }
+}
+
+fn logs() -> &'static Lines {
+    static LINES: OnceLock<Lines> = OnceLock::new();
+    LINES.get_or_init(|| {
+        let lines = Lines::default();
+        let filter = ccfn_core::parse_filter("trace").unwrap();
+        ccfn_core::init_logging_with(LogFormat::Json, filter, lines.clone()).unwrap();
+        lines
+    })
+}
+
+/// The records of one invocation.
+fn records_of(id: &str) -> Vec<Value> {
+    let bytes = logs().0.lock().unwrap().clone();
+    String::from_utf8(bytes)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("every line is JSON"))
+        .filter(|record| record["invocation_id"] == id)
+        .collect()
+}
+
+fn steps_of(id: &str) -> Vec<String> {
+    records_of(id)
+        .iter()
+        .map(|r| r["step"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The steps without alerts (the error rate is shared by every test).
+fn contract_steps_of(id: &str) -> Vec<String> {
+    steps_of(id).into_iter().filter(|s| s != "alert").collect()
+}
+
+/// Answers with its parameters and headers.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = ["Name"], kind = generic)]
+async fn echo(_context: Context, event: Event, callback: Callback) -> Completion {
+    let headers: HashMap<&str, &str> = event.headers().collect();
+    callback.success(json!({ "params": event, "headers": headers }))
+}
+
+/// Answers the caller.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn voice(_context: Context, event: Event, callback: Callback) -> Completion {
+    match event.get("then") {
+        Some("fail") => callback.error(Error::msg("the queue is closed")),
+        Some("panic") => panic!("no such queue"),
+        Some("sleep") => {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            callback.success(
+                ccfn_core::Response::new(202)
+                    .header("x-slept", "300")
+                    .body("slept"),
+            )
+        }
+        Some("hang") => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            callback.success("never")
+        }
+        _ => {
+            let mut twiml = VoiceResponse::new();
+            twiml.say("Please hold.");
+            callback.success(twiml)
+        }
+    }
+}
+
+/// Never finishes in time.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To], timeout_ms = 100)]
+async fn hangs(_context: Context, _event: Event, callback: Callback) -> Completion {
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    callback.success("never")
+}
+
+/// Needs configuration.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// Task router.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To], env = ["workflowSid", PLATFORM_WORKSPACE_SID])]
+async fn configured(_context: Context, _event: Event, callback: Callback) -> Completion {
+    callback.success("ok")
+}
+
+const TOKEN: &str = "canary-auth-token-7e51";
+
+struct Server {
+    base: String,
+    stop: Option<oneshot::Sender<()>>,
+    done: tokio::task::JoinHandle<Result<(), Error>>,
+}
+
+impl Server {
+    async fn start(context: Context, config: RuntimeConfig) -> Server {
+        logs();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let runtime = Runtime::new(context, config).feature(
+            Feature::new("test")
+                .public_function("echo", echo)
+                .public_function("studio/voice", voice)
+                .public_function("hangs", hangs)
+                .function("signed", voice),
+        );
+        let (stop, stopped) = oneshot::channel::<()>();
+        let done = tokio::spawn(runtime.serve_with(listener, async {
+            let _ = stopped.await;
+        }));
+        Server {
+            base,
+            stop: Some(stop),
+            done,
+        }
+    }
+
+    async fn local() -> Server {
+        Server::start(Context::builder().build(), config()).await
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    async fn stop(mut self) -> Result<(), Error> {
+        let _ = self.stop.take().unwrap().send(());
+        self.done.await.unwrap()
+    }
+}
+
+fn config() -> RuntimeConfig {
+    let mut config = RuntimeConfig::default();
+    config.shutdown_grace = Duration::from_secs(5);
+    config
+}
+
+const FORM: &str = "application/x-www-form-urlencoded";
+const VOICE: &str = "CallSid=CA123&From=%2B15551230000&To=%2B15559870000";
+
+async fn post(url: &str, content_type: &str, body: impl Into<reqwest::Body>) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", content_type)
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+fn id(response: &reqwest::Response) -> String {
+    response.headers()["x-ccfn-invocation-id"]
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn json_body(response: reqwest::Response) -> Value {
+    response.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn voice_response_is_200_text_xml() {
+    let server = Server::local().await;
+    let response = post(&server.url("/features/test/studio/voice"), FORM, VOICE).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "text/xml");
+    let id = id(&response);
+    assert_eq!(
+        response.text().await.unwrap(),
+        r#"<?xml version="1.0" encoding="UTF-8"?><Response><Say>Please hold.</Say></Response>"#
+    );
+    let records = records_of(&id);
+    assert_eq!(
+        records[0]["event"]["From"], "+15551230000",
+        "%2B decoded once"
+    );
+    assert_eq!(records[0]["domain"], "127.0.0.1:3001");
+    assert_eq!(steps_of(&id).last().unwrap(), "end");
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn missing_parameter_is_400_with_the_exact_message() {
+    let server = Server::local().await;
+    let response = post(
+        &server.url("/features/test/studio/voice"),
+        FORM,
+        "CallSid=CA123&From=%2B15551230000",
+    )
+    .await;
+    assert_eq!(response.status(), 400);
+    assert_eq!(response.headers()["content-type"], "application/json");
+    let id = id(&response);
+    assert_eq!(
+        response.text().await.unwrap(),
+        r#"{"message":"Missing required parameter: To"}"#
+    );
+    assert_eq!(
+        contract_steps_of(&id),
+        ["start", "validation", "validation_error", "metrics", "end"]
+    );
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn error_panic_and_timeout_statuses() {
+    let server = Server::local().await;
+    let fail = post(
+        &server.url("/features/test/studio/voice"),
+        FORM,
+        format!("{VOICE}&then=fail"),
+    )
+    .await;
+    assert_eq!(fail.status(), 500);
+    assert_eq!(
+        json_body(fail).await,
+        json!({"message": "the queue is closed"})
+    );
+
+    let panic = post(
+        &server.url("/features/test/studio/voice"),
+        FORM,
+        format!("{VOICE}&then=panic"),
+    )
+    .await;
+    assert_eq!(panic.status(), 500);
+    let panic_id = id(&panic);
+    assert_eq!(
+        json_body(panic).await,
+        json!({"message": "function panicked: no such queue"})
+    );
+    assert!(contract_steps_of(&panic_id).ends_with(&[
+        "error".into(),
+        "metrics".into(),
+        "end".into()
+    ]));
+
+    let timeout = post(&server.url("/features/test/hangs"), FORM, VOICE).await;
+    assert_eq!(timeout.status(), 504);
+    let timeout_id = id(&timeout);
+    assert_eq!(
+        json_body(timeout).await,
+        json!({"message": "Function timed out after 100 ms"})
+    );
+    assert!(contract_steps_of(&timeout_id).ends_with(&[
+        "error".into(),
+        "metrics".into(),
+        "end".into()
+    ]));
+
+    // The server is still up after all that.
+    let ok = post(&server.url("/features/test/studio/voice"), FORM, VOICE).await;
+    assert_eq!(ok.status(), 200);
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn custom_response_keeps_status_headers_and_body() {
+    let server = Server::local().await;
+    let response = post(
+        &server.url("/features/test/studio/voice"),
+        FORM,
+        format!("{VOICE}&then=sleep"),
+    )
+    .await;
+    assert_eq!(response.status(), 202);
+    assert_eq!(response.headers()["x-slept"], "300");
+    assert!(response.headers().contains_key("x-ccfn-invocation-id"));
+    assert_eq!(response.text().await.unwrap(), "slept");
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn parameters_merge_body_over_query_and_keep_repeated_keys() {
+    let server = Server::local().await;
+    let response = post(
+        &server.url("/features/test/echo?Name=query&mode=debug&Tag=q"),
+        FORM,
+        "Name=body&Tag=a&Tag=b&Plus=%2B1+2&Empty=",
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    let id = id(&response);
+    let body = json_body(response).await;
+    assert_eq!(
+        body["params"],
+        json!({"Name": "body", "Tag": ["a", "b"], "Plus": "+1 2", "Empty": "", "mode": "debug"})
+    );
+    assert!(
+        steps_of(&id).contains(&"debug".to_owned()),
+        "mode=debug from the query"
+    );
+
+    let json = post(
+        &server.url("/features/test/echo?Name=query&Extra=1"),
+        "application/json; charset=utf-8",
+        r#"{"Name": "json", "Count": 2}"#,
+    )
+    .await;
+    assert_eq!(json.status(), 200);
+    assert_eq!(
+        json_body(json).await["params"],
+        json!({"Name": "json", "Count": 2, "Extra": "1"})
+    );
+
+    let get = reqwest::get(server.url("/features/test/echo?Name=get"))
+        .await
+        .unwrap();
+    assert_eq!(get.status(), 200);
+    assert_eq!(json_body(get).await["params"], json!({"Name": "get"}));
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn headers_reach_the_function_without_hop_by_hop_ones() {
+    let server = Server::local().await;
+    let response = reqwest::Client::new()
+        .post(server.url("/features/test/echo"))
+        .header("content-type", FORM)
+        .header("x-request-id", "r-1")
+        .header("x-forwarded-for", "10.0.0.1")
+        .header("proxy-authorization", "Basic Zm9v")
+        .body("Name=h")
+        .send()
+        .await
+        .unwrap();
+    let headers = json_body(response).await["headers"].clone();
+    assert_eq!(headers["x-request-id"], "r-1");
+    assert!(headers.get("x-forwarded-for").is_none());
+    assert!(headers.get("proxy-authorization").is_none());
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn head_answers_200_without_invoking() {
+    let server = Server::local().await;
+    let response = reqwest::Client::new()
+        .head(server.url("/features/test/studio/voice"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let id = id(&response);
+    assert!(records_of(&id).is_empty(), "HEAD invokes nothing");
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn rejected_requests() {
+    let server = Server::local().await;
+    let unknown = post(&server.url("/features/test/nothing"), FORM, VOICE).await;
+    assert_eq!(unknown.status(), 404);
+    let unknown_id = id(&unknown);
+    assert_eq!(
+        json_body(unknown).await,
+        json!({"message": "no function at /features/test/nothing"})
+    );
+    assert_eq!(steps_of(&unknown_id), ["request_rejected"]);
+
+    let put = reqwest::Client::new()
+        .put(server.url("/features/test/studio/voice"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(put.status(), 405);
+    assert_eq!(put.headers()["allow"], "GET, HEAD, POST");
+
+    let xml = post(
+        &server.url("/features/test/studio/voice"),
+        "text/xml",
+        "<a/>",
+    )
+    .await;
+    assert_eq!(xml.status(), 415);
+    assert_eq!(
+        json_body(xml).await,
+        json!({"message": "unsupported content type `text/xml`: send application/x-www-form-urlencoded or application/json"})
+    );
+
+    let big = post(
+        &server.url("/features/test/echo"),
+        FORM,
+        vec![b'a'; 1024 * 1024 + 1],
+    )
+    .await;
+    assert_eq!(big.status(), 413);
+    assert_eq!(
+        json_body(big).await,
+        json!({"message": "the request body is larger than the 1048576 bytes allowed"})
+    );
+
+    let escape = post(&server.url("/features/test/echo"), FORM, "Name=%2").await;
+    assert_eq!(escape.status(), 400);
+    assert_eq!(
+        json_body(escape).await,
+        json!({"message": "malformed request: body: parameter `Name` has a malformed percent escape `%2` (expected `%` and two hexadecimal digits)"})
+    );
+
+    let bytes = post(
+        &server.url("/features/test/echo"),
+        FORM,
+        b"Name=\xff\xfe".to_vec(),
+    )
+    .await;
+    assert_eq!(bytes.status(), 400);
+    assert_eq!(
+        json_body(bytes).await,
+        json!({"message": "malformed request: body: parameter `Name` has bytes that are not UTF-8"})
+    );
+
+    let json = post(
+        &server.url("/features/test/echo"),
+        "application/json",
+        "[1,2]",
+    )
+    .await;
+    assert_eq!(json.status(), 400);
+    assert_eq!(
+        json_body(json).await,
+        json!({"message": "malformed request: the JSON body must be an object of parameters"})
+    );
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn signatures_guard_protected_functions() {
+    let context = Context::builder().secret("AUTH_TOKEN", TOKEN).build();
+    let mut config = config();
+    config.public_url = Some("https://functions.example.com".into());
+    let server = Server::start(context, config).await;
+    let url = server.url("/features/test/signed");
+    let signed_url = "https://functions.example.com/features/test/signed";
+    let params = [
+        ("CallSid", "CA123"),
+        ("From", "+15551230000"),
+        ("To", "+15559870000"),
+    ];
+    let good = signature::compute_signature(TOKEN, signed_url, &params);
+    let send = |signature: Option<String>, body: &'static str| {
+        let mut request = reqwest::Client::new()
+            .post(&url)
+            .header("content-type", FORM)
+            .body(body);
+        if let Some(signature) = signature {
+            request = request.header("x-twilio-signature", signature);
+        }
+        request.send()
+    };
+    let ok = send(Some(good.clone()), VOICE).await.unwrap();
+    assert_eq!(ok.status(), 200);
+
+    let tampered = send(
+        Some(good.clone()),
+        "CallSid=CA123&From=%2B15551230001&To=%2B15559870000",
+    )
+    .await
+    .unwrap();
+    assert_eq!(tampered.status(), 403);
+    let tampered_id = id(&tampered);
+    assert_eq!(
+        json_body(tampered).await,
+        json!({"message": "X-Twilio-Signature does not match the request: check the auth token and the public URL the platform calls"})
+    );
+    let record = &records_of(&tampered_id)[0];
+    assert_eq!(record["step"], "request_rejected");
+    assert_eq!(record["status"], 403);
+
+    let missing = send(None, VOICE).await.unwrap();
+    assert_eq!(missing.status(), 403);
+    assert_eq!(
+        json_body(missing).await,
+        json!({"message": "missing X-Twilio-Signature header"})
+    );
+
+    // Public functions need no signature.
+    let public = post(&server.url("/features/test/studio/voice"), FORM, VOICE).await;
+    assert_eq!(public.status(), 200);
+    server.stop().await.unwrap();
+
+    let all = String::from_utf8(logs().0.lock().unwrap().clone()).unwrap();
+    assert!(
+        !all.contains(TOKEN),
+        "the auth token never reaches a log line"
+    );
+}
+
+#[tokio::test]
+async fn catalogue_lists_every_function() {
+    let server = Server::local().await;
+    let catalogue = json_body(reqwest::get(server.url("/__ccfn/functions")).await.unwrap()).await;
+    let paths: Vec<&str> = catalogue
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["url_path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "/features/test/echo",
+            "/features/test/studio/voice",
+            "/features/test/hangs",
+            "/features/test/signed"
+        ]
+    );
+    let entry = &catalogue[1];
+    assert_eq!(entry["public"], true);
+    assert_eq!(entry["meta"]["name"], "voice");
+    assert_eq!(entry["meta"]["required"], json!(["CallSid", "From", "To"]));
+    assert_eq!(entry["meta"]["kind"], "voice");
+    assert_eq!(entry["meta"]["contacts"], "oncall@example.com");
+    assert_eq!(catalogue[3]["public"], false);
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn shutdown_finishes_the_invocation_in_flight() {
+    let server = Server::local().await;
+    let url = server.url("/features/test/studio/voice");
+    let in_flight =
+        tokio::spawn(async move { post(&url, FORM, format!("{VOICE}&then=sleep")).await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let base = server.base.clone();
+    server.stop().await.unwrap();
+    let response = in_flight.await.unwrap();
+    assert_eq!(response.status(), 202);
+    let id = id(&response);
+    assert_eq!(steps_of(&id).last().unwrap(), "end");
+    assert!(
+        reqwest::get(format!("{base}/__ccfn/functions"))
+            .await
+            .is_err(),
+        "no longer accepting"
+    );
+}
+
+#[tokio::test]
+async fn shutdown_grace_bounds_a_stuck_invocation() {
+    let mut config = config();
+    config.shutdown_grace = Duration::from_millis(200);
+    let server = Server::start(Context::builder().build(), config).await;
+    let url = server.url("/features/test/studio/voice");
+    let stuck = tokio::spawn(async move { post(&url, FORM, format!("{VOICE}&then=hang")).await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let stopped = tokio::time::timeout(Duration::from_secs(5), server.stop()).await;
+    assert!(matches!(stopped, Ok(Ok(()))), "stops within the grace");
+    stuck.abort();
+}
+
+#[tokio::test]
+async fn one_start_and_one_end_per_request_under_200_concurrent_requests() {
+    let server = Server::local().await;
+    let client = reqwest::Client::new();
+    let requests = (0..200).map(|n| {
+        let client = client.clone();
+        let url = server.url("/features/test/studio/voice");
+        async move {
+            let body = if n % 10 == 0 {
+                "CallSid=CA1".to_owned()
+            } else {
+                format!("{VOICE}&n={n}")
+            };
+            let response = client
+                .post(url)
+                .header("content-type", FORM)
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            (response.status().as_u16(), id(&response))
+        }
+    });
+    let answers = futures_util::future::join_all(requests).await;
+    assert_eq!(
+        answers.iter().filter(|(status, _)| *status == 200).count(),
+        180
+    );
+    assert_eq!(
+        answers.iter().filter(|(status, _)| *status == 400).count(),
+        20
+    );
+    let bytes = logs().0.lock().unwrap().clone();
+    let mut by_id: HashMap<String, Vec<String>> = HashMap::new();
+    for line in String::from_utf8(bytes).unwrap().lines() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        if let (Some(id), Some(step)) = (record["invocation_id"].as_str(), record["step"].as_str())
+        {
+            by_id
+                .entry(id.to_owned())
+                .or_default()
+                .push(step.to_owned());
+        }
+    }
+    for (_, id) in &answers {
+        let steps = &by_id[id];
+        assert_eq!(
+            steps.iter().filter(|s| *s == "start").count(),
+            1,
+            "{id}: {steps:?}"
+        );
+        assert_eq!(
+            steps.iter().filter(|s| *s == "end").count(),
+            1,
+            "{id}: {steps:?}"
+        );
+        assert_eq!(steps.first().map(String::as_str), Some("start"));
+        assert_eq!(steps.last().map(String::as_str), Some("end"));
+    }
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn start_up_checks_name_every_problem() {
+    let runtime = Runtime::new(Context::builder().build(), config()).feature(
+        Feature::new("test")
+            .function("configured", configured)
+            .function("configured", configured)
+            .function("bad path//x", configured),
+    );
+    let message = runtime.check().unwrap_err().to_string();
+    assert!(
+        message.starts_with("cannot start the runtime:"),
+        "{message}"
+    );
+    for expected in [
+        "Missing required environment variable: workflowSid (required by `configured` at /features/test/configured)",
+        "Missing required environment variable: PLATFORM_WORKSPACE_SID (required by `configured` at /features/test/configured)",
+        "`/features/test/configured` is registered twice (`configured` and `configured`)",
+        "function path `bad path//x` is not valid",
+    ] {
+        assert!(message.contains(expected), "{expected}\nnot in\n{message}");
+    }
+
+    let mut production = config();
+    production.mode = Mode::Production;
+    let context = Context::builder()
+        .value("workflowSid", "WW1")
+        .value("PLATFORM_WORKSPACE_SID", "WS1")
+        .build();
+    let runtime = Runtime::new(context.clone(), production.clone())
+        .feature(Feature::new("test").function("configured", configured));
+    let message = runtime.check().unwrap_err().to_string();
+    assert!(
+        message.contains("AUTH_TOKEN is not set: production mode needs the account's auth token"),
+        "{message}"
+    );
+
+    let public = Runtime::new(context, production)
+        .feature(Feature::new("test").public_function("configured", configured));
+    assert!(
+        public.check().is_ok(),
+        "public functions need no auth token"
+    );
+}
