@@ -17,8 +17,8 @@ use crate::{metrics, panic, Context, Error, ErrorKind, Event, FunctionMeta};
 /// returns.
 pub type BoxFuture<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-fn fields<const N: usize>(pairs: [(&str, Value); N]) -> Fields {
-    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+fn fields<const N: usize>(pairs: [(&'static str, Value); N]) -> Fields {
+    Vec::from(pairs)
 }
 
 fn info(step: &str, message: &str, pairs: Fields) {
@@ -98,7 +98,7 @@ where
             fields([
                 ("event_keys", json!(event.keys())),
                 ("context_keys", json!(context.keys().collect::<Vec<_>>())),
-                ("memory_bytes", json!(metrics::rss_bytes())),
+                ("memory_bytes", json!(metrics::rss_bytes_sampled())),
             ]),
         );
     }
@@ -256,7 +256,7 @@ fn validate(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Err
 /// the reply of a successful invocation.
 fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Option<&Reply>) {
     let elapsed = started.elapsed();
-    let memory = metrics::rss_bytes();
+    let memory = metrics::rss_bytes_sampled();
     let limit = context.memory_limit();
     info(
         "metrics",

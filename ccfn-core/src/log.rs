@@ -24,7 +24,7 @@ use tracing_subscriber::Layer;
 use crate::secret::scrub;
 
 /// The fields of one record, in order.
-pub(crate) type Fields = Map<String, Value>;
+pub(crate) type Fields = Vec<(&'static str, Value)>;
 
 /// Target of contract records.
 pub(crate) const TARGET: &str = "ccfn";
@@ -74,26 +74,52 @@ impl FromStr for LogFormat {
 }
 
 impl LogFormat {
-    /// Renders one record (without the final newline).
+    /// Renders one record, as read back from a JSON line (without the
+    /// final newline).
     #[must_use]
     pub fn render(self, record: &Map<String, Value>) -> String {
-        match self {
-            LogFormat::Json => Value::Object(record.clone()).to_string(),
-            LogFormat::Pretty => render_pretty(record),
-        }
+        let text = |key: &str| record.get(key).and_then(Value::as_str);
+        let header = Header {
+            timestamp: text("timestamp").unwrap_or(""),
+            level: text("level").unwrap_or(""),
+            function: text("function"),
+            invocation_id: text("invocation_id"),
+            call_sid: None,
+            step: text("step").unwrap_or(""),
+            message: text("message").unwrap_or(""),
+        };
+        let fields = record
+            .iter()
+            .filter(|(key, _)| !HEADER_KEYS.contains(&key.as_str()))
+            .map(|(key, value)| (key.as_str(), value));
+        let mut out = String::new();
+        self.write(&header, fields, &mut out);
+        out
     }
 
-    fn write(self, record: &Map<String, Value>, out: &mut String) {
+    /// Writes one record into `out` (without the final newline).
+    fn write<'a>(
+        self,
+        header: &Header<'_>,
+        fields: impl Iterator<Item = (&'a str, &'a Value)> + Clone,
+        out: &mut String,
+    ) {
         match self {
-            LogFormat::Json => {
-                // Writing into a String cannot fail, and a Map always serializes.
-                let mut bytes = std::mem::take(out).into_bytes();
-                let _ = serde_json::to_writer(&mut bytes, record);
-                *out = String::from_utf8(bytes).unwrap_or_default();
-            }
-            LogFormat::Pretty => out.push_str(&render_pretty(record)),
+            LogFormat::Json => write_json(header, fields, out),
+            LogFormat::Pretty => write_pretty(header, fields, out),
         }
     }
+}
+
+/// What every record starts with.
+struct Header<'a> {
+    timestamp: &'a str,
+    level: &'a str,
+    function: Option<&'a str>,
+    invocation_id: Option<&'a str>,
+    call_sid: Option<&'a str>,
+    step: &'a str,
+    message: &'a str,
 }
 
 const HEADER_KEYS: [&str; 6] = [
@@ -105,40 +131,88 @@ const HEADER_KEYS: [&str; 6] = [
     "message",
 ];
 
-fn render_pretty(record: &Map<String, Value>) -> String {
-    let text = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or("");
-    let mut out = format!(
-        "{} {:<5} {} {} [{}] {}",
-        text("timestamp"),
-        text("level"),
-        text("function"),
-        text("invocation_id"),
-        text("step"),
-        text("message"),
-    );
-    for (key, value) in record {
-        if HEADER_KEYS.contains(&key.as_str()) {
-            continue;
-        }
-        let _ = write!(out, "\n  {key}: ");
-        match value {
-            Value::String(s) if !s.contains('\n') => out.push_str(s),
-            Value::String(s) => {
-                for line in s.lines() {
-                    out.push_str("\n    ");
-                    out.push_str(line);
-                }
-            }
-            Value::Array(_) | Value::Object(_) => {
-                let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
-                out.push_str(&pretty.replace('\n', "\n  "));
-            }
-            other => {
-                let _ = write!(out, "{other}");
+fn write_json<'a>(
+    header: &Header<'_>,
+    fields: impl Iterator<Item = (&'a str, &'a Value)> + Clone,
+    out: &mut String,
+) {
+    // Writing into a Vec cannot fail, and serde_json writes UTF-8.
+    fn put(out: &mut Vec<u8>, name: &str, value: &(impl serde::Serialize + ?Sized)) {
+        out.push(b',');
+        let _ = serde_json::to_writer(&mut *out, name);
+        out.push(b':');
+        let _ = serde_json::to_writer(&mut *out, value);
+    }
+    let mut bytes = Vec::with_capacity(512);
+    bytes.extend_from_slice(b"{\"timestamp\":");
+    let _ = serde_json::to_writer(&mut bytes, header.timestamp);
+    put(&mut bytes, "level", header.level);
+    let optional = [
+        ("function", header.function),
+        ("invocation_id", header.invocation_id),
+        ("call_sid", header.call_sid),
+    ];
+    for (name, value) in optional {
+        if let Some(value) = value {
+            if name != "call_sid" || !fields.clone().any(|(k, _)| k == name) {
+                put(&mut bytes, name, value);
             }
         }
     }
-    out
+    put(&mut bytes, "step", header.step);
+    put(&mut bytes, "message", header.message);
+    for (name, value) in fields {
+        put(&mut bytes, name, value);
+    }
+    bytes.push(b'}');
+    out.push_str(&String::from_utf8_lossy(&bytes));
+}
+
+fn write_pretty<'a>(
+    header: &Header<'_>,
+    fields: impl Iterator<Item = (&'a str, &'a Value)> + Clone,
+    out: &mut String,
+) {
+    let _ = write!(
+        out,
+        "{} {:<5} {} {} [{}] {}",
+        header.timestamp,
+        header.level,
+        header.function.unwrap_or(""),
+        header.invocation_id.unwrap_or(""),
+        header.step,
+        header.message,
+    );
+    let call_sid = header
+        .call_sid
+        .filter(|_| !fields.clone().any(|(k, _)| k == "call_sid"))
+        .map(Value::from);
+    if let Some(call_sid) = &call_sid {
+        pretty_field(out, "call_sid", call_sid);
+    }
+    for (key, value) in fields {
+        pretty_field(out, key, value);
+    }
+}
+
+fn pretty_field(out: &mut String, key: &str, value: &Value) {
+    let _ = write!(out, "\n  {key}: ");
+    match value {
+        Value::String(s) if !s.contains('\n') => out.push_str(s),
+        Value::String(s) => {
+            for line in s.lines() {
+                out.push_str("\n    ");
+                out.push_str(line);
+            }
+        }
+        Value::Array(_) | Value::Object(_) => {
+            let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
+            out.push_str(&pretty.replace('\n', "\n  "));
+        }
+        other => {
+            let _ = write!(out, "{other}");
+        }
+    }
 }
 
 /// The invocation a span stands for.
@@ -177,7 +251,7 @@ impl Visit for InvocationVisitor {
 struct EventVisitor {
     step: Option<String>,
     message: String,
-    others: Fields,
+    others: Vec<(String, Value)>,
 }
 
 impl Visit for EventVisitor {
@@ -185,9 +259,7 @@ impl Visit for EventVisitor {
         match field.name() {
             "step" => self.step = Some(value.to_owned()),
             "message" => self.message = value.to_owned(),
-            name => {
-                self.others.insert(name.to_owned(), Value::from(value));
-            }
+            name => self.others.push((name.to_owned(), Value::from(value))),
         }
     }
 
@@ -202,22 +274,22 @@ impl Visit for EventVisitor {
 
     fn record_i64(&mut self, field: &Field, value: i64) {
         self.others
-            .insert(field.name().to_owned(), Value::from(value));
+            .push((field.name().to_owned(), Value::from(value)));
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
         self.others
-            .insert(field.name().to_owned(), Value::from(value));
+            .push((field.name().to_owned(), Value::from(value)));
     }
 
     fn record_f64(&mut self, field: &Field, value: f64) {
         self.others
-            .insert(field.name().to_owned(), Value::from(value));
+            .push((field.name().to_owned(), Value::from(value)));
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
         self.others
-            .insert(field.name().to_owned(), Value::from(value));
+            .push((field.name().to_owned(), Value::from(value)));
     }
 }
 
@@ -262,7 +334,8 @@ where
         self
     }
 
-    fn record<S>(&self, event: &Event<'_>, ctx: &LayerContext<'_, S>) -> Map<String, Value>
+    /// Formats one event as a line (scrubbed, with its newline).
+    fn line<S>(&self, event: &Event<'_>, ctx: &LayerContext<'_, S>) -> String
     where
         S: Subscriber + for<'a> LookupSpan<'a>,
     {
@@ -270,52 +343,45 @@ where
         let mut visitor = EventVisitor::default();
         event.record(&mut visitor);
         let contract = meta.target().starts_with(TARGET) && FIELDS.is_set();
-
-        let mut record = Map::new();
-        record.insert(
-            "timestamp".into(),
-            Value::from(humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()),
-        );
-        record.insert("level".into(), Value::from(meta.level().as_str()));
-        if let Some(scope) = ctx.event_scope(event) {
-            for span in scope {
-                if let Some(invocation) = span.extensions().get::<Invocation>() {
-                    record.insert("function".into(), Value::from(invocation.function.as_str()));
-                    record.insert(
-                        "invocation_id".into(),
-                        Value::from(invocation.invocation_id.as_str()),
-                    );
-                    if let Some(call_sid) = &invocation.call_sid {
-                        record.insert("call_sid".into(), Value::from(call_sid.as_str()));
-                    }
-                    break;
-                }
-            }
-        }
+        let timestamp = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+        let scope = ctx.event_scope(event);
+        let span = scope.and_then(|mut scope| {
+            scope.find(|span| span.extensions().get::<Invocation>().is_some())
+        });
+        let extensions = span.as_ref().map(|span| span.extensions());
+        let invocation = extensions.as_ref().and_then(|e| e.get::<Invocation>());
         let step = match (&visitor.step, contract) {
             (Some(step), true) => step.as_str(),
             _ => "log",
         };
-        record.insert("step".into(), Value::from(step));
-        record.insert("message".into(), Value::from(visitor.message));
+        let header = Header {
+            timestamp: &timestamp,
+            level: meta.level().as_str(),
+            function: invocation.map(|i| i.function.as_str()),
+            invocation_id: invocation.map(|i| i.invocation_id.as_str()),
+            call_sid: invocation.and_then(|i| i.call_sid.as_deref()),
+            step,
+            message: &visitor.message,
+        };
+        let mut line = String::with_capacity(512);
         if contract {
             FIELDS.with(|fields| {
-                for (key, value) in fields {
-                    record.insert(key.clone(), value.clone());
-                }
+                let fields = fields.iter().map(|(k, v)| (*k, v));
+                self.format.write(&header, fields, &mut line);
             });
         } else {
-            if step == "log" {
-                if let Some(user_step) = visitor.step {
-                    visitor
-                        .others
-                        .insert("user_step".into(), Value::from(user_step));
-                }
-                record.insert("target".into(), Value::from(meta.target()));
+            let mut others = Vec::with_capacity(visitor.others.len() + 2);
+            others.push(("target".to_owned(), Value::from(meta.target())));
+            if let Some(user_step) = &visitor.step {
+                others.push(("user_step".to_owned(), Value::from(user_step.as_str())));
             }
-            record.extend(visitor.others);
+            others.extend(visitor.others.iter().cloned());
+            let fields = others.iter().map(|(k, v)| (k.as_str(), v));
+            self.format.write(&header, fields, &mut line);
         }
-        record
+        scrub(&mut line);
+        line.push('\n');
+        line
     }
 }
 
@@ -353,11 +419,7 @@ where
     }
 
     fn on_event(&self, event: &Event<'_>, ctx: LayerContext<'_, S>) {
-        let record = self.record(event, &ctx);
-        let mut line = String::with_capacity(512);
-        self.format.write(&record, &mut line);
-        scrub(&mut line);
-        line.push('\n');
+        let line = self.line(event, &ctx);
         // A log line that cannot be written must not fail the function.
         let _ = self.writer.make_writer().write_all(line.as_bytes());
     }
@@ -417,12 +479,10 @@ impl LogGuard {
                     "{} log lines dropped: the log writer could not keep up",
                     total - before
                 ),
-                &[
-                    ("dropped".to_owned(), Value::from(total - before)),
-                    ("total_dropped".to_owned(), Value::from(total)),
-                ]
-                .into_iter()
-                .collect(),
+                &vec![
+                    ("dropped", Value::from(total - before)),
+                    ("total_dropped", Value::from(total)),
+                ],
             );
         }
     }
@@ -520,12 +580,20 @@ mod tests {
 
     #[test]
     fn json_is_one_line_with_nested_objects() {
-        let record = json!({"step": "start", "event": {"From": "+1"}});
+        let record = json!({
+            "timestamp": "2026-11-21T20:35:01.123Z",
+            "level": "INFO",
+            "step": "start",
+            "message": "m \"quoted\"",
+            "event": {"From": "+1"}
+        });
         let text = LogFormat::Json.render(record.as_object().unwrap());
-        assert_eq!(text, r#"{"step":"start","event":{"From":"+1"}}"#);
-        let mut out = String::new();
-        LogFormat::Json.write(record.as_object().unwrap(), &mut out);
-        assert_eq!(out, text);
+        assert_eq!(
+            text,
+            r#"{"timestamp":"2026-11-21T20:35:01.123Z","level":"INFO","step":"start","message":"m \"quoted\"","event":{"From":"+1"}}"#
+        );
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed, record);
     }
 
     #[test]

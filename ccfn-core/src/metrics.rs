@@ -11,6 +11,32 @@ pub fn rss_bytes() -> Option<u64> {
     Some(pages * page_size())
 }
 
+/// How old a sampled resident set size may be.
+pub const RSS_SAMPLE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// [`rss_bytes`], read at most once per [`RSS_SAMPLE_INTERVAL`]: reading
+/// it costs a few microseconds, more than the rest of the contract.
+#[must_use]
+pub fn rss_bytes_sampled() -> Option<u64> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Instant;
+    const UNKNOWN: u64 = u64::MAX;
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    static READ_AT: AtomicU64 = AtomicU64::new(0);
+    static VALUE: AtomicU64 = AtomicU64::new(UNKNOWN);
+    let epoch = *EPOCH.get_or_init(Instant::now);
+    // Microseconds since the epoch, plus one so that 0 means "never read".
+    let now = u64::try_from(epoch.elapsed().as_micros()).unwrap_or(u64::MAX - 1) + 1;
+    let read_at = READ_AT.load(Ordering::Relaxed);
+    let interval = u64::try_from(RSS_SAMPLE_INTERVAL.as_micros()).unwrap_or(u64::MAX);
+    if read_at == 0 || now.saturating_sub(read_at) >= interval {
+        let value = rss_bytes().unwrap_or(UNKNOWN);
+        VALUE.store(value, Ordering::Relaxed);
+        READ_AT.store(now, Ordering::Relaxed);
+    }
+    Some(VALUE.load(Ordering::Relaxed)).filter(|&v| v != UNKNOWN)
+}
+
 fn page_size() -> u64 {
     static PAGE: OnceLock<u64> = OnceLock::new();
     *PAGE.get_or_init(|| {
@@ -56,6 +82,17 @@ mod tests {
         assert!(
             rss > 1024 * 1024,
             "a test process uses more than 1 MiB: {rss}"
+        );
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn sampled_rss_is_close_to_the_fresh_one() {
+        let sampled = rss_bytes_sampled().expect("known on Linux");
+        let fresh = rss_bytes().expect("known on Linux");
+        assert!(
+            sampled.abs_diff(fresh) < 64 * 1024 * 1024,
+            "{sampled} vs {fresh}"
         );
     }
 

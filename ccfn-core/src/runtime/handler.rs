@@ -324,11 +324,12 @@ fn reject(
         invocation_id = id.as_str(),
         call_sid = tracing::field::Empty,
     );
-    let mut fields = serde_json::Map::new();
-    fields.insert("status".into(), json!(status.as_u16()));
-    fields.insert("method".into(), json!(method.as_str()));
-    fields.insert("path".into(), json!(path));
-    fields.insert("error".into(), json!(message));
+    let fields = vec![
+        ("status", json!(status.as_u16())),
+        ("method", json!(method.as_str())),
+        ("path", json!(path)),
+        ("error", json!(message)),
+    ];
     let level = if status.is_server_error() {
         Level::ERROR
     } else {

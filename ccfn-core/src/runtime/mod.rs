@@ -302,7 +302,7 @@ impl Runtime {
                 &format!(
                     "{AUTH_TOKEN} is not set: request signatures are not checked (local mode)"
                 ),
-                &serde_json::Map::new(),
+                &Vec::new(),
             );
         }
         let listener = TcpListener::bind(addr).await.map_err(|e| {
@@ -343,9 +343,10 @@ impl Runtime {
         let addr = listener
             .local_addr()
             .map_err(|e| Error::msg(format!("cannot read the listening address: {e}")))?;
-        let mut fields = serde_json::Map::new();
-        fields.insert("addr".into(), json!(addr.to_string()));
-        fields.insert("functions".into(), json!(names));
+        let fields = vec![
+            ("addr", json!(addr.to_string())),
+            ("functions", json!(names)),
+        ];
         emit(
             Level::INFO,
             "runtime",
@@ -365,7 +366,7 @@ impl Runtime {
                     Level::INFO,
                     "runtime",
                     "shutting down: finishing in-flight invocations",
-                    &serde_json::Map::new(),
+                    &Vec::new(),
                 );
                 tokio::time::sleep(grace).await;
             } else {
@@ -379,11 +380,11 @@ impl Runtime {
                     Level::WARN,
                     "runtime",
                     &format!("shutdown grace of {} ms expired with invocations still running", grace.as_millis()),
-                    &serde_json::Map::new(),
+                    &Vec::new(),
                 );
             }
         }
-        emit(Level::INFO, "runtime", "stopped", &serde_json::Map::new());
+        emit(Level::INFO, "runtime", "stopped", &Vec::new());
         Ok(())
     }
 }

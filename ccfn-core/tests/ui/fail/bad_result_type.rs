@@ -1,0 +1,24 @@
+// Succeeding with a value that cannot be serialized.
+use ccfn_core::prelude::*;
+
+struct Ticket {
+    id: u32,
+}
+
+/// Answers the call.
+///
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn answer(context: Context, event: Event, callback: Callback) -> Completion {
+    let _ = (context, event);
+    callback.success(Ticket { id: 7 })
+}
+
+fn main() {}

@@ -1,0 +1,22 @@
+// The `# Trigger` section written twice.
+use ccfn_core::prelude::*;
+
+/// Answers the call.
+///
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Trigger
+/// Outbound call status callback.
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn answer(context: Context, event: Event, callback: Callback) -> Completion {
+    let _ = (context, event);
+    callback.success(VoiceResponse::new())
+}
+
+fn main() {}

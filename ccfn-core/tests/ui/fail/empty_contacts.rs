@@ -1,0 +1,19 @@
+// A `# Contacts` heading with nothing under it.
+use ccfn_core::prelude::*;
+
+/// Answers the call.
+///
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Contacts
+#[contact_fn(required = [CallSid, From, To])]
+async fn answer(context: Context, event: Event, callback: Callback) -> Completion {
+    let _ = (context, event);
+    callback.success(VoiceResponse::new())
+}
+
+fn main() {}

@@ -1,0 +1,18 @@
+// Sections but no purpose paragraph.
+use ccfn_core::prelude::*;
+
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn answer(context: Context, event: Event, callback: Callback) -> Completion {
+    let _ = (context, event);
+    callback.success(VoiceResponse::new())
+}
+
+fn main() {}

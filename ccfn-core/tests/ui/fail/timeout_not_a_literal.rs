@@ -1,0 +1,22 @@
+// `timeout_ms` given a constant instead of a literal.
+use ccfn_core::prelude::*;
+
+const TEN_SECONDS: u64 = 10_000;
+
+/// Answers the call.
+///
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To], timeout_ms = TEN_SECONDS)]
+async fn answer(context: Context, event: Event, callback: Callback) -> Completion {
+    let _ = (context, event);
+    callback.success(VoiceResponse::new())
+}
+
+fn main() {}
