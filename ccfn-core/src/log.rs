@@ -518,7 +518,12 @@ pub fn init_logging() -> Result<LogGuard, crate::Error> {
         .lossy(true)
         .buffered_lines_limit(LOG_QUEUE_LINES)
         .thread_name("ccfn-log-writer")
-        .finish(std::io::stdout());
+        // The writer thread flushes after each batch it drains, so a buffer
+        // turns one write per line into one per batch.
+        .finish(std::io::BufWriter::with_capacity(
+            64 * 1024,
+            std::io::stdout(),
+        ));
     let dropped = writer.error_counter();
     init_logging_with(format, filter, writer)?;
     Ok(LogGuard {

@@ -47,6 +47,11 @@ use tokio::net::TcpListener;
 use tracing::Level;
 
 pub use config::{Mode, RuntimeConfig, DEFAULT_ADDR};
+/// The `lambda_http` crate the runtime runs on, for its request and
+/// response types.
+#[cfg(feature = "lambda")]
+#[doc(no_inline)]
+pub use lambda_http;
 
 use crate::log::emit;
 use crate::{ContactFunction, Context, Error, ErrorKind};
@@ -386,6 +391,27 @@ impl Runtime {
         }
         emit(Level::INFO, "runtime", "stopped", &Vec::new());
         Ok(())
+    }
+}
+
+#[cfg(feature = "lambda")]
+impl Runtime {
+    /// Installs the process's logging, checks, and serves the router on
+    /// AWS Lambda (API Gateway REST and HTTP APIs, function URLs) through
+    /// the official `lambda_http` runtime until the platform stops the
+    /// process. Needs the `lambda` feature.
+    ///
+    /// # Errors
+    /// Logging cannot be installed, [`Runtime::check`] fails, or the
+    /// Lambda runtime fails.
+    pub async fn serve_lambda(self) -> Result<(), Error> {
+        let logs = crate::init_logging()?;
+        let router = self.router()?;
+        let result = lambda_http::run(router)
+            .await
+            .map_err(|e| Error::msg(format!("the Lambda runtime failed: {e}")));
+        drop(logs);
+        result
     }
 }
 

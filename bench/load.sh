@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Load test of the examples server: requests/s, latency, non-2xx, peak
+# memory and log volume, with JSON contract logs written to a file and
+# with logging off, at 16 and 64 connections. It also checks that every
+# answered request has exactly one `start` and one `end` record.
+#
+#   bash bench/load.sh            # 10 s per run
+#   DURATION=30s bash bench/load.sh
+#
+# Needs wrk (installed with apt-get when missing). Traffic goes to
+# 127.0.0.1 only; every run is bounded by DURATION.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION="${DURATION:-10s}"
+PORT="${PORT:-3101}"
+OUT="${OUT:-target/load}"
+URL="http://127.0.0.1:${PORT}/features/callback-and-voicemail-with-email/studio/wait-experience"
+
+if ! command -v wrk >/dev/null; then
+  echo "installing wrk" >&2
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq wrk >/dev/null
+fi
+
+cargo build --release -p example-contact-center --quiet
+mkdir -p "$OUT"
+cat > "$OUT/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = "CallSid=CA0123456789abcdef0123456789abcdef&From=%2B15551230000&To=%2B15559870000"
+wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
+LUA
+
+# run NAME CONNECTIONS LOG_FILTER
+run() {
+  local name="$1" connections="$2" filter="$3"
+  local log="$OUT/$name.log"
+  CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
+    ./target/release/example-contact-center >"$log" 2>"$OUT/$name.stderr" &
+  local pid=$!
+  for _ in $(seq 50); do
+    curl -s -o /dev/null -X HEAD "$URL" && break
+    sleep 0.1
+  done
+  wrk -t2 -c"$connections" -d"$DURATION" --latency -s "$OUT/post.lua" "$URL" >"$OUT/$name.wrk"
+  local peak_kb
+  peak_kb=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+  kill -TERM "$pid"
+  wait "$pid"
+
+  local answered rps p50 p99 non2xx bytes starts ends
+  answered=$(awk '/requests in/ {print $1}' "$OUT/$name.wrk")
+  rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/$name.wrk")
+  p50=$(awk '$1 == "50%" {print $2}' "$OUT/$name.wrk")
+  p99=$(awk '$1 == "99%" {print $2}' "$OUT/$name.wrk")
+  non2xx=$(awk '/Non-2xx/ {print $5}' "$OUT/$name.wrk")
+  bytes=$(stat -c %s "$log")
+  starts=$(grep -c '"step":"start"' "$log" || true)
+  ends=$(grep -c '"step":"end"' "$log" || true)
+  printf '%-14s %5s %10s %9s %9s %7s %9s %9s' \
+    "$name" "$connections" "$rps" "$p50" "$p99" "${non2xx:-0}" "$((peak_kb / 1024)) MiB" \
+    "$([ "$filter" = off ] && echo - || echo $((bytes / answered)))"
+  if [ "$filter" != off ]; then
+    # wrk stops counting at the deadline; requests still in flight then
+    # are answered and logged after it, at most one per connection.
+    local extra=$((starts - answered))
+    if [ "$starts" -ne "$ends" ] || [ "$extra" -lt 0 ] || [ "$extra" -gt "$connections" ]; then
+      printf '  FAIL: %s start, %s end, %s answered\n' "$starts" "$ends" "$answered"
+      return 1
+    fi
+    printf '  ok: %s start = %s end (%s answered)\n' "$starts" "$ends" "$answered"
+  else
+    printf '\n'
+  fi
+}
+
+echo "$(nproc) cores, $DURATION per run, $URL"
+printf '%-14s %5s %10s %9s %9s %7s %9s %9s\n' run conns "req/s" p50 p99 non-2xx "peak RSS" "log B/req"
+run json-16 16 info
+run off-16 16 off
+run json-64 64 info
+run off-64 64 off
