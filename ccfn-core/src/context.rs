@@ -24,13 +24,17 @@ pub struct Thresholds {
     pub error_window: Duration,
     /// Response body size (default 64 kB, the call-flow designer's limit).
     pub response_bytes: usize,
+    /// Invocations the error-rate window must hold before it can alert
+    /// (default 20), so that one early failure is not an incident.
+    pub error_min_invocations: u64,
 }
 
 impl Thresholds {
     /// The defaults, changed by `CCFN_ALERT_EXECUTION_MS`,
     /// `CCFN_ALERT_MEMORY_RATIO`, `CCFN_ALERT_API_RESPONSE_MS`,
-    /// `CCFN_ALERT_ERROR_RATE`, `CCFN_ALERT_ERROR_WINDOW_S` and
-    /// `CCFN_ALERT_RESPONSE_BYTES` when set.
+    /// `CCFN_ALERT_ERROR_RATE`, `CCFN_ALERT_ERROR_WINDOW_S`,
+    /// `CCFN_ALERT_ERROR_MIN_INVOCATIONS` and `CCFN_ALERT_RESPONSE_BYTES`
+    /// when set.
     ///
     /// # Errors
     /// A variable is set to something that is not a number of its kind;
@@ -54,6 +58,12 @@ impl Thresholds {
         }
         if let Some(bytes) = env_number::<usize>("CCFN_ALERT_RESPONSE_BYTES", "bytes")? {
             thresholds.response_bytes = bytes;
+        }
+        if let Some(count) = env_number::<u64>(
+            "CCFN_ALERT_ERROR_MIN_INVOCATIONS",
+            "a number of invocations",
+        )? {
+            thresholds.error_min_invocations = count;
         }
         Ok(thresholds)
     }
@@ -89,6 +99,7 @@ impl Default for Thresholds {
             error_rate: 0.05,
             error_window: Duration::from_secs(600),
             response_bytes: 64 * 1024,
+            error_min_invocations: 20,
         }
     }
 }
@@ -158,7 +169,12 @@ impl Context {
         }
         Ok(builder
             .thresholds(Thresholds::from_env()?)
-            .memory_limit(crate::metrics::memory_limit_bytes())
+            .memory_limit(
+                match env_number::<u64>("CCFN_MEMORY_LIMIT_BYTES", "bytes")? {
+                    Some(bytes) => Some(bytes),
+                    None => crate::metrics::memory_limit_bytes(),
+                },
+            )
             .build())
     }
 

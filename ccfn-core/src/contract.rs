@@ -161,6 +161,18 @@ where
 
     let timeout = Duration::from_millis(meta.timeout_ms());
     let handler = panic::InHandler::new(handler(context.clone(), event, Callback::new()));
+    // Until the handler completes, dropping this future (a client that
+    // went away, a shutdown past its grace) must still close the
+    // invocation's records.
+    let mut unfinished = Unfinished {
+        meta,
+        context: &context,
+        started,
+        event: &event_json,
+        domain: &domain,
+        span: tracing::Span::current(),
+        armed: true,
+    };
     let result = match tokio::time::timeout(timeout, AssertUnwindSafe(handler).catch_unwind()).await
     {
         Ok(Ok(output)) => output.into_completion(),
@@ -178,6 +190,8 @@ where
             format!("Function timed out after {} ms", meta.timeout_ms()),
         )),
     };
+    unfinished.armed = false;
+    drop(unfinished);
 
     match &result {
         Ok(reply) => {
@@ -189,24 +203,63 @@ where
             );
         }
         Err(error) => {
-            emit(
-                Level::ERROR,
-                "error",
-                &format!("=== FUNCTION ERROR: {name} ==="),
-                &fields([
-                    ("kind", json!(error.kind().as_str())),
-                    ("error", json!(error.message())),
-                    ("stack", json!(error.stack())),
-                    ("event", event_json),
-                    ("domain", domain),
-                    ("account_sid", json!(context.account_sid())),
-                ]),
-            );
+            log_error(meta, &context, error, event_json, domain);
             finish(meta, &context, started, None);
         }
     }
     end(meta, started, result.is_ok());
     result
+}
+
+/// Logs the `error` record.
+fn log_error(meta: &FunctionMeta, context: &Context, error: &Error, event: Value, domain: Value) {
+    emit(
+        Level::ERROR,
+        "error",
+        &format!("=== FUNCTION ERROR: {} ===", meta.name()),
+        &fields([
+            ("kind", json!(error.kind().as_str())),
+            ("error", json!(error.message())),
+            ("stack", json!(error.stack())),
+            ("event", event),
+            ("domain", domain),
+            ("account_sid", json!(context.account_sid())),
+        ]),
+    );
+}
+
+/// Closes the records of an invocation dropped while its handler ran.
+struct Unfinished<'a> {
+    meta: &'static FunctionMeta,
+    context: &'a Context,
+    started: Instant,
+    event: &'a Value,
+    domain: &'a Value,
+    span: tracing::Span,
+    armed: bool,
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let error = Error::new(
+            ErrorKind::Cancelled,
+            "invocation cancelled before it completed: the client went away or the server stopped",
+        );
+        self.span.in_scope(|| {
+            log_error(
+                self.meta,
+                self.context,
+                &error,
+                self.event.clone(),
+                self.domain.clone(),
+            );
+            finish(self.meta, self.context, self.started, None);
+            end(self.meta, self.started, false);
+        });
+    }
 }
 
 /// Where a panic happened, as the source of the panic's error.
@@ -249,7 +302,14 @@ fn validate(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Err
         );
         first.get_or_insert(message);
     }
-    first.map(|message| Error::new(ErrorKind::Validation, message))
+    first.map(|message| {
+        let kind = if message.starts_with("Missing required parameter") {
+            ErrorKind::Validation
+        } else {
+            ErrorKind::Configuration
+        };
+        Error::new(kind, message)
+    })
 }
 
 /// Logs `metrics`, then an `alert` for each threshold crossed; `reply` is
@@ -288,13 +348,19 @@ fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Optio
             clippy::cast_sign_loss
         )]
         let threshold = (limit as f64 * thresholds.memory_ratio) as u64;
-        if memory > threshold {
+        // One alert per crossing: memory is the process's, not the
+        // invocation's, and stays high across many invocations.
+        static OVER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        let over = memory > threshold;
+        if over && !OVER.swap(true, std::sync::atomic::Ordering::Relaxed) {
             alert(
                 "memory",
                 &format!("memory use {memory} bytes is over the {threshold} bytes threshold"),
                 json!(memory),
                 json!(threshold),
             );
+        } else if !over {
+            OVER.store(false, std::sync::atomic::Ordering::Relaxed);
         }
     }
     if let Some(size) = reply.map(Reply::body_len) {
@@ -402,7 +468,7 @@ mod error_rate {
             .fold((0, 0), |(t, f), (_, total, failed)| (t + total, f + failed));
         #[allow(clippy::cast_precision_loss)]
         let ratio = failed as f64 / total.max(1) as f64;
-        let over = ratio > thresholds.error_rate;
+        let over = total >= thresholds.error_min_invocations && ratio > thresholds.error_rate;
         let crossing = over && !window.alerting;
         window.alerting = over;
         crossing.then_some(Crossing {

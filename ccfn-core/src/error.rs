@@ -8,8 +8,11 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// A required parameter or environment value is missing (HTTP 400).
+    /// A required parameter is missing (HTTP 400).
     Validation,
+    /// A required environment value is missing: a deployment fault
+    /// (HTTP 500).
+    Configuration,
     /// The function failed (HTTP 500).
     Function,
     /// The function panicked (HTTP 500).
@@ -18,6 +21,9 @@ pub enum ErrorKind {
     Timeout,
     /// An external call failed (HTTP 500).
     Upstream,
+    /// The invocation was dropped before it completed: the client went
+    /// away, or the server stopped after its shutdown grace.
+    Cancelled,
 }
 
 impl ErrorKind {
@@ -26,6 +32,8 @@ impl ErrorKind {
     pub const fn as_str(self) -> &'static str {
         match self {
             ErrorKind::Validation => "validation",
+            ErrorKind::Configuration => "configuration",
+            ErrorKind::Cancelled => "cancelled",
             ErrorKind::Function => "function",
             ErrorKind::Panic => "panic",
             ErrorKind::Timeout => "timeout",
@@ -59,13 +67,19 @@ pub struct Error {
 }
 
 impl Error {
-    /// An error of `kind` with `message`.
+    /// An error of `kind` with `message`; a backtrace is captured (when
+    /// the environment asks for one) for function and upstream errors,
+    /// where it shows where the error was made.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        let backtrace = match kind {
+            ErrorKind::Function | ErrorKind::Upstream => Backtrace::capture(),
+            _ => Backtrace::disabled(),
+        };
         Error {
             kind,
             message: message.into(),
             source: None,
-            backtrace: Backtrace::capture(),
+            backtrace,
         }
     }
 
@@ -145,6 +159,47 @@ impl fmt::Debug for Error {
     }
 }
 
+/// The error as a `std::error::Error`, for `?` in code that returns
+/// `Box<dyn std::error::Error + Send + Sync>` (a `main`, say).
+///
+/// ```
+/// fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+///     let checked: Result<(), ccfn_core::Error> = Ok(());
+///     checked?;
+///     Ok(())
+/// }
+/// ```
+impl From<Error> for Box<dyn StdError + Send + Sync + 'static> {
+    fn from(error: Error) -> Self {
+        Box::new(StdErrorAdapter(error))
+    }
+}
+
+/// An [`Error`] seen as a `std::error::Error` (it cannot implement the
+/// trait itself, since every `std::error::Error` converts into it).
+struct StdErrorAdapter(Error);
+
+impl fmt::Debug for StdErrorAdapter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for StdErrorAdapter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl StdError for StdErrorAdapter {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.0
+            .source
+            .as_deref()
+            .map(|e| e as &(dyn StdError + 'static))
+    }
+}
+
 impl<E: StdError + Send + Sync + 'static> From<E> for Error {
     fn from(error: E) -> Self {
         Error {
@@ -181,6 +236,32 @@ mod tests {
         assert!(error
             .stack()
             .starts_with("function: could not read the recording\ncaused by: no such file"));
+    }
+
+    #[test]
+    fn converts_into_a_boxed_std_error_with_its_source() {
+        let io = std::io::Error::other("connection reset");
+        let error = Error::new(ErrorKind::Upstream, "task router unreachable").with_source(io);
+        let boxed: Box<dyn StdError + Send + Sync> = error.into();
+        assert_eq!(boxed.to_string(), "task router unreachable");
+        assert_eq!(boxed.source().unwrap().to_string(), "connection reset");
+    }
+
+    #[test]
+    fn only_function_and_upstream_errors_capture_a_backtrace() {
+        for kind in [
+            ErrorKind::Validation,
+            ErrorKind::Timeout,
+            ErrorKind::Panic,
+            ErrorKind::Cancelled,
+        ] {
+            let error = Error::new(kind, "x");
+            assert_eq!(
+                error.backtrace().status(),
+                BacktraceStatus::Disabled,
+                "{kind:?}"
+            );
+        }
     }
 
     #[test]

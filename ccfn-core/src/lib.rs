@@ -67,7 +67,7 @@ pub use log::{
     LOG_QUEUE_LINES,
 };
 pub use meta::{FunctionMeta, Kind};
-pub use secret::{is_sensitive_name, Secret, REDACTED};
+pub use secret::{is_sensitive_name, Secret, MIN_SCRUBBED_LEN, REDACTED};
 pub use voice::VoiceResponse;
 
 #[doc(inline)]
@@ -90,6 +90,87 @@ pub mod __private {
     /// and records where they happened; the testkit calls it.
     pub fn install_panic_hook() {
         crate::panic::install_hook();
+    }
+
+    /// A handler parameter's declared type, which must be `Expected`.
+    #[diagnostic::on_unimplemented(
+        message = "this parameter of a `#[contact_fn]` handler must be `{Expected}`, not `{Self}`",
+        label = "must be `{Expected}`",
+        note = "a handler takes `(context: Context, event: Event, callback: Callback)`, in this order"
+    )]
+    pub trait Param<Expected> {
+        /// The argument as the handler declares it.
+        fn from_arg(arg: Expected) -> Self;
+    }
+
+    macro_rules! params {
+        ($($ty:ty),*) => {$(
+            #[diagnostic::do_not_recommend]
+            impl Param<$ty> for $ty {
+                fn from_arg(arg: $ty) -> Self {
+                    arg
+                }
+            }
+        )*};
+    }
+    params!(crate::Context, crate::Event, crate::Callback);
+
+    /// Passes a handler its argument; spanned at the parameter's type, so a
+    /// wrong type is reported there.
+    pub fn param<T: Param<U>, U>(arg: U) -> T {
+        T::from_arg(arg)
+    }
+
+    /// The handler's future, unchanged; spanned at its return type, so a
+    /// wrong return type is reported there.
+    pub fn completion<F>(future: F) -> F
+    where
+        F: core::future::Future,
+        F::Output: crate::IntoCompletion,
+    {
+        future
+    }
+
+    /// Fails compilation unless `required` holds `CallSid`, `From` and `To`.
+    ///
+    /// `#[contact_fn]` checks this itself, except when it takes an
+    /// identifier for a misspelled call parameter (`Frm`) and leaves it to
+    /// rustc; this catches the case where that identifier is a well-known
+    /// parameter after all.
+    pub const fn check_voice_params(required: &[&str]) {
+        if !(contains(required, "CallSid")
+            && contains(required, "From")
+            && contains(required, "To"))
+        {
+            panic!("voice functions must require `CallSid`, `From` and `To`; add them to `required`, or declare another kind with `kind = email | task | generic`");
+        }
+    }
+
+    /// `names.contains(&name)`, in a `const fn`.
+    const fn contains(names: &[&str], name: &str) -> bool {
+        let mut i = 0;
+        while i < names.len() {
+            if eq(names[i].as_bytes(), name.as_bytes()) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// `a == b`, in a `const fn`.
+    const fn eq(a: &[u8], b: &[u8]) -> bool {
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
     }
 }
 

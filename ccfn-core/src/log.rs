@@ -122,6 +122,19 @@ struct Header<'a> {
     message: &'a str,
 }
 
+/// Keys a handler's own fields are renamed from (to `fields.<key>`).
+const RESERVED_KEYS: [&str; 9] = [
+    "timestamp",
+    "level",
+    "function",
+    "invocation_id",
+    "call_sid",
+    "step",
+    "message",
+    "target",
+    "user_step",
+];
+
 const HEADER_KEYS: [&str; 6] = [
     "timestamp",
     "level",
@@ -375,7 +388,14 @@ where
             if let Some(user_step) = &visitor.step {
                 others.push(("user_step".to_owned(), Value::from(user_step.as_str())));
             }
-            others.extend(visitor.others.iter().cloned());
+            // A handler's field must not shadow a field every record has.
+            others.extend(visitor.others.iter().map(|(key, value)| {
+                if RESERVED_KEYS.contains(&key.as_str()) {
+                    (format!("fields.{key}"), value.clone())
+                } else {
+                    (key.clone(), value.clone())
+                }
+            }));
             let fields = others.iter().map(|(k, v)| (k.as_str(), v));
             self.format.write(&header, fields, &mut line);
         }

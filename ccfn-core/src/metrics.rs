@@ -46,17 +46,11 @@ fn page_size() -> u64 {
     })
 }
 
-/// The memory limit of this process in bytes: `CCFN_MEMORY_LIMIT_BYTES`
-/// when set, else the limit of its control group (v2 `memory.max`, v1
-/// `memory.limit_in_bytes`) when it has one.
+/// The memory limit of this process's control group in bytes (v2
+/// `memory.max`, v1 `memory.limit_in_bytes`), when it has one.
+/// [`crate::Context::from_env`] prefers `CCFN_MEMORY_LIMIT_BYTES`.
 #[must_use]
 pub fn memory_limit_bytes() -> Option<u64> {
-    if let Some(bytes) = std::env::var("CCFN_MEMORY_LIMIT_BYTES")
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-    {
-        return Some(bytes);
-    }
     [
         "/sys/fs/cgroup/memory.max",
         "/sys/fs/cgroup/memory/memory.limit_in_bytes",

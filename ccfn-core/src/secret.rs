@@ -27,7 +27,8 @@ pub const REDACTED: &str = "[REDACTED]";
 pub struct Secret(Arc<str>);
 
 impl Secret {
-    /// Holds `value` as a secret and registers it with the scrubber.
+    /// Holds `value` as a secret and registers it with the scrubber (when it
+    /// has at least [`MIN_SCRUBBED_LEN`] characters).
     pub fn new(value: impl Into<String>) -> Self {
         let value: Arc<str> = Arc::from(value.into());
         register(&value);
@@ -91,8 +92,13 @@ pub fn is_sensitive_name(name: &str) -> bool {
 static REGISTRY: RwLock<Vec<Box<str>>> = RwLock::new(Vec::new());
 static ANY: AtomicBool = AtomicBool::new(false);
 
+/// Secret values shorter than this are not scrubbed from lines: replacing
+/// every `5` or `in` would garble every record. They still print as
+/// `[REDACTED]` through [`Secret`].
+pub const MIN_SCRUBBED_LEN: usize = 6;
+
 fn register(value: &str) {
-    if value.is_empty() {
+    if value.chars().count() < MIN_SCRUBBED_LEN {
         return;
     }
     let mut registry = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
@@ -159,7 +165,11 @@ pin_project_lite::pin_project! {
 impl<F> ScrubInvocation<F> {
     /// Scrubs `values` while `future` runs.
     pub(crate) fn new<'a>(values: impl IntoIterator<Item = &'a str>, future: F) -> Self {
-        let mut values: Vec<Box<str>> = values.into_iter().flat_map(forms).collect();
+        let mut values: Vec<Box<str>> = values
+            .into_iter()
+            .filter(|value| value.chars().count() >= MIN_SCRUBBED_LEN)
+            .flat_map(forms)
+            .collect();
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
         values.dedup();
         ScrubInvocation { values, future }
@@ -214,12 +224,15 @@ mod tests {
     }
 
     #[test]
-    fn empty_secret_scrubs_nothing() {
+    fn short_secrets_are_not_scrubbed() {
         let empty = Secret::new("");
         assert!(empty.is_empty());
-        let mut line = String::from("nothing to hide");
+        let short = Secret::new("in");
+        let days = Secret::new("5");
+        let mut line = String::from("listening on +15551230000");
         scrub(&mut line);
-        assert_eq!(line, "nothing to hide");
+        assert_eq!(line, "listening on +15551230000");
+        assert_eq!(format!("{short} {days}"), "[REDACTED] [REDACTED]");
     }
 
     #[test]

@@ -601,17 +601,99 @@ async fn shutdown_finishes_the_invocation_in_flight() {
     );
 }
 
+/// The records of the invocations of `call_sid`.
+fn records_of_call(call_sid: &str) -> Vec<Value> {
+    let bytes = logs().0.lock().unwrap().clone();
+    String::from_utf8(bytes)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|record| record["call_sid"] == call_sid)
+        .collect()
+}
+
+fn assert_closed_as_cancelled(call_sid: &str) {
+    let records = records_of_call(call_sid);
+    let steps: Vec<&str> = records
+        .iter()
+        .map(|r| r["step"].as_str().unwrap())
+        .filter(|s| *s != "alert")
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "start",
+            "validation",
+            "validation",
+            "processing",
+            "caller",
+            "error",
+            "metrics",
+            "end"
+        ],
+        "{records:#?}"
+    );
+    let error = records.iter().find(|r| r["step"] == "error").unwrap();
+    assert_eq!(error["kind"], "cancelled");
+    assert_eq!(records.last().unwrap()["outcome"], "error");
+}
+
 #[tokio::test]
-async fn shutdown_grace_bounds_a_stuck_invocation() {
+async fn shutdown_grace_bounds_a_stuck_invocation_and_still_closes_it() {
     let mut config = config();
     config.shutdown_grace = Duration::from_millis(200);
     let server = Server::start(Context::builder().build(), config).await;
     let url = server.url("/features/test/studio/voice");
-    let stuck = tokio::spawn(async move { post(&url, FORM, format!("{VOICE}&then=hang")).await });
+    let body = "CallSid=CAstuckatshutdown&From=%2B1&To=%2B2&then=hang";
+    let stuck = tokio::spawn(async move { post(&url, FORM, body).await });
     tokio::time::sleep(Duration::from_millis(100)).await;
     let stopped = tokio::time::timeout(Duration::from_secs(5), server.stop()).await;
     assert!(matches!(stopped, Ok(Ok(()))), "stops within the grace");
     stuck.abort();
+    assert_closed_as_cancelled("CAstuckatshutdown");
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_does_not_lose_the_end_record() {
+    let server = Server::local().await;
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_millis(150))
+        .build()
+        .unwrap();
+    let gone = client
+        .post(server.url("/features/test/studio/voice"))
+        .header("content-type", FORM)
+        .body("CallSid=CAclientwentaway&From=%2B1&To=%2B2&then=hang")
+        .send()
+        .await;
+    assert!(gone.is_err(), "the client gave up");
+    // The server notices the closed connection and drops the invocation.
+    let mut closed = false;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        if records_of_call("CAclientwentaway")
+            .iter()
+            .any(|r| r["step"] == "end")
+        {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "no end record for the dropped invocation");
+    assert_closed_as_cancelled("CAclientwentaway");
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn catalogue_is_off_in_production_unless_asked_for() {
+    let mut production = config();
+    production.mode = Mode::Production;
+    production.catalogue = false;
+    let context = Context::builder().secret("AUTH_TOKEN", TOKEN).build();
+    let server = Server::start(context, production).await;
+    let response = reqwest::get(server.url("/__ccfn/functions")).await.unwrap();
+    assert_eq!(response.status(), 404);
+    server.stop().await.unwrap();
 }
 
 #[tokio::test]

@@ -38,7 +38,7 @@ pub const STEP_FIELDS: &[(&str, &[&str])] = &[
     ("success", &["result"]),
     (
         "error",
-        &["error", "stack", "event", "domain", "account_sid"],
+        &["kind", "error", "stack", "event", "domain", "account_sid"],
     ),
     ("end", &["outcome", "execution_ms"]),
     (

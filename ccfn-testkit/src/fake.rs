@@ -87,10 +87,13 @@ impl FakeContext {
     }
 
     /// Raises the error-rate alert when more than `rate` (0.05 is 5 %) of
-    /// the invocations in the last `window` failed.
+    /// the invocations in the last `window` failed, from the first
+    /// invocation on (production waits for
+    /// [`Thresholds::error_min_invocations`]).
     pub fn error_rate_alert(mut self, rate: f64, window: Duration) -> Self {
         self.thresholds.error_rate = rate;
         self.thresholds.error_window = window;
+        self.thresholds.error_min_invocations = 1;
         self
     }
 

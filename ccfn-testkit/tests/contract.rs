@@ -247,6 +247,12 @@ async fn missing_environment_value() {
     );
     snapshot("missing_env", &run);
 
+    assert_eq!(
+        run.error().map(Error::kind),
+        Some(ErrorKind::Configuration),
+        "a deployment fault, answered with 500"
+    );
+
     let context = FakeContext::new().value("workflowSid", "WW0123");
     let run = invoke(needs_workflow, context, FakeEvent::voice()).await;
     run.assert_contract();
@@ -449,6 +455,91 @@ async fn error_rate_alert_once_per_crossing() {
     }
     // 3 of 42 failed (7.1 %): a new crossing, a new alert.
     assert_eq!(alerts(&invoke(flaky, context(), failing()).await), 1);
+}
+
+#[tokio::test]
+async fn error_rate_waits_for_enough_invocations() {
+    let mut thresholds = ccfn_core::Thresholds::default();
+    thresholds.error_min_invocations = 3;
+    let context = || FakeContext::new().thresholds(thresholds);
+    let failing = || {
+        FakeEvent::voice()
+            .param("fail", "yes")
+            .param("CallSid", "CAmin")
+    };
+    let alerts = |run: &Run| run.records_of("alert").len();
+    assert_eq!(
+        alerts(&invoke(flaky_min, context(), failing()).await),
+        0,
+        "1 of 1"
+    );
+    assert_eq!(
+        alerts(&invoke(flaky_min, context(), failing()).await),
+        0,
+        "2 of 2"
+    );
+    assert_eq!(
+        alerts(&invoke(flaky_min, context(), failing()).await),
+        1,
+        "3 of 3"
+    );
+}
+
+/// Fails when asked to (its own error-rate window).
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn flaky_min(_context: Context, event: Event, callback: Callback) -> Completion {
+    if event.get("fail") == Some("yes") {
+        callback.error(Error::msg("asked to fail"))
+    } else {
+        callback.success("ok")
+    }
+}
+
+/// Logs with fields named like the record's own.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn shadowing_fields(_context: Context, _event: Event, callback: Callback) -> Completion {
+    tracing::info!(
+        function = "not-me",
+        call_sid = "CAfake",
+        queue = "support",
+        "routing"
+    );
+    callback.success("ok")
+}
+
+#[tokio::test]
+async fn handler_logs_cannot_shadow_record_fields() {
+    let run = invoke(shadowing_fields, FakeContext::new(), FakeEvent::voice()).await;
+    run.assert_contract();
+    let log = run.record("log").expect("the handler's own line");
+    assert_eq!(log["function"], "shadowing-fields");
+    assert_eq!(log["call_sid"], "CA0123456789abcdef0123456789abcdef");
+    assert_eq!(log["fields.function"], "not-me");
+    assert_eq!(log["fields.call_sid"], "CAfake");
+    assert_eq!(log["queue"], "support");
+    assert_eq!(log["message"], "routing");
+    let keys: Vec<&String> = log.keys().collect();
+    let mut unique = keys.clone();
+    unique.dedup();
+    assert_eq!(keys.len(), unique.len(), "no duplicate keys");
 }
 
 #[tokio::test]

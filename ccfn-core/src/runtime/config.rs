@@ -36,6 +36,11 @@ pub struct RuntimeConfig {
     /// `CCFN_SHUTDOWN_GRACE_MS`: how long in-flight invocations may run
     /// after a shutdown signal (default 10 s).
     pub shutdown_grace: Duration,
+    /// `CCFN_CATALOGUE` (`on` or `off`): whether `GET /__ccfn/functions`
+    /// serves the function catalogue (default: on in local mode, off in
+    /// production mode, where it would tell anyone the contacts and
+    /// settings of every function).
+    pub catalogue: bool,
 }
 
 /// The default listening address.
@@ -51,6 +56,7 @@ impl Default for RuntimeConfig {
             mode: Mode::Local,
             public_url: None,
             shutdown_grace: Duration::from_secs(10),
+            catalogue: true,
         }
     }
 }
@@ -101,6 +107,14 @@ impl RuntimeConfig {
         }
         if let Some(ms) = env_number::<u64>("CCFN_SHUTDOWN_GRACE_MS", "milliseconds")? {
             config.shutdown_grace = Duration::from_millis(ms);
+        }
+        config.catalogue = config.mode == Mode::Local;
+        if let Ok(catalogue) = std::env::var("CCFN_CATALOGUE") {
+            config.catalogue = match catalogue.trim() {
+                "on" => true,
+                "off" => false,
+                _ => return Err(invalid("CCFN_CATALOGUE", &catalogue, "`on` or `off`")),
+            };
         }
         Ok(config)
     }

@@ -23,6 +23,53 @@ pub(super) struct State {
     pub(super) context: Context,
     pub(super) config: RuntimeConfig,
     pub(super) functions: HashMap<String, Arc<Registered>>,
+    pub(super) shutdown: Arc<Shutdown>,
+}
+
+/// The invocations in flight, and the signal that cancels them when the
+/// shutdown grace runs out.
+#[derive(Default)]
+pub(super) struct Shutdown {
+    cancel: tokio::sync::watch::Sender<bool>,
+    in_flight: std::sync::atomic::AtomicUsize,
+    idle: tokio::sync::Notify,
+}
+
+impl Shutdown {
+    /// Cancels every invocation in flight and waits up to `wait` for them
+    /// to close; returns how many are still running then.
+    pub(super) async fn cancel_all(&self, wait: std::time::Duration) -> usize {
+        use std::sync::atomic::Ordering;
+        let _ = self.cancel.send(true);
+        let _ = tokio::time::timeout(wait, async {
+            while self.in_flight.load(Ordering::Acquire) > 0 {
+                self.idle.notified().await;
+            }
+        })
+        .await;
+        self.in_flight.load(Ordering::Acquire)
+    }
+}
+
+/// Counts one invocation in flight while it lives.
+struct InFlight<'a>(&'a Shutdown);
+
+impl<'a> InFlight<'a> {
+    fn new(shutdown: &'a Shutdown) -> Self {
+        shutdown
+            .in_flight
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        InFlight(shutdown)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0
+            .in_flight
+            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        self.0.idle.notify_waiters();
+    }
 }
 
 /// The response header that carries the invocation id.
@@ -211,15 +258,30 @@ pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request
         }
     }
 
-    let outcome = registered
-        .function
-        .invoke(state.context.clone(), event)
-        .await;
+    let in_flight = InFlight::new(&state.shutdown);
+    let mut cancelled = state.shutdown.cancel.subscribe();
+    let invocation = registered.function.invoke(state.context.clone(), event);
+    let outcome = tokio::select! {
+        outcome = invocation => outcome,
+        // Dropping the invocation closes its records as cancelled.
+        _ = cancelled.wait_for(|cancel| *cancel) => {
+            drop(in_flight);
+            return reject(
+                name,
+                &method,
+                &path,
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server is shutting down".to_owned(),
+            );
+        }
+    };
+    drop(in_flight);
     let mut response = match outcome.result {
         Ok(reply) => reply_response(reply),
         Err(error) => {
             let status = match error.kind() {
                 ErrorKind::Validation => StatusCode::BAD_REQUEST,
+                ErrorKind::Cancelled => StatusCode::SERVICE_UNAVAILABLE,
                 ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,
             };

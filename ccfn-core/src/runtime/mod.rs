@@ -253,9 +253,19 @@ impl Runtime {
     /// # Errors
     /// [`Runtime::check`] fails.
     pub fn router(self) -> Result<Router, Error> {
+        self.router_and_shutdown().map(|(router, _)| router)
+    }
+
+    /// The router, and the handle that cancels its in-flight invocations.
+    fn router_and_shutdown(self) -> Result<(Router, Arc<handler::Shutdown>), Error> {
         self.check()?;
-        let listen_domain = self.config.addr.to_string();
-        let context = self.context.with_default("DOMAIN_NAME", &listen_domain);
+        // The public host when known, else the address listened on.
+        let domain = match &self.config.public_url {
+            Some(url) => url.split("://").nth(1).unwrap_or(url).to_owned(),
+            None => self.config.addr.to_string(),
+        };
+        let context = self.context.with_default("DOMAIN_NAME", &domain);
+        let catalogue_on = self.config.catalogue;
         let catalogue = json!(self
             .functions
             .iter()
@@ -272,18 +282,21 @@ impl Runtime {
             .into_iter()
             .map(|r| (r.url_path(), Arc::new(r)))
             .collect();
+        let shutdown = Arc::new(handler::Shutdown::default());
         let state = Arc::new(handler::State {
             context,
             config: self.config,
             functions,
+            shutdown: Arc::clone(&shutdown),
         });
-        Ok(Router::new()
-            .route(
+        let mut router = Router::new();
+        if catalogue_on {
+            router = router.route(
                 "/__ccfn/functions",
                 get(move || async move { axum::Json(catalogue) }),
-            )
-            .fallback(handler::handle)
-            .with_state(state))
+            );
+        }
+        Ok((router.fallback(handler::handle).with_state(state), shutdown))
     }
 
     /// Installs the process's logging ([`crate::init_logging`]), checks,
@@ -344,7 +357,7 @@ impl Runtime {
     ) -> Result<(), Error> {
         let grace = self.config.shutdown_grace;
         let names: Vec<String> = self.functions.iter().map(Registered::url_path).collect();
-        let router = self.router()?;
+        let (router, in_flight) = self.router_and_shutdown()?;
         let addr = listener
             .local_addr()
             .map_err(|e| Error::msg(format!("cannot read the listening address: {e}")))?;
@@ -362,6 +375,12 @@ impl Runtime {
         let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
         let server = axum::serve(listener, router).with_graceful_shutdown(async move {
             shutdown.await;
+            emit(
+                Level::INFO,
+                "runtime",
+                "shutting down: finishing in-flight invocations",
+                &Vec::new(),
+            );
             let _ = stopping_tx.send(());
         });
         let server = std::pin::pin!(std::future::IntoFuture::into_future(server));
@@ -381,10 +400,17 @@ impl Runtime {
         tokio::select! {
             result = server => result.map_err(|e| Error::msg(format!("the server failed: {e}")).with_source(e))?,
             () = deadline => {
+                // Cancel what still runs, so that each invocation closes its
+                // records (error, metrics, end) while logging is still up.
+                let still_running = in_flight.cancel_all(std::time::Duration::from_secs(1)).await;
                 emit(
                     Level::WARN,
                     "runtime",
-                    &format!("shutdown grace of {} ms expired with invocations still running", grace.as_millis()),
+                    &format!(
+                        "shutdown grace of {} ms expired: in-flight invocations were cancelled{}",
+                        grace.as_millis(),
+                        if still_running == 0 { String::new() } else { format!(" ({still_running} did not stop)") }
+                    ),
                     &Vec::new(),
                 );
             }
