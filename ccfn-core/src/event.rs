@@ -3,7 +3,7 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-use crate::secret::{is_sensitive_name, REDACTED};
+use crate::secret::{is_sensitive_name, redact_json, REDACTED};
 
 /// The parameters a function is invoked with: the form body, JSON body and
 /// query string merged (the body wins), in the order they arrived, repeated
@@ -217,10 +217,10 @@ impl Event {
         // must not be mistaken for one.
         let mut grouped: Vec<&str> = Vec::new();
         for (name, value) in &self.params {
-            let value = if redact && is_sensitive_name(name) {
-                Value::from(REDACTED)
-            } else {
-                value.clone()
+            let value = match (redact, is_sensitive_name(name)) {
+                (true, true) => Value::from(REDACTED),
+                (true, false) if !value.is_string() => redact_json(value),
+                _ => value.clone(),
             };
             match map.get_mut(name) {
                 None => {
@@ -312,6 +312,16 @@ mod tests {
             json!({"CallSid": "CA1", "ApiKey": "[REDACTED]"})
         );
         assert_eq!(event.get("ApiKey"), Some("k-1"));
+    }
+
+    #[test]
+    fn nested_sensitive_members_are_redacted_in_the_logged_form() {
+        let mut event = Event::new();
+        event.push("Customer", json!({"name": "Ada", "password": "p-1"}));
+        assert_eq!(
+            event.to_log_json(),
+            json!({"Customer": {"name": "Ada", "password": "[REDACTED]"}})
+        );
     }
 
     #[test]

@@ -44,6 +44,7 @@ mod contract;
 mod error;
 mod event;
 mod function;
+pub mod http;
 mod log;
 mod meta;
 pub mod metrics;
@@ -67,7 +68,7 @@ pub use log::{
     LOG_QUEUE_LINES,
 };
 pub use meta::{FunctionMeta, Kind};
-pub use secret::{is_sensitive_name, Secret, MIN_SCRUBBED_LEN, REDACTED};
+pub use secret::{is_sensitive_name, redact_json, Secret, MIN_SCRUBBED_LEN, REDACTED};
 pub use voice::VoiceResponse;
 
 #[doc(inline)]

@@ -46,6 +46,14 @@ pub(crate) fn emit(level: Level, step: &str, message: &str, fields: &Fields) {
     });
 }
 
+/// Emits a record that is written whatever the log filter says: the
+/// spec's critical events (the task creation result).
+pub(crate) fn emit_critical(step: &str, message: &str, fields: &Fields) {
+    FIELDS.set(fields, || {
+        tracing::info!(target: "ccfn::critical", step, "{message}");
+    });
+}
+
 /// The two output formats of the same records.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LogFormat {

@@ -87,6 +87,30 @@ pub fn is_sensitive_name(name: &str) -> bool {
     WORDS.iter().any(|word| lower.contains(word))
 }
 
+/// A copy of `value` in which the value of every object member with a
+/// sensitive name (see [`is_sensitive_name`]) is `[REDACTED]`, at any
+/// depth: how external responses are logged.
+#[must_use]
+pub fn redact_json(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = if is_sensitive_name(k) {
+                        Value::from(REDACTED)
+                    } else {
+                        redact_json(v)
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(redact_json).collect()),
+        other => other.clone(),
+    }
+}
+
 /// Every secret value made in this process, in the forms it can take in a
 /// line: as is, and escaped as a JSON string.
 static REGISTRY: RwLock<Vec<Box<str>>> = RwLock::new(Vec::new());
@@ -251,6 +275,23 @@ mod tests {
         let mut outside = String::from("p=canary-event-0004");
         scrub(&mut outside);
         assert_eq!(outside, "p=canary-event-0004");
+    }
+
+    #[test]
+    fn json_members_with_sensitive_names_are_redacted_at_any_depth() {
+        let value = serde_json::json!({
+            "id": "1",
+            "authorization": "Basic abc",
+            "nested": [{"api_key": "k", "ok": true}],
+        });
+        assert_eq!(
+            redact_json(&value),
+            serde_json::json!({
+                "id": "1",
+                "authorization": "[REDACTED]",
+                "nested": [{"api_key": "[REDACTED]", "ok": true}],
+            })
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use ccfn_core::{
 };
 use serde_json::{Map, Value};
 use tracing::instrument::WithSubscriber as _;
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt as _;
 
 use crate::capture::Buffer;
@@ -16,7 +17,8 @@ pub type Record = Map<String, Value>;
 
 /// Runs `function` on `event` under the logging contract, with its log
 /// records captured for this call alone (tests running in parallel never
-/// see each other's lines), in both formats.
+/// see each other's lines), in both formats: every ccfn record, and the
+/// handler's own `tracing` events from `INFO` up.
 ///
 /// Needs a Tokio runtime (`#[tokio::test]`).
 ///
@@ -57,9 +59,16 @@ pub async fn invoke<F: ContactFunction>(
     let event = event.into();
     let json = Buffer::default();
     let pretty = Buffer::default();
+    // Every ccfn record, and the handler's own lines from `info` up (not
+    // the debug chatter of HTTP libraries).
+    let filter = || {
+        Targets::new()
+            .with_default(tracing::Level::INFO)
+            .with_target("ccfn", tracing::Level::TRACE)
+    };
     let subscriber = tracing_subscriber::registry()
-        .with(ContractLayer::new(LogFormat::Json, json.clone()))
-        .with(ContractLayer::new(LogFormat::Pretty, pretty.clone()));
+        .with(ContractLayer::new(LogFormat::Json, json.clone()).with_filter(filter()))
+        .with(ContractLayer::new(LogFormat::Pretty, pretty.clone()).with_filter(filter()));
     let secrets = context
         .secrets()
         .map(|(_, secret)| secret.expose().to_owned())
