@@ -62,8 +62,10 @@ pub struct Completion {
 pub enum Reply {
     /// A JSON value, sent as `200 application/json`.
     Json(Value),
-    /// A voice document, sent as `200 text/xml`.
+    /// A markup document, sent as `200 text/xml`.
     Xml(String),
+    /// A [`crate::VoiceResponse`], sent as `200 text/xml`.
+    Voice(VoiceReply),
     /// A response with its own status, headers and body.
     Response(Response),
 }
@@ -75,6 +77,7 @@ impl Reply {
         match self {
             Reply::Json(value) => serde_json::to_vec(value).map_or(0, |body| body.len()),
             Reply::Xml(xml) => xml.len(),
+            Reply::Voice(voice) => voice.xml.len(),
             Reply::Response(response) => response.body.len(),
         }
     }
@@ -85,6 +88,7 @@ impl Reply {
         match self {
             Reply::Json(value) => value.clone(),
             Reply::Xml(xml) => Value::from(xml.as_str()),
+            Reply::Voice(voice) => Value::from(voice.xml.as_str()),
             Reply::Response(response) => serde_json::json!({
                 "status": response.status,
                 "body": String::from_utf8_lossy(&response.body),
@@ -180,13 +184,55 @@ impl IntoReply for Response {
 
 impl IntoReply for crate::VoiceResponse {
     fn into_reply(self) -> Result<Reply, Error> {
-        Ok(Reply::Xml(self.to_xml()))
+        (&self).into_reply()
     }
 }
 
 impl IntoReply for &crate::VoiceResponse {
     fn into_reply(self) -> Result<Reply, Error> {
-        Ok(Reply::Xml(self.to_xml()))
+        let (workflow_sid, queue) = self.enqueued().unwrap_or_default();
+        Ok(Reply::Voice(VoiceReply {
+            xml: self.to_xml(),
+            built: self.built().map(str::to_owned),
+            workflow_sid: workflow_sid.map(str::to_owned),
+            queue: queue.map(str::to_owned),
+        }))
+    }
+}
+
+/// A voice document as returned, with what the voice records log of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VoiceReply {
+    xml: String,
+    built: Option<String>,
+    workflow_sid: Option<String>,
+    queue: Option<String>,
+}
+
+impl VoiceReply {
+    /// The document as returned.
+    #[must_use]
+    pub fn xml(&self) -> &str {
+        &self.xml
+    }
+
+    /// The document as first built (see
+    /// [`crate::VoiceResponse::mark_built`]).
+    #[must_use]
+    pub fn built(&self) -> Option<&str> {
+        self.built.as_deref()
+    }
+
+    /// The `workflowSid` of the first `<Enqueue>`.
+    #[must_use]
+    pub fn workflow_sid(&self) -> Option<&str> {
+        self.workflow_sid.as_deref()
+    }
+
+    /// The queue name of the first `<Enqueue>`.
+    #[must_use]
+    pub fn queue(&self) -> Option<&str> {
+        self.queue.as_deref()
     }
 }
 

@@ -11,7 +11,7 @@ use tracing::{Instrument as _, Level};
 use crate::callback::{Callback, IntoCompletion, InvocationId, Outcome, Reply};
 use crate::log::{emit, Fields, SPAN_NAME};
 use crate::secret::{is_sensitive_name, ScrubInvocation};
-use crate::{metrics, panic, Context, Error, ErrorKind, Event, FunctionMeta};
+use crate::{metrics, panic, Context, Error, ErrorKind, Event, FunctionMeta, Kind};
 
 /// A boxed, sendable future: what [`crate::ContactFunction::invoke`]
 /// returns.
@@ -159,6 +159,10 @@ where
         ]),
     );
 
+    if meta.kind() == Kind::Voice {
+        flow(&event);
+    }
+
     let timeout = Duration::from_millis(meta.timeout_ms());
     let handler = panic::InHandler::new(handler(context.clone(), event, Callback::new()));
     // Until the handler completes, dropping this future (a client that
@@ -195,6 +199,9 @@ where
 
     match &result {
         Ok(reply) => {
+            if meta.kind() == Kind::Voice {
+                voice_records(&context, reply);
+            }
             finish(meta, &context, started, Some(reply));
             info(
                 "success",
@@ -209,6 +216,73 @@ where
     }
     end(meta, started, result.is_ok());
     result
+}
+
+/// Logs the `flow` record: the flow transition data the flow passed, and
+/// which it did not (a call-flow widget sends only what it is configured
+/// to send).
+fn flow(event: &Event) {
+    let names = ["FlowSid", "ExecutionSid", "StepSid"];
+    let values = [event.flow_sid(), event.execution_sid(), event.step_sid()];
+    let absent: Vec<&str> = names
+        .iter()
+        .zip(values)
+        .filter(|(_, value)| value.is_none())
+        .map(|(name, _)| *name)
+        .collect();
+    let message = if absent.is_empty() {
+        "Flow transition data".to_owned()
+    } else if absent.len() == names.len() {
+        "No flow transition data: the flow passed no FlowSid, ExecutionSid or StepSid".to_owned()
+    } else {
+        format!("Flow transition data, without {}", absent.join(", "))
+    };
+    info(
+        "flow",
+        &message,
+        fields([
+            ("flow_sid", json!(values[0])),
+            ("execution_sid", json!(values[1])),
+            ("step_sid", json!(values[2])),
+            ("absent", json!(absent)),
+        ]),
+    );
+}
+
+/// Logs a voice function's `voice_response` records (the document as first
+/// built and as returned) and its `taskrouter_config`.
+fn voice_records(context: &Context, reply: &Reply) {
+    let (workflow_sid, queue) = match reply {
+        Reply::Voice(voice) => {
+            let built = voice.built().unwrap_or(voice.xml());
+            info(
+                "voice_response",
+                "Voice response as first built",
+                fields([("phase", json!("built")), ("twiml", json!(built))]),
+            );
+            info(
+                "voice_response",
+                "Voice response as returned",
+                fields([
+                    ("phase", json!("returned")),
+                    ("twiml", json!(voice.xml())),
+                    ("modified", json!(built != voice.xml())),
+                ]),
+            );
+            (voice.workflow_sid(), voice.queue())
+        }
+        _ => (None, None),
+    };
+    let workflow_sid = workflow_sid.or_else(|| context.get("workflowSid"));
+    info(
+        "taskrouter_config",
+        "Task-routing configuration",
+        fields([
+            ("workspace_sid", json!(context.workspace_sid())),
+            ("workflow_sid", json!(workflow_sid)),
+            ("queue", json!(queue)),
+        ]),
+    );
 }
 
 /// Logs the `error` record.

@@ -57,6 +57,7 @@ pub mod voice;
 
 pub use callback::{
     Callback, Completion, IntoCompletion, IntoReply, InvocationId, Outcome, Reply, Response,
+    VoiceReply,
 };
 pub use context::{Context, ContextBuilder, Thresholds};
 pub use contract::BoxFuture;

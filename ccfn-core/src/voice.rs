@@ -425,10 +425,23 @@ macro_rules! attr_setters {
 ///
 /// Verbs are appended in call order. See the [module docs](self) for an
 /// example.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct VoiceResponse {
     verbs: Vec<Verb>,
+    /// The document as first built, when [`VoiceResponse::mark_built`]
+    /// was called.
+    built: Option<String>,
 }
+
+/// Two responses are equal when they write the same document; a
+/// [`VoiceResponse::mark_built`] snapshot does not count.
+impl PartialEq for VoiceResponse {
+    fn eq(&self, other: &Self) -> bool {
+        self.verbs == other.verbs
+    }
+}
+
+impl Eq for VoiceResponse {}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Verb {
@@ -472,6 +485,48 @@ impl VoiceResponse {
     /// Whether no verb has been added yet.
     pub fn is_empty(&self) -> bool {
         self.verbs.is_empty()
+    }
+
+    /// Remembers the document as it is now, as first built: a voice
+    /// function's `voice_response` records then show it before and after
+    /// the changes made since.
+    ///
+    /// ```
+    /// use ccfn_core::VoiceResponse;
+    ///
+    /// let mut twiml = VoiceResponse::new();
+    /// twiml.say("Please hold.");
+    /// twiml.mark_built();
+    /// twiml.hangup();
+    /// assert_eq!(
+    ///     twiml.built().unwrap(),
+    ///     r#"<?xml version="1.0" encoding="UTF-8"?><Response><Say>Please hold.</Say></Response>"#
+    /// );
+    /// ```
+    pub fn mark_built(&mut self) -> &mut Self {
+        self.built = Some(self.to_xml());
+        self
+    }
+
+    /// The document remembered by [`VoiceResponse::mark_built`].
+    pub fn built(&self) -> Option<&str> {
+        self.built.as_deref()
+    }
+
+    /// The workflow and queue name of the first `<Enqueue>`, if any:
+    /// `(workflowSid, queue name)`, each `None` when not set.
+    pub fn enqueued(&self) -> Option<(Option<&str>, Option<&str>)> {
+        self.verbs.iter().find_map(|verb| match verb {
+            Verb::Enqueue(enqueue) => {
+                let workflow =
+                    enqueue.attrs.0.iter().find_map(|(name, value)| {
+                        (*name == "workflowSid").then_some(value.as_str())
+                    });
+                let queue = Some(enqueue.name.as_str()).filter(|name| !name.is_empty());
+                Some((workflow, queue))
+            }
+            _ => None,
+        })
     }
 
     /// Appends `<Say>` speaking `text`.

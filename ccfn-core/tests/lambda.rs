@@ -109,6 +109,10 @@ async fn function_url_event_round_trip() {
             "validation",
             "processing",
             "caller",
+            "flow",
+            "voice_response",
+            "voice_response",
+            "taskrouter_config",
             "metrics",
             "success",
             "end"

@@ -54,5 +54,5 @@ async fn invokes_through_the_renamed_crate() {
     let outcome = functions::answer
         .invoke(Context::builder().build(), event)
         .await;
-    assert!(matches!(outcome.result, Ok(Reply::Xml(_))), "{outcome:?}");
+    assert!(matches!(outcome.result, Ok(Reply::Voice(_))), "{outcome:?}");
 }

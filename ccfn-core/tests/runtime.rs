@@ -627,6 +627,7 @@ fn assert_closed_as_cancelled(call_sid: &str) {
             "validation",
             "processing",
             "caller",
+            "flow",
             "error",
             "metrics",
             "end"

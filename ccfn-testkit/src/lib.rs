@@ -30,7 +30,11 @@
 //! run.assert_contract();
 //! assert_eq!(
 //!     run.steps(),
-//!     ["start", "validation", "validation", "processing", "caller", "metrics", "success", "end"]
+//!     [
+//!         "start", "validation", "validation", "processing", "caller", "flow",
+//!         "voice_response", "voice_response", "taskrouter_config",
+//!         "metrics", "success", "end",
+//!     ]
 //! );
 //! # });
 //! ```

@@ -176,13 +176,17 @@ async fn success() {
             "validation",
             "processing",
             "caller",
+            "flow",
+            "voice_response",
+            "voice_response",
+            "taskrouter_config",
             "metrics",
             "success",
             "end"
         ]
     );
     assert!(
-        matches!(run.reply(), Some(Reply::Xml(xml)) if xml.contains("<Say>Please hold.</Say>"))
+        matches!(run.reply(), Some(Reply::Voice(voice)) if voice.xml().contains("<Say>Please hold.</Say>"))
     );
     snapshot("success", &run);
     insta::assert_snapshot!("success_pretty", run.pretty_snapshot());
@@ -272,6 +276,7 @@ async fn error_returned_through_question_mark() {
             "validation",
             "processing",
             "caller",
+            "flow",
             "error",
             "metrics",
             "end"
@@ -562,4 +567,81 @@ async fn response_size_alert() {
         run.record("alert").is_none(),
         "200 bytes is under the 64 kB default"
     );
+}
+
+/// Builds a response, then changes it, and enqueues the caller.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// Task router (through Enqueue).
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn enqueue_caller(_context: Context, _event: Event, callback: Callback) -> Completion {
+    let mut twiml = VoiceResponse::new();
+    twiml.say("Connecting you.");
+    twiml.mark_built();
+    twiml
+        .enqueue_named("support")
+        .workflow_sid("WW0123456789abcdef0123456789abcdef");
+    callback.success(twiml)
+}
+
+#[tokio::test]
+async fn voice_records_show_the_document_before_and_after_and_the_routing() {
+    let event = FakeEvent::voice().param("FlowSid", "FW0123456789abcdef0123456789abcdef");
+    let run = invoke(enqueue_caller, FakeContext::new(), event).await;
+    run.assert_contract();
+    let flow = run.record("flow").unwrap();
+    assert_eq!(flow["flow_sid"], "FW0123456789abcdef0123456789abcdef");
+    assert_eq!(flow["execution_sid"], serde_json::Value::Null);
+    assert_eq!(
+        flow["absent"],
+        serde_json::json!(["ExecutionSid", "StepSid"])
+    );
+    assert_eq!(
+        flow["message"],
+        "Flow transition data, without ExecutionSid, StepSid"
+    );
+
+    let voice = run.records_of("voice_response");
+    assert_eq!(voice[0]["phase"], "built");
+    assert_eq!(
+        voice[0]["twiml"],
+        r#"<?xml version="1.0" encoding="UTF-8"?><Response><Say>Connecting you.</Say></Response>"#
+    );
+    assert_eq!(voice[1]["phase"], "returned");
+    assert_eq!(voice[1]["modified"], true);
+    assert_eq!(
+        voice[1]["twiml"],
+        r#"<?xml version="1.0" encoding="UTF-8"?><Response><Say>Connecting you.</Say><Enqueue workflowSid="WW0123456789abcdef0123456789abcdef">support</Enqueue></Response>"#
+    );
+
+    let routing = run.record("taskrouter_config").unwrap();
+    assert_eq!(
+        routing["workspace_sid"],
+        "WSaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    );
+    assert_eq!(
+        routing["workflow_sid"],
+        "WW0123456789abcdef0123456789abcdef"
+    );
+    assert_eq!(routing["queue"], "support");
+    snapshot("voice_enqueue", &run);
+}
+
+#[tokio::test]
+async fn non_voice_functions_have_no_voice_records() {
+    let run = invoke(
+        notice,
+        FakeContext::new(),
+        FakeEvent::empty().param("RecordingUrl", "https://example.com/r.wav"),
+    )
+    .await;
+    for step in ["flow", "voice_response", "taskrouter_config"] {
+        assert!(run.record(step).is_none(), "{step}");
+    }
 }

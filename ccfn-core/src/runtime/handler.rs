@@ -329,6 +329,10 @@ fn public_url(config: &RuntimeConfig, headers: &HeaderMap, uri: &axum::http::Uri
 fn reply_response(reply: Reply) -> Response {
     match reply {
         Reply::Xml(xml) => with_type(Response::new(Body::from(xml)), "text/xml"),
+        Reply::Voice(voice) => with_type(
+            Response::new(Body::from(voice.xml().to_owned())),
+            "text/xml",
+        ),
         Reply::Json(value) => json_response(StatusCode::OK, &value),
         Reply::Response(custom) => {
             let mut response = Response::new(Body::from(custom.body_bytes().to_vec()));

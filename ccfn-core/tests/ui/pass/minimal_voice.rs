@@ -52,7 +52,7 @@ fn main() {
         .unwrap();
     let outcome = runtime.block_on(answer.invoke(Context::builder().build(), event));
     match outcome.result {
-        Ok(Reply::Xml(xml)) => assert!(xml.contains("Goodbye."), "{xml}"),
+        Ok(Reply::Voice(voice)) => assert!(voice.xml().contains("Goodbye."), "{voice:?}"),
         other => panic!("expected a voice document, got {other:?}"),
     }
 }

@@ -41,7 +41,7 @@ fn main() {
 
     let outcome = runtime.block_on(menu.invoke(Context::builder().build(), event("2")));
     match outcome.result {
-        Ok(Reply::Xml(xml)) => assert!(xml.contains("You chose 2."), "{xml}"),
+        Ok(Reply::Voice(voice)) => assert!(voice.xml().contains("You chose 2."), "{voice:?}"),
         other => panic!("expected a voice document, got {other:?}"),
     }
 
