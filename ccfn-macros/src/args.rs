@@ -6,6 +6,7 @@
 //! option does not hide the errors of the others.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -128,7 +129,7 @@ impl Parse for ContactOption {
         } else if lookahead.peek(kw::name) {
             let keyword = Ident::parse_any(input)?;
             input.parse::<Token![=]>()?;
-            ContactOption::Name(keyword, input.parse()?)
+            ContactOption::Name(keyword, parse_string_value("name", input)?)
         } else if lookahead.peek(kw::kind) {
             let keyword = Ident::parse_any(input)?;
             input.parse::<Token![=]>()?;
@@ -136,14 +137,11 @@ impl Parse for ContactOption {
         } else if lookahead.peek(kw::timeout_ms) {
             let keyword = Ident::parse_any(input)?;
             input.parse::<Token![=]>()?;
-            if !input.peek(Lit) {
-                return Err(input.error(TIMEOUT_HELP));
-            }
-            ContactOption::TimeoutMs(keyword, input.parse()?)
+            ContactOption::TimeoutMs(keyword, parse_timeout_value(input)?)
         } else if lookahead.peek(Token![crate]) {
             let keyword = Ident::parse_any(input)?;
             input.parse::<Token![=]>()?;
-            ContactOption::Crate(keyword, input.parse()?)
+            ContactOption::Crate(keyword, parse_string_value("crate", input)?)
         } else if input.peek(Ident::peek_any) {
             let unknown = Ident::parse_any(input)?;
             return Err(syn::Error::new(
@@ -174,12 +172,115 @@ fn parse_list(keyword: Ident, input: ParseStream<'_>) -> syn::Result<NameList> {
     }
     let content;
     let bracket = bracketed!(content in input);
-    let items = content.parse_terminated(NameItem::parse, Token![,])?;
+    let example = list_example(&keyword);
+    let mut items = Punctuated::new();
+    while !content.is_empty() {
+        if !(content.peek(Ident) || content.peek(LitStr)) {
+            let entry = tokens_before_comma(&content)?;
+            let what = if keyword == "required" {
+                "a parameter name or a string"
+            } else {
+                "a name or a string"
+            };
+            return Err(syn::Error::new_spanned(
+                entry,
+                format!("expected {what} in `{keyword}`, e.g. `{keyword} = [{example}]`"),
+            ));
+        }
+        items.push_value(content.parse()?);
+        if content.is_empty() {
+            break;
+        }
+        if !content.peek(Token![,]) {
+            return Err(content.error(format!(
+                "expected `,` between the entries of `{keyword}`, e.g. `{keyword} = [{example}]`"
+            )));
+        }
+        items.push_punct(content.parse()?);
+    }
     Ok(NameList {
         keyword,
         bracket,
         items,
     })
+}
+
+/// The example list shown in the errors of `required` and `env`.
+fn list_example(keyword: &Ident) -> &'static str {
+    if keyword == "required" {
+        "CallSid, From, To, \"CustomerId\""
+    } else {
+        "PLATFORM_WORKSPACE_SID, \"workflowSid\""
+    }
+}
+
+/// The tokens up to the next `,` (or the end), consumed.
+fn tokens_before_comma(input: ParseStream<'_>) -> syn::Result<TokenStream> {
+    input.step(|cursor| {
+        let mut rest = *cursor;
+        let mut tokens = TokenStream::new();
+        while let Some((tree, next)) = rest.token_tree() {
+            if matches!(&tree, TokenTree::Punct(p) if p.as_char() == ',') {
+                break;
+            }
+            tokens.extend([tree]);
+            rest = next;
+        }
+        Ok((tokens, rest))
+    })
+}
+
+/// The string after `name =` or `crate =`. Anything else is an error that
+/// spans the whole value and shows it quoted when it is one token (or, for
+/// `crate`, a path).
+fn parse_string_value(keyword: &str, input: ParseStream<'_>) -> syn::Result<LitStr> {
+    if input.peek(LitStr) {
+        return input.parse();
+    }
+    if input.is_empty() {
+        return Err(syn::Error::new(
+            input.span(),
+            format!("expected a string after `{keyword} =`"),
+        ));
+    }
+    let value: TokenStream = input.parse()?;
+    let quotable = if keyword == "crate" {
+        syn::parse2::<syn::Path>(value.clone())
+            .ok()
+            .map(|path| path.to_token_stream().to_string().replace(' ', ""))
+    } else {
+        let mut trees = value.clone().into_iter();
+        match (trees.next(), trees.next()) {
+            (Some(TokenTree::Ident(ident)), None) => Some(ident.to_string()),
+            (Some(TokenTree::Literal(lit)), None) => Some(lit.to_string()),
+            _ => None,
+        }
+    };
+    let message = match quotable {
+        Some(text) => format!("`{keyword}` takes a string: write `{keyword} = \"{text}\"`"),
+        None if keyword == "crate" => {
+            "`crate` takes a string holding a path, e.g. `crate = \"::ccfn_core\"`".to_owned()
+        }
+        None => format!("`{keyword}` takes a string, e.g. `{keyword} = \"wait-experience\"`"),
+    };
+    Err(syn::Error::new_spanned(value, message))
+}
+
+/// The single literal after `timeout_ms =`; anything else (a constant, an
+/// expression, a negative number) is an error spanning the whole value.
+fn parse_timeout_value(input: ParseStream<'_>) -> syn::Result<Lit> {
+    // syn reads `-1` as one literal spanned at `-` only: keep it whole.
+    if !input.peek(Token![-]) {
+        let fork = input.fork();
+        if fork.parse::<Lit>().is_ok() && fork.is_empty() {
+            return input.parse();
+        }
+    }
+    if input.is_empty() {
+        return Err(syn::Error::new(input.span(), TIMEOUT_HELP));
+    }
+    let value: TokenStream = input.parse()?;
+    Err(syn::Error::new_spanned(value, TIMEOUT_HELP))
 }
 
 /// The bare word after `kind =`.
@@ -406,24 +507,61 @@ mod tests {
         );
         assert_eq!(
             parse_err(quote!(required = [CallSid From])),
-            ["expected `,`"]
+            ["expected `,` between the entries of `required`, e.g. `required = [CallSid, From, To, \"CustomerId\"]`"]
+        );
+        assert_eq!(
+            parse_err(quote!(env = [A B])),
+            ["expected `,` between the entries of `env`, e.g. `env = [PLATFORM_WORKSPACE_SID, \"workflowSid\"]`"]
         );
         assert_eq!(
             parse_err(quote!(required = [1])),
-            ["expected identifier or string literal"]
+            ["expected a parameter name or a string in `required`, e.g. `required = [CallSid, From, To, \"CustomerId\"]`"]
+        );
+        assert_eq!(
+            parse_err(quote!(env = [A, 1])),
+            ["expected a name or a string in `env`, e.g. `env = [PLATFORM_WORKSPACE_SID, \"workflowSid\"]`"]
         );
         assert_eq!(
             parse_err(quote!(required = [A] env = [])),
             ["expected `,` between options"]
         );
-        assert_eq!(parse_err(quote!(name = foo)), ["expected string literal"]);
-        assert_eq!(parse_err(quote!(crate = foo)), ["expected string literal"]);
+        assert_eq!(
+            parse_err(quote!(name = greeting)),
+            ["`name` takes a string: write `name = \"greeting\"`"]
+        );
+        assert_eq!(
+            parse_err(quote!(name = 42)),
+            ["`name` takes a string: write `name = \"42\"`"]
+        );
+        assert_eq!(
+            parse_err(quote!(name = wait - experience)),
+            ["`name` takes a string, e.g. `name = \"wait-experience\"`"]
+        );
+        assert_eq!(
+            parse_err(quote!(name =)),
+            ["expected a string after `name =`"]
+        );
+        assert_eq!(
+            parse_err(quote!(crate = ccfn_core)),
+            ["`crate` takes a string: write `crate = \"ccfn_core\"`"]
+        );
+        assert_eq!(
+            parse_err(quote!(crate = ::my::core)),
+            ["`crate` takes a string: write `crate = \"::my::core\"`"]
+        );
+        assert_eq!(
+            parse_err(quote!(crate = 1 + 1)),
+            ["`crate` takes a string holding a path, e.g. `crate = \"::ccfn_core\"`"]
+        );
         assert_eq!(parse_err(quote!(kind voice)), ["expected `=`"]);
         assert_eq!(
             parse_err(quote!(kind = "email")),
             ["`kind` takes a bare word, not a string: write `kind = email`"]
         );
         assert_eq!(parse_err(quote!(timeout_ms = TEN)), [TIMEOUT_HELP]);
+        assert_eq!(parse_err(quote!(timeout_ms = -5)), [TIMEOUT_HELP]);
+        assert_eq!(parse_err(quote!(timeout_ms = 10 * 1000)), [TIMEOUT_HELP]);
+        assert_eq!(parse_err(quote!(timeout_ms =)), [TIMEOUT_HELP]);
         assert_eq!(
             parse_err(quote!(1)),
             ["expected one of: `required`, `env`, `name`, `kind`, `timeout_ms`, `crate`"]
@@ -482,11 +620,33 @@ mod tests {
             &options[0],
             ContactOption::TimeoutMs(_, Lit::Str(_))
         ));
-        let options = parse_ok(quote!(timeout_ms = -5));
+        let options = parse_ok(quote!(timeout_ms = true));
         assert!(matches!(
             &options[0],
-            ContactOption::TimeoutMs(_, Lit::Int(_))
+            ContactOption::TimeoutMs(_, Lit::Bool(_))
         ));
+    }
+
+    /// The source text under each error's span.
+    fn error_texts(args: &str) -> Vec<String> {
+        parse_options(args.parse().unwrap())
+            .errors
+            .iter()
+            .map(|e| e.span().source_text().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn errors_span_the_whole_value() {
+        assert_eq!(error_texts("timeout_ms = -1"), ["-1"]);
+        assert_eq!(error_texts("timeout_ms = 10 * 1000"), ["10 * 1000"]);
+        assert_eq!(
+            error_texts("name = wait - experience"),
+            ["wait - experience"]
+        );
+        assert_eq!(error_texts("crate = ::ccfn_core"), ["::ccfn_core"]);
+        assert_eq!(error_texts("required = [CallSid, -1, To]"), ["-1"]);
+        assert_eq!(error_texts("required = [CallSid, From To]"), ["To"]);
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! Token generation for `#[contact_fn]`.
 
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use proc_macro2::{Delimiter, Group, Ident, Literal, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::{FnArg, LitStr};
+use syn::{FnArg, LitStr, Path, ReturnType};
 
-use crate::args::{parse_options, NameItem};
+use crate::args::{parse_options, ContactOption, NameItem, Options};
 use crate::fallback::fallback;
 use crate::item::{AttrRole, ContactItem};
 use crate::validate::{check, Checked};
@@ -14,11 +14,83 @@ use crate::validate::{check, Checked};
 /// item plus every error.
 pub(crate) fn contact_fn(args: TokenStream, item: TokenStream) -> TokenStream {
     let options = parse_options(args);
+    let probe = params_probe(&options);
     let parsed = syn::parse2::<ContactItem>(item.clone());
+    let is_fn = parsed.is_ok();
     match check(options, parsed) {
         Ok(checked) => expand(&checked),
+        Err(err) if is_fn => fallback(with_probe(item, &probe), &err),
         Err(err) => fallback(item, &err),
     }
+}
+
+/// `use P::params::{CallSid as _};` for each identifier of `required`,
+/// spanned at the identifier, so that rustc still reports a misspelled one
+/// (with its "similar name" hint) when the macro fails for another reason.
+/// An import, because rustc resolves imports even when expansion failed
+/// (a path in an expression would never be reported next to the macro's
+/// errors). Empty when `required` or `crate` did not parse.
+fn params_probe(options: &Options) -> TokenStream {
+    if options.is_broken("crate") {
+        return TokenStream::new();
+    }
+    let krate = match options.list.iter().find_map(|o| match o {
+        ContactOption::Crate(_, lit) => Some(lit),
+        _ => None,
+    }) {
+        None => quote!(::ccfn_core),
+        Some(lit) => match lit.parse_with(Path::parse_mod_style) {
+            Ok(path) => path.into_token_stream(),
+            Err(_) => return TokenStream::new(),
+        },
+    };
+    let Some(list) = options.list.iter().find_map(|o| match o {
+        ContactOption::Required(list) => Some(list),
+        _ => None,
+    }) else {
+        return TokenStream::new();
+    };
+    list.items
+        .iter()
+        .filter_map(|item| match item {
+            NameItem::Ident(ident) => Some(quote_spanned! {ident.span()=>
+                #[allow(unused_imports)]
+                use #krate::params::{#ident as _};
+            }),
+            NameItem::Str(_) => None,
+        })
+        .collect()
+}
+
+/// The function with `probe` at the start of its body (after its inner
+/// attributes), everything else unchanged.
+fn with_probe(item: TokenStream, probe: &TokenStream) -> TokenStream {
+    let mut trees: Vec<TokenTree> = item.into_iter().collect();
+    if let Some(TokenTree::Group(body)) = trees.last_mut() {
+        if !probe.is_empty() && body.delimiter() == Delimiter::Brace {
+            let stmts: Vec<TokenTree> = body.stream().into_iter().collect();
+            let mut inner_attrs = 0;
+            while let [TokenTree::Punct(hash), TokenTree::Punct(bang), TokenTree::Group(attr), ..] =
+                &stmts[inner_attrs..]
+            {
+                if hash.as_char() != '#'
+                    || bang.as_char() != '!'
+                    || attr.delimiter() != Delimiter::Bracket
+                {
+                    break;
+                }
+                inner_attrs += 3;
+            }
+            let (attrs, rest) = stmts.split_at(inner_attrs);
+            let mut stream: TokenStream = attrs.iter().cloned().collect();
+            stream.extend(probe.clone());
+            stream.extend(rest.iter().cloned());
+            let mut new_body = Group::new(Delimiter::Brace, stream);
+            new_body.set_span(body.span());
+            *body = new_body;
+        }
+    }
+    trees.into_iter().collect()
 }
 
 /// The struct, its inherent impl and its `ContactFunction` impl.
@@ -26,10 +98,33 @@ fn expand(c: &Checked) -> TokenStream {
     let struct_item = struct_item(c);
     let inherent_impl = inherent_impl(c);
     let trait_impl = trait_impl(c);
+    let voice_recheck = voice_recheck(c);
     quote! {
         #struct_item
         #inherent_impl
         #trait_impl
+        #voice_recheck
+    }
+}
+
+/// The compile-time error of [`voice_recheck`].
+const VOICE_RECHECK: &str = "voice functions must require `CallSid`, `From` and `To`; add the missing ones to `required`, or declare another kind with `kind = email | task | generic`";
+
+/// When validation took an identifier of a voice function's `required` for
+/// a misspelled call parameter, the voice rule is checked again at compile
+/// time, in case that identifier is a well-known parameter after all.
+fn voice_recheck(c: &Checked) -> TokenStream {
+    let Some(span) = c.voice_recheck else {
+        return TokenStream::new();
+    };
+    let cfgs = cfg_attrs(c);
+    let krate = &c.krate;
+    let ident = &c.item.sig.ident;
+    let check = respan(quote!(#krate::__private::has_voice_params), span);
+    let message = LitStr::new(VOICE_RECHECK, span);
+    quote_spanned! {span=>
+        #cfgs
+        const _: () = ::core::assert!(#check(#ident::META.required()), #message);
     }
 }
 
@@ -167,7 +262,9 @@ fn handler_fn(item: &ContactItem) -> TokenStream {
     let body = &item.body;
     // Spanned at the user's fn name, so rustc's "defined here" notes point there.
     let name = Ident::new("__ccfn_handler", item.sig.ident.span());
+    // Users cannot drop `async` when the body has no `.await`.
     quote! {
+        #[allow(clippy::unused_async)]
         #(#others)*
         #asyncness fn #name(#inputs) #output #body
     }
@@ -178,7 +275,16 @@ fn trait_impl(c: &Checked) -> TokenStream {
     let cfgs = cfg_attrs(c);
     let krate = &c.krate;
     let ident = &c.item.sig.ident;
-    let handler_call = handler_call(&c.item);
+    let handler_call = handler_call(c);
+    let shadows = param_shadows(c);
+    // rustc reports an unmet bound of `run` on the handler's output at this
+    // call: it is spanned at the return type, where `completion` reports
+    // the same bound, so that rustc reports the mistake once, there.
+    let output = return_type_range(&c.item);
+    let run = output.call(
+        respan(quote!(#krate::__private::run), output.lo),
+        quote!(&Self::META, context, event, #handler_call),
+    );
     quote! {
         #cfgs
         #[automatically_derived]
@@ -191,40 +297,147 @@ fn trait_impl(c: &Checked) -> TokenStream {
                 context: #krate::Context,
                 event: #krate::Event,
             ) -> #krate::__private::BoxFuture<#krate::Outcome> {
-                #krate::__private::run(&Self::META, context, event, #handler_call)
+                #shadows
+                #run
             }
         }
     }
 }
 
-/// `|__ccfn_context, __ccfn_event, __ccfn_callback| Self::__ccfn_handler(..)`,
-/// each argument spanned at the user's parameter type, so a wrong type
-/// errors there.
-fn handler_call(item: &ContactItem) -> TokenStream {
-    let args: Vec<TokenStream> = item
-        .sig
-        .inputs
-        .iter()
-        .enumerate()
-        .map(|(index, input)| {
-            let span = match input {
-                FnArg::Typed(pat_type) => pat_type.ty.span(),
-                FnArg::Receiver(receiver) => receiver.span(),
-            };
-            match index {
-                0 => quote_spanned!(span=> __ccfn_context),
-                1 => quote_spanned!(span=> __ccfn_event),
-                _ => quote_spanned!(span=> __ccfn_callback),
+/// The closure given to `run`:
+///
+/// ```text
+/// |__ccfn_context, __ccfn_event, __ccfn_callback| P::__private::completion(
+///     Self::__ccfn_handler(P::__private::param::<Context, P::Context>(__ccfn_context), ..),
+/// )
+/// ```
+///
+/// Each `param` call is spanned at the user's parameter type and the rest
+/// at the return type, so that a wrong type is reported there, in the words
+/// of `__private::Param` and `IntoCompletion`.
+fn handler_call(c: &Checked) -> TokenStream {
+    let krate = &c.krate;
+    let mut names = Vec::new();
+    let mut args = Vec::new();
+    for (index, input) in c.item.sig.inputs.iter().enumerate() {
+        let expected = match index {
+            0 => quote!(#krate::Context),
+            1 => quote!(#krate::Event),
+            _ => quote!(#krate::Callback),
+        };
+        let ty = match input {
+            FnArg::Typed(pat_type) => pat_type.ty.to_token_stream(),
+            // Rejected by validation; kept total.
+            FnArg::Receiver(receiver) => receiver.to_token_stream(),
+        };
+        let at = SpanRange::of(&ty);
+        let name = param_name(index, at.lo);
+        // The user's type keeps its spans, so an error inside it is the one
+        // rustc reports for the signature.
+        let head = respan(quote!(#krate::__private::param::<), at.lo);
+        let tail = respan(quote!(, #expected>), at.hi);
+        args.push(at.call(quote!(#head #ty #tail), name.to_token_stream()));
+        names.push(name);
+    }
+    let output = return_type_range(&c.item);
+    let handler = output.call(
+        respan(quote!(Self::__ccfn_handler), output.lo),
+        quote!(#(#args),*),
+    );
+    let completion = output.call(
+        respan(quote!(#krate::__private::completion), output.lo),
+        handler,
+    );
+    let bar = respan(quote!(|), output.lo);
+    quote!(#bar #(#names),* | #completion)
+}
+
+/// The closure's parameter at `index`, located at the user's parameter
+/// type, with mixed-site hygiene.
+fn param_name(index: usize, at: Span) -> Ident {
+    let name = match index {
+        0 => "__ccfn_context",
+        1 => "__ccfn_event",
+        _ => "__ccfn_callback",
+    };
+    Ident::new(name, Span::mixed_site().located_at(at))
+}
+
+/// `fn __ccfn_context() {}`, ... for the closure's parameters: a parameter
+/// named like a unit struct, `const` or `static` in scope would be a pattern
+/// (hygiene does not hide items), but not when a local fn shadows the item.
+fn param_shadows(c: &Checked) -> TokenStream {
+    let names = (0..c.item.sig.inputs.len()).map(|i| param_name(i, Span::call_site()));
+    quote! {
+        #(
+            #[allow(dead_code)]
+            fn #names() {}
+        )*
+    }
+}
+
+/// The user's return type, or the `)` after the parameters when there is
+/// none (where `-> Completion` belongs).
+fn return_type_range(item: &ContactItem) -> SpanRange {
+    match &item.sig.output {
+        ReturnType::Type(_, ty) => SpanRange::of(ty),
+        ReturnType::Default => {
+            let close = item.sig.paren_token.span.close();
+            SpanRange {
+                lo: close,
+                hi: close,
             }
+        }
+    }
+}
+
+/// The spans of the first and the last token of a node: a call spanned
+/// from one to the other is reported by rustc over the whole node (a
+/// single `Span` covers only the first token on stable Rust).
+#[derive(Clone, Copy)]
+struct SpanRange {
+    lo: Span,
+    hi: Span,
+}
+
+impl SpanRange {
+    /// The range of `node`'s tokens.
+    fn of(node: impl ToTokens) -> SpanRange {
+        let mut trees = node.into_token_stream().into_iter();
+        let lo = trees.next().map_or_else(Span::call_site, |t| t.span());
+        let hi = trees.last().map_or(lo, |t| t.span());
+        SpanRange { lo, hi }
+    }
+
+    /// `callee(args)`, with the parentheses at the end of the range;
+    /// `callee` and `args` keep their spans.
+    fn call(self, callee: TokenStream, args: TokenStream) -> TokenStream {
+        let mut args = Group::new(Delimiter::Parenthesis, args);
+        args.set_span(self.hi);
+        quote!(#callee #args)
+    }
+}
+
+/// `tokens` with every span set to `span`, so that rustc reports an error
+/// about them at `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let TokenTree::Group(group) = &tree {
+                let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                tree = TokenTree::Group(inner);
+            }
+            tree.set_span(span);
+            tree
         })
-        .collect();
-    quote!(|#(#args),*| Self::__ccfn_handler(#(#args),*))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proc_macro2::TokenTree;
 
     const ITEM: &str = "\
 /// Queue wait experience.
@@ -314,6 +527,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
                     10000u64
                 );
 
+                #[allow(clippy::unused_async)]
                 #[allow(unused_variables)]
                 #[cfg_attr(test, allow(dead_code))]
                 async fn __ccfn_handler(context: Context, event: Event, callback: Callback) -> Completion {
@@ -332,11 +546,23 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
                     context: ::ccfn_core::Context,
                     event: ::ccfn_core::Event,
                 ) -> ::ccfn_core::__private::BoxFuture<::ccfn_core::Outcome> {
+                    #[allow(dead_code)]
+                    fn __ccfn_context() {}
+                    #[allow(dead_code)]
+                    fn __ccfn_event() {}
+                    #[allow(dead_code)]
+                    fn __ccfn_callback() {}
                     ::ccfn_core::__private::run(
                         &Self::META,
                         context,
                         event,
-                        |__ccfn_context, __ccfn_event, __ccfn_callback| Self::__ccfn_handler(__ccfn_context, __ccfn_event, __ccfn_callback)
+                        |__ccfn_context, __ccfn_event, __ccfn_callback| ::ccfn_core::__private::completion(
+                            Self::__ccfn_handler(
+                                ::ccfn_core::__private::param::<Context, ::ccfn_core::Context>(__ccfn_context),
+                                ::ccfn_core::__private::param::<Event, ::ccfn_core::Event>(__ccfn_event),
+                                ::ccfn_core::__private::param::<Callback, ::ccfn_core::Callback>(__ccfn_callback)
+                            )
+                        )
                     )
                 }
             }
@@ -380,7 +606,23 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
     #[test]
     fn calls_run_with_the_handler() {
         let out = default_output().to_string();
-        assert!(out.contains("__private :: run (& Self :: META , context , event , | __ccfn_context , __ccfn_event , __ccfn_callback | Self :: __ccfn_handler (__ccfn_context , __ccfn_event , __ccfn_callback))"), "{out}");
+        assert!(out.contains("__private :: run (& Self :: META , context , event , | __ccfn_context , __ccfn_event , __ccfn_callback | :: ccfn_core :: __private :: completion (Self :: __ccfn_handler (:: ccfn_core :: __private :: param :: < Context , :: ccfn_core :: Context > (__ccfn_context) , :: ccfn_core :: __private :: param :: < Event , :: ccfn_core :: Event > (__ccfn_event) , :: ccfn_core :: __private :: param :: < Callback , :: ccfn_core :: Callback > (__ccfn_callback))))"), "{out}");
+    }
+
+    #[test]
+    fn handler_is_allowed_to_not_await() {
+        let out = default_output().to_string();
+        assert!(
+            out.contains("# [allow (clippy :: unused_async)] # [allow (unused_variables)] async fn __ccfn_handler"),
+            "{out}"
+        );
+        assert_eq!(out.matches("clippy :: unused_async").count(), 1, "{out}");
+    }
+
+    #[test]
+    fn closure_parameters_are_shadowed_by_local_fns() {
+        let out = default_output().to_string();
+        assert!(out.contains("-> :: ccfn_core :: __private :: BoxFuture < :: ccfn_core :: Outcome > { # [allow (dead_code)] fn __ccfn_context () { } # [allow (dead_code)] fn __ccfn_event () { } # [allow (dead_code)] fn __ccfn_callback () { } :: ccfn_core :: __private :: run"), "{out}");
     }
 
     #[test]
@@ -423,27 +665,74 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
         assert_eq!(idents[at - 1].span().source_text().unwrap(), "Frm");
     }
 
+    /// The source text under the span of every identifier named `name`.
+    fn texts_of(tokens: &TokenStream, name: &str) -> Vec<String> {
+        all_idents(tokens)
+            .iter()
+            .filter(|i| *i == name)
+            .map(|i| i.span().source_text().unwrap_or_default())
+            .collect()
+    }
+
+    /// The source text under the span of the group right after each
+    /// identifier named `name` (a call's parentheses), depth first.
+    fn call_parens(tokens: TokenStream, name: &str, out: &mut Vec<String>) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tree) in trees.iter().enumerate() {
+            if let TokenTree::Group(group) = tree {
+                call_parens(group.stream(), name, out);
+            }
+            if matches!(tree, TokenTree::Ident(ident) if ident == name) {
+                let parens = trees[i + 1..].iter().find_map(|t| match t {
+                    TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => Some(g),
+                    _ => None,
+                });
+                out.push(parens.unwrap().span().source_text().unwrap_or_default());
+            }
+        }
+    }
+
     #[test]
     fn handler_arguments_are_spanned_at_the_user_types() {
-        let item = ITEM.replace("callback: Callback", "callback: MyCallback");
+        let item = ITEM
+            .replace("callback: Callback", "callback: MyCallback")
+            .replace("event: Event", "event: ccfn_core::Event");
         let out = expand_str("required = [CallSid, From, To]", &item);
-        let idents = all_idents(&out);
-        let spans: Vec<String> = idents
-            .iter()
-            .filter(|i| i.to_string().starts_with("__ccfn_c") || *i == "__ccfn_event")
-            .map(|i| i.span().source_text().unwrap_or_default())
-            .collect();
+        // `param` at the type's first token, its parentheses at the last.
         assert_eq!(
-            spans,
-            [
-                "Context",
-                "Event",
-                "MyCallback",
-                "Context",
-                "Event",
-                "MyCallback"
-            ]
+            texts_of(&out, "param"),
+            ["Context", "ccfn_core", "MyCallback"]
         );
+        let mut parens = Vec::new();
+        call_parens(out.clone(), "param", &mut parens);
+        assert_eq!(parens, ["Context", "Event", "MyCallback"]);
+        // The closure's parameters are located at the types too.
+        assert_eq!(
+            texts_of(&out, "__ccfn_event"),
+            ["", "ccfn_core", "ccfn_core"],
+            "the local fn, the parameter, the argument"
+        );
+    }
+
+    #[test]
+    fn handler_output_is_spanned_at_the_return_type() {
+        let item = ITEM.replace("-> Completion", "-> Result<Completion, MyError>");
+        let out = expand_str("required = [CallSid, From, To]", &item);
+        for name in ["run", "completion"] {
+            assert_eq!(texts_of(&out, name), ["Result"], "{name}");
+            let mut parens = Vec::new();
+            call_parens(out.clone(), name, &mut parens);
+            assert_eq!(parens, [">"], "{name}");
+        }
+        assert_eq!(
+            texts_of(&out, "__ccfn_handler"),
+            ["wait_experience", "Result"],
+            "the handler fn, then its call"
+        );
+        // No return type: at the `)` where `-> Completion` belongs.
+        let item = ITEM.replace(" -> Completion", "");
+        let out = expand_str("required = [CallSid, From, To]", &item);
+        assert_eq!(texts_of(&out, "completion"), [")"]);
     }
 
     #[test]
@@ -468,19 +757,73 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
     #[test]
     fn errors_fall_back_to_the_original_item() {
         let item = ITEM.replace("async ", "");
-        let out = expand_str("required = [CallSid, From]", &item);
-        let original: TokenStream = item.parse().unwrap();
-        let out = out.to_string();
-        assert!(out.starts_with(&original.to_string()), "{out}");
-        assert_eq!(out.matches("compile_error").count(), 2, "{out}");
-        assert!(out.contains("requires an `async fn`"), "{out}");
-        assert!(out.contains("voice functions must require"), "{out}");
-        assert!(!out.contains("__ccfn_handler"), "{out}");
+        let out = expand_str("required = [CallSid, Frm]", &item);
+        // The item is unchanged but for a `use P::params::{.. as _};` per
+        // identifier of `required`, at the start of its body.
+        let original: TokenStream = item
+            .replace(
+                "{\n    helper",
+                "{ #[allow(unused_imports)] use ::ccfn_core::params::{CallSid as _}; \
+                 #[allow(unused_imports)] use ::ccfn_core::params::{Frm as _}; helper",
+            )
+            .parse()
+            .unwrap();
+        let out_text = out.to_string();
+        assert!(out_text.starts_with(&original.to_string()), "{out_text}");
+        assert_eq!(out_text.matches("compile_error").count(), 2, "{out_text}");
+        assert!(out_text.contains("requires an `async fn`"), "{out_text}");
+        assert!(out_text.contains("missing `To`"), "{out_text}");
+        assert!(!out_text.contains("__ccfn_handler"), "{out_text}");
+        // Each is spanned at the user's identifier, so rustc reports a typo there.
+        assert_eq!(texts_of(&out, "Frm"), ["Frm"]);
+        assert_eq!(texts_of(&out, "use"), ["CallSid", "Frm"]);
+    }
+
+    #[test]
+    fn fallback_probe_keeps_inner_attributes_first_and_skips_strings() {
+        let item = ITEM.replace(
+            "helper(context, event, callback).await",
+            "#![allow(unused)] #![deny(warnings)] helper(context, event, callback).await",
+        );
+        let out = expand_str(
+            "required = [\"CallSid\", From, To], crate = \"my_core\", bogus",
+            &item,
+        )
+        .to_string();
+        assert!(out.contains("{ #! [allow (unused)] #! [deny (warnings)] # [allow (unused_imports)] use my_core :: params :: { From as _ } ; # [allow (unused_imports)] use my_core :: params :: { To as _ } ; helper"), "{out}");
+        assert!(!out.contains("params :: CallSid"), "{out}");
+    }
+
+    #[test]
+    fn no_fallback_probe_without_a_usable_list_or_crate() {
+        for args in [
+            "required = [CallSid, From To]",
+            "required = [CallSid, From, To], crate = \"a b\"",
+            "required = [CallSid, From, To], crate = ccfn_core",
+            "kind = task",
+        ] {
+            let out = expand_str(args, ITEM).to_string();
+            assert!(!out.contains("use "), "{args}: {out}");
+            assert!(out.contains("compile_error"), "{args}: {out}");
+        }
+        // Nor in a successful expansion, where `META` resolves the names.
+        let out = default_output().to_string();
+        assert!(!out.contains("use "), "{out}");
+    }
+
+    #[test]
+    fn voice_rule_is_checked_again_when_a_misspelling_was_assumed() {
+        let out = expand_str("required = [CallSid, Frm, To]", ITEM);
+        let text = out.to_string();
+        assert!(text.ends_with(&format!("const _ : () = :: core :: assert ! (:: ccfn_core :: __private :: has_voice_params (wait_experience :: META . required ()) , {VOICE_RECHECK:?}) ;")), "{text}");
+        assert_eq!(texts_of(&out, "has_voice_params"), ["[CallSid, Frm, To]"]);
+        assert_eq!(texts_of(&out, "assert"), ["[CallSid, Frm, To]"]);
+        assert!(!default_output().to_string().contains("has_voice_params"));
     }
 
     #[test]
     fn non_function_falls_back() {
-        let out = expand_str("required = [A]", "struct S;").to_string();
+        let out = expand_str("required = [A], kind = task", "struct S;").to_string();
         assert!(out.starts_with("struct S ;"), "{out}");
         assert!(
             out.contains("can only be applied to an `async fn`"),

@@ -19,15 +19,23 @@ pub(crate) struct ContactItem {
     pub(crate) body: Group,
 }
 
+/// The error for an item that is not a function.
+pub(crate) const NOT_A_FN: &str = "#[contact_fn] can only be applied to an `async fn`";
+
+/// The error for a function without a body (a trait method declaration).
+pub(crate) const NO_BODY: &str =
+    "#[contact_fn] handlers need a body: write the handler as a free `async fn` with a `{ .. }` body";
+
 impl Parse for ContactItem {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
-        let attrs = input.call(Attribute::parse_outer)?;
-        let vis = input.parse()?;
-        let sig = input.parse()?;
+        let not_a_fn = |err: syn::Error| syn::Error::new(err.span(), NOT_A_FN);
+        let attrs = input.call(Attribute::parse_outer).map_err(not_a_fn)?;
+        let vis = input.parse().map_err(not_a_fn)?;
+        let sig = input.parse().map_err(not_a_fn)?;
         let body: Group = match input.parse::<Group>() {
             Ok(group) if group.delimiter() == Delimiter::Brace => group,
-            Ok(group) => return Err(syn::Error::new(group.span(), "expected a function body")),
-            Err(err) => return Err(syn::Error::new(err.span(), "expected a function body")),
+            Ok(group) => return Err(syn::Error::new(group.span(), NO_BODY)),
+            Err(err) => return Err(syn::Error::new(err.span(), NO_BODY)),
         };
         Ok(ContactItem {
             attrs,
@@ -353,7 +361,13 @@ mod tests {
         ))
         .err()
         .unwrap();
-        assert_eq!(err.to_string(), "expected a function body");
+        assert_eq!(err.to_string(), NO_BODY);
+        let err = syn::parse2::<ContactItem>(quote!(
+            struct S;
+        ))
+        .err()
+        .unwrap();
+        assert_eq!(err.to_string(), NOT_A_FN);
     }
 
     #[test]

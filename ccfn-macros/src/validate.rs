@@ -5,7 +5,6 @@ use std::collections::HashSet;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::ext::IdentExt;
-use syn::spanned::Spanned;
 use syn::{FnArg, Ident, Lit, LitStr, Path, Safety};
 
 use crate::args::{ContactOption, NameItem, NameList, Options, TIMEOUT_HELP};
@@ -32,6 +31,11 @@ impl Errors {
     /// Adds an error with this span and message.
     pub(crate) fn push(&mut self, span: Span, message: impl std::fmt::Display) {
         self.add(syn::Error::new(span, message));
+    }
+
+    /// Adds an error spanning every token of `node`, not only its first.
+    pub(crate) fn push_spanned(&mut self, node: impl ToTokens, message: impl std::fmt::Display) {
+        self.add(syn::Error::new_spanned(node, message));
     }
 
     /// `Ok(value)` if nothing was added, else every error combined.
@@ -129,6 +133,11 @@ pub(crate) struct Checked {
     pub(crate) env: Vec<NameItem>,
     /// The header from the doc comment.
     pub(crate) header: HeaderTexts,
+    /// Where `required` was written, when a call parameter missing from a
+    /// voice function was taken for a misspelled identifier (`Frm`): the
+    /// expansion then checks the voice rule again at compile time, in case
+    /// that identifier is a well-known parameter after all.
+    pub(crate) voice_recheck: Option<Span>,
 }
 
 /// The default `timeout_ms`.
@@ -166,20 +175,20 @@ pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> syn::Re
     let timeout_ms = check_timeout(chosen.timeout_ms, &mut errors);
     let krate = check_crate(chosen.krate, &mut errors);
     let name = chosen.name.and_then(|lit| check_name(lit, &mut errors));
-    if let Some(Kind::Voice) = kind.as_ref().map(|k| k.value) {
+    // Without a usable `required` (missing or broken) its own error is
+    // enough: one mistake, one error.
+    let mut voice_recheck = None;
+    if let (Some(Kind::Voice), Some(list)) = (kind.as_ref().map(|k| k.value), chosen.required) {
         if !options.is_broken("required") && !options.is_broken("kind") {
-            check_voice(chosen.required, &mut errors);
+            voice_recheck = check_voice(list, &mut errors);
         }
     }
 
     let item = match item {
         Ok(item) => item,
         Err(err) => {
-            errors.push(
-                err.span(),
-                "#[contact_fn] can only be applied to an `async fn`",
-            );
-            return Err(errors.0.unwrap_or(err));
+            errors.add(err);
+            return Err(errors.0.expect("an error was just added"));
         }
     };
     check_signature(&item, &mut errors);
@@ -195,6 +204,7 @@ pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> syn::Re
         required: required.expect("checked"),
         env,
         header,
+        voice_recheck,
     })
 }
 
@@ -346,7 +356,21 @@ fn name_problem(name: &str) -> Option<String> {
     }
     name.chars()
         .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
-        .map(|c| format!("contains `{c}`"))
+        .map(|c| format!("contains {}", describe_char(c)))
+}
+
+/// A character as a message shows it: white space and invisible characters
+/// by name or code point, others in backquotes.
+fn describe_char(c: char) -> String {
+    match c {
+        ' ' => "a space".to_owned(),
+        '\t' => "a tab".to_owned(),
+        '\n' | '\r' => "a line break".to_owned(),
+        '`' => "a backquote".to_owned(),
+        c if c.is_whitespace() => format!("white space (U+{:04X})", u32::from(c)),
+        c if c.is_ascii_graphic() || c.is_alphanumeric() => format!("`{c}`"),
+        c => format!("the character U+{:04X}", u32::from(c)),
+    }
 }
 
 /// `name = ".."`: non-empty, only `[A-Za-z0-9_-]`.
@@ -398,27 +422,74 @@ fn default_name(
 }
 
 /// `kind = voice` requires `CallSid`, `From` and `To`.
-fn check_voice(list: Option<&NameList>, errors: &mut Errors) {
-    let present: HashSet<String> = list
-        .map(|l| l.items.iter().map(NameItem::value).collect())
-        .unwrap_or_default();
-    let missing: Vec<&str> = VOICE_PARAMS
+///
+/// A missing one that a bare identifier of the list looks like a misspelling
+/// of (`Frm` for `From`) is not reported here: rustc reports the identifier
+/// itself, at the identifier, with a "similar name" hint. In that case the
+/// list's span is returned, so that the expansion checks the rule again in
+/// case the identifier is a well-known parameter after all.
+fn check_voice(list: &NameList, errors: &mut Errors) -> Option<Span> {
+    let present: HashSet<String> = list.items.iter().map(NameItem::value).collect();
+    let misspelled = |param: &str| {
+        list.items.iter().any(|item| match item {
+            NameItem::Ident(ident) => {
+                let name = ident.unraw().to_string();
+                !VOICE_PARAMS.contains(&name.as_str()) && looks_like(&name, param)
+            }
+            NameItem::Str(_) => false,
+        })
+    };
+    let (excused, missing): (Vec<&str>, Vec<&str>) = VOICE_PARAMS
         .into_iter()
         .filter(|p| !present.contains(*p))
-        .collect();
-    if missing.is_empty() {
-        return;
+        .partition(|p| misspelled(p));
+    if !missing.is_empty() {
+        let pronoun = if missing.len() == 1 { "it" } else { "them" };
+        errors.push(
+            list.span(),
+            format!(
+                "voice functions must require {}: missing {}; add {pronoun} to `required`, or declare another kind with `kind = email | task | generic`",
+                and_list(&VOICE_PARAMS),
+                and_list(&missing),
+            ),
+        );
     }
-    let span = list.map_or_else(Span::call_site, NameList::span);
-    let pronoun = if missing.len() == 1 { "it" } else { "them" };
-    errors.push(
-        span,
-        format!(
-            "voice functions must require {}: missing {}; add {pronoun} to `required`, or declare another kind with `kind = email | task | generic`",
-            and_list(&VOICE_PARAMS),
-            and_list(&missing),
-        ),
-    );
+    (!excused.is_empty()).then(|| list.span())
+}
+
+/// Whether `written` looks like a misspelling of `name`: the same ignoring
+/// ASCII case, or one character added, removed, replaced, or two adjacent
+/// characters swapped.
+fn looks_like(written: &str, name: &str) -> bool {
+    written.eq_ignore_ascii_case(name) || edit_distance(written, name) <= 1
+}
+
+/// The optimal-string-alignment distance: insertions, deletions,
+/// substitutions and swaps of adjacent characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d: Vec<Vec<usize>> = (0..=a.len())
+        .map(|i| {
+            let mut row = vec![0; b.len() + 1];
+            row[0] = i;
+            row
+        })
+        .collect();
+    d[0] = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 /// "`A`", "`A` and `B`", "`A`, `B` and `C`".
@@ -451,23 +522,23 @@ fn check_signature(item: &ContactItem, errors: &mut Errors) {
         );
     }
     if let Some(abi) = &sig.abi {
-        errors.push(
-            abi.span(),
+        errors.push_spanned(
+            abi,
             "#[contact_fn] handlers cannot be `extern`; remove the ABI",
         );
     }
     let generics = &sig.generics;
     if generics.lt_token.is_some() || !generics.params.is_empty() {
-        errors.push(
-            generics.span(),
+        errors.push_spanned(
+            generics,
             format!(
                 "#[contact_fn] handlers cannot be generic; remove the generic parameters: {shape}"
             ),
         );
     }
     if let Some(where_clause) = &generics.where_clause {
-        errors.push(
-            where_clause.span(),
+        errors.push_spanned(
+            where_clause,
             format!("#[contact_fn] handlers cannot have a `where` clause; remove it: {shape}"),
         );
     }
@@ -476,8 +547,8 @@ fn check_signature(item: &ContactItem, errors: &mut Errors) {
         FnArg::Typed(_) => None,
     });
     if let Some(receiver) = receiver {
-        errors.push(
-            receiver.span(),
+        errors.push_spanned(
+            receiver,
             format!("#[contact_fn] handlers cannot take `self`; write a free function {shape}"),
         );
     } else if sig.inputs.len() != 3 || sig.variadic.is_some() {
@@ -766,12 +837,9 @@ mod tests {
         assert_eq!(
             errors("", &good()),
             [
+                // Not also the voice error: one mistake, one error.
                 pair(
                     "missing `required = [..]`, e.g. `#[contact_fn(required = [CallSid, From, To])]`",
-                    "<call_site>"
-                ),
-                pair(
-                    "voice functions must require `CallSid`, `From` and `To`: missing `CallSid`, `From` and `To`; add them to `required`, or declare another kind with `kind = email | task | generic`",
                     "<call_site>"
                 ),
             ]
@@ -879,9 +947,13 @@ mod tests {
         assert_eq!(
             only_error(&format!("{VOICE}, name = \"wait experience\""), &good()),
             pair(
-                "`name = \"wait experience\"` contains ` `; use only ASCII letters, digits, `-` and `_`",
+                "`name = \"wait experience\"` contains a space; use only ASCII letters, digits, `-` and `_`",
                 "\"wait experience\""
             )
+        );
+        assert_eq!(
+            only_error(&format!("{VOICE}, name = \"wait/experience\""), &good()).0,
+            "`name = \"wait/experience\"` contains `/`; use only ASCII letters, digits, `-` and `_`"
         );
         assert_eq!(
             only_error(VOICE, &with_sig(&SIG.replace("wait_experience", "café"))),
@@ -975,6 +1047,16 @@ mod tests {
                 "&self"
             )
         );
+        assert_eq!(
+            only_error(
+                VOICE,
+                &with_sig(
+                    "async fn wait_experience(self: Box<Self>, event: Event, callback: Callback) {}"
+                )
+            )
+            .1,
+            "self: Box<Self>"
+        );
     }
 
     #[test]
@@ -994,12 +1076,12 @@ mod tests {
                 "#[contact_fn] handlers cannot be generic; remove the generic parameters: {shape}"
             )
         );
-        assert!(all[0].1.starts_with('<'), "{:?}", all[0].1);
+        assert_eq!(all[0].1, "<T>");
         assert_eq!(
             all[1].0,
             format!("#[contact_fn] handlers cannot have a `where` clause; remove it: {shape}")
         );
-        assert!(all[1].1.starts_with("where"), "{:?}", all[1].1);
+        assert_eq!(all[1].1, "where T: Send");
         assert_eq!(
             only_error(
                 VOICE,
@@ -1148,6 +1230,17 @@ mod tests {
     }
 
     #[test]
+    fn no_body() {
+        assert_eq!(
+            only_error(VOICE, &with_sig(&SIG.replace(" { todo!() }", ";"))),
+            pair(
+                "#[contact_fn] handlers need a body: write the handler as a free `async fn` with a `{ .. }` body",
+                ";"
+            )
+        );
+    }
+
+    #[test]
     fn option_and_item_errors_are_combined() {
         let all = errors("kind = fax, timeout_ms = 0, bogus", "fn f(x: u8) {}");
         let messages: Vec<&str> = all.iter().map(|e| e.0.as_str()).collect();
@@ -1160,6 +1253,77 @@ mod tests {
         assert!(messages[5].contains("found 1"));
         assert!(messages[6].starts_with("missing purpose"));
         assert!(messages[7..].iter().all(|m| m.starts_with("missing `# ")));
+    }
+
+    #[test]
+    fn characters_are_described_readably() {
+        assert_eq!(describe_char(' '), "a space");
+        assert_eq!(describe_char('\t'), "a tab");
+        assert_eq!(describe_char('\n'), "a line break");
+        assert_eq!(describe_char('`'), "a backquote");
+        assert_eq!(describe_char('\u{a0}'), "white space (U+00A0)");
+        assert_eq!(describe_char('/'), "`/`");
+        assert_eq!(describe_char('é'), "`é`");
+        assert_eq!(describe_char('\u{200b}'), "the character U+200B");
+        assert_eq!(name_problem("a\tb").unwrap(), "contains a tab",);
+    }
+
+    #[test]
+    fn misspelled_call_parameters_are_left_to_rustc() {
+        // `Frm` is reported by rustc at `Frm`; nothing else is missing.
+        let c = ok("required = [CallSid, Frm, To]", &good());
+        assert_eq!(
+            c.voice_recheck.unwrap().source_text().unwrap(),
+            "[CallSid, Frm, To]"
+        );
+        for typo in ["from", "Form", "Fromm", "CalSid", "callsid", "Tp"] {
+            let args = format!("required = [CallSid, From, To, {typo}]").replacen(
+                &format!("{}, ", closest(typo)),
+                "",
+                1,
+            );
+            assert!(ok(&args, &good()).voice_recheck.is_some(), "{args}");
+        }
+        // Only the others are reported.
+        assert_eq!(
+            only_error("required = [CallSid, Frm]", &good()),
+            pair(
+                "voice functions must require `CallSid`, `From` and `To`: missing `To`; add it to `required`, or declare another kind with `kind = email | task | generic`",
+                "[CallSid, Frm]"
+            )
+        );
+        // Not a misspelling: a different well-known parameter, or a string.
+        assert!(only_error("required = [Called, From, To]", &good())
+            .0
+            .contains("missing `CallSid`"));
+        assert!(only_error("required = [CallSid, \"Frm\", To]", &good())
+            .0
+            .contains("missing `From`"));
+        // Nothing excused, nothing to check again.
+        assert!(ok(VOICE, &good()).voice_recheck.is_none());
+        assert!(ok("required = [Frm], kind = task", &good())
+            .voice_recheck
+            .is_none());
+    }
+
+    /// The voice parameter `typo` stands for.
+    fn closest(typo: &str) -> &'static str {
+        VOICE_PARAMS
+            .into_iter()
+            .find(|p| looks_like(typo, p))
+            .unwrap()
+    }
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("From", "From"), 0);
+        assert_eq!(edit_distance("Frm", "From"), 1);
+        assert_eq!(edit_distance("Form", "From"), 1);
+        assert_eq!(edit_distance("Fromm", "From"), 1);
+        assert_eq!(edit_distance("Called", "CallSid"), 2);
+        assert_eq!(edit_distance("", "To"), 2);
+        assert!(looks_like("callsid", "CallSid"));
+        assert!(!looks_like("Caller", "CallSid"));
     }
 
     #[test]

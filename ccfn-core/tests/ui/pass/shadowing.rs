@@ -1,7 +1,10 @@
 // The expansion uses absolute paths only: user code that defines its own
 // `Context`, `Result`, `Box`, `Option`, ... and its own `ccfn_core`, `core`
-// and `std` modules next to the handler still compiles. (Names starting
-// with `__ccfn_` are reserved for the expansion and are not tested here.)
+// and `std` modules next to the handler still compiles, and so do items
+// named like the expansion's own names (`__ccfn_handler`, and the closure
+// parameters `__ccfn_context`, `__ccfn_event`, `__ccfn_callback`, which a
+// unit struct, `const` or `static` in scope would otherwise turn into
+// patterns).
 #![allow(dead_code, non_camel_case_types, non_upper_case_globals)]
 
 mod handlers {
@@ -32,6 +35,9 @@ mod handlers {
     pub struct BoxFuture;
     pub struct ContactFunction;
     pub struct __ccfn_handler;
+    pub struct __ccfn_context;
+    pub const __ccfn_event: () = ();
+    pub static __ccfn_callback: () = ();
     pub type Result<T> = ::core::result::Result<T, ()>;
     pub mod ccfn_core {}
     pub mod core {}
