@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::secret::{is_sensitive_name, Secret};
@@ -114,6 +114,26 @@ struct Inner {
     values: BTreeMap<String, Value>,
     thresholds: Thresholds,
     memory_limit: Option<u64>,
+    clients: Clients,
+}
+
+/// The clients made from the context's values, once, on first use.
+#[derive(Default)]
+struct Clients {
+    http: OnceLock<Result<crate::http::HttpClient, String>>,
+    email: OnceLock<Result<crate::email::EmailSender, String>>,
+    task_router: OnceLock<Result<crate::taskrouter::TaskRouter, String>>,
+}
+
+/// The client in `slot`, made by `make` on first use; a failure is kept
+/// and reported again (as a configuration error) on every use.
+fn client<T>(
+    slot: &OnceLock<Result<T, String>>,
+    make: impl FnOnce() -> Result<T, crate::Error>,
+) -> Result<&T, crate::Error> {
+    slot.get_or_init(|| make().map_err(|e| e.message().to_owned()))
+        .as_ref()
+        .map_err(|message| crate::Error::new(crate::ErrorKind::Configuration, message.clone()))
 }
 
 /// What a function knows of its deployment: configuration values (the
@@ -271,6 +291,44 @@ impl Context {
         self.inner.memory_limit
     }
 
+    /// The logged HTTP client, with the default timeouts and the
+    /// context's slow-response threshold; made once and shared.
+    ///
+    /// # Errors
+    /// The client cannot be set up.
+    pub fn http(&self) -> Result<&crate::http::HttpClient, crate::Error> {
+        client(&self.inner.clients.http, || {
+            crate::http::HttpClient::new(crate::http::HttpConfig {
+                slow_response: self.inner.thresholds.api_response,
+                ..crate::http::HttpConfig::default()
+            })
+        })
+    }
+
+    /// Where email goes: the email provider when `EMAILPROVIDER_API_KEY`
+    /// is set, else the local outbox (see
+    /// [`crate::email::EmailSender::from_context`]); made once and shared.
+    ///
+    /// # Errors
+    /// The email settings are incomplete or invalid; the error says which.
+    pub fn email(&self) -> Result<&crate::email::EmailSender, crate::Error> {
+        client(&self.inner.clients.email, || {
+            crate::email::EmailSender::from_context(self)
+        })
+    }
+
+    /// The task router: the platform's when credentials are set, else the
+    /// local task store (see [`crate::taskrouter::TaskRouter::from_context`]);
+    /// made once and shared.
+    ///
+    /// # Errors
+    /// The task-router settings are incomplete or invalid.
+    pub fn task_router(&self) -> Result<&crate::taskrouter::TaskRouter, crate::Error> {
+        client(&self.inner.clients.task_router, || {
+            crate::taskrouter::TaskRouter::from_context(self)
+        })
+    }
+
     /// A copy with `name` set to `value` when it has no value yet (a
     /// sensitive name makes it a secret).
     #[must_use]
@@ -290,6 +348,7 @@ impl Context {
                 values,
                 thresholds: self.inner.thresholds,
                 memory_limit: self.inner.memory_limit,
+                clients: Clients::default(),
             }),
         }
     }
@@ -388,6 +447,7 @@ impl ContextBuilder {
                 values: self.values,
                 thresholds: self.thresholds,
                 memory_limit: self.memory_limit,
+                clients: Clients::default(),
             }),
         }
     }

@@ -96,6 +96,18 @@ enum Auth {
     Bearer(BearerToken),
 }
 
+/// Makes rustls's `ring` provider the process's default, once, unless
+/// another was installed first. [`HttpClient::new`] calls it; call it
+/// before building another `reqwest` client in a process that uses ccfn,
+/// since ccfn builds reqwest without a default provider.
+pub fn install_crypto_provider() {
+    static PROVIDER: Once = Once::new();
+    PROVIDER.call_once(|| {
+        // Another part of the process may have chosen one already.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 /// A logged HTTP client (rustls, connection pooling); cheap to clone.
 #[derive(Clone)]
 pub struct HttpClient {
@@ -117,11 +129,7 @@ impl HttpClient {
     /// # Errors
     /// The TLS backend cannot be set up.
     pub fn new(config: HttpConfig) -> Result<Self, Error> {
-        static PROVIDER: Once = Once::new();
-        PROVIDER.call_once(|| {
-            // Another part of the process may have chosen one already.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-        });
+        install_crypto_provider();
         let client = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .timeout(config.timeout)

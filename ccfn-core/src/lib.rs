@@ -41,6 +41,7 @@
 mod callback;
 mod context;
 mod contract;
+pub mod email;
 mod error;
 mod event;
 mod function;
@@ -53,6 +54,7 @@ pub mod params;
 pub mod runtime;
 mod secret;
 pub mod signature;
+pub mod taskrouter;
 pub mod voice;
 
 pub use callback::{
@@ -133,19 +135,15 @@ pub mod __private {
         future
     }
 
-    /// Fails compilation unless `required` holds `CallSid`, `From` and `To`.
+    /// Whether `required` holds `CallSid`, `From` and `To`.
     ///
     /// `#[contact_fn]` checks this itself, except when it takes an
     /// identifier for a misspelled call parameter (`Frm`) and leaves it to
-    /// rustc; this catches the case where that identifier is a well-known
-    /// parameter after all.
-    pub const fn check_voice_params(required: &[&str]) {
-        if !(contains(required, "CallSid")
-            && contains(required, "From")
-            && contains(required, "To"))
-        {
-            panic!("voice functions must require `CallSid`, `From` and `To`; add them to `required`, or declare another kind with `kind = email | task | generic`");
-        }
+    /// rustc; the expansion then asserts this at compile time, in case that
+    /// identifier is a well-known parameter after all.
+    #[must_use]
+    pub const fn has_voice_params(required: &[&str]) -> bool {
+        contains(required, "CallSid") && contains(required, "From") && contains(required, "To")
     }
 
     /// `names.contains(&name)`, in a `const fn`.

@@ -183,7 +183,12 @@ fn write_json<'a>(
     put(&mut bytes, "step", header.step);
     put(&mut bytes, "message", header.message);
     for (name, value) in fields {
-        put(&mut bytes, name, value);
+        if HEADER_KEYS.contains(&name) {
+            // A field may not shadow what every record has.
+            put(&mut bytes, &format!("fields.{name}"), value);
+        } else {
+            put(&mut bytes, name, value);
+        }
     }
     bytes.push(b'}');
     out.push_str(&String::from_utf8_lossy(&bytes));

@@ -43,6 +43,8 @@
 mod capture;
 pub mod contract;
 mod fake;
+pub mod fake_email;
+pub mod fake_task_router;
 mod redact;
 mod run;
 

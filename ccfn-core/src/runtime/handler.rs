@@ -260,20 +260,24 @@ pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request
 
     let in_flight = InFlight::new(&state.shutdown);
     let mut cancelled = state.shutdown.cancel.subscribe();
-    let invocation = registered.function.invoke(state.context.clone(), event);
-    let outcome = tokio::select! {
-        outcome = invocation => outcome,
-        // Dropping the invocation closes its records as cancelled.
-        _ = cancelled.wait_for(|cancel| *cancel) => {
-            drop(in_flight);
-            return reject(
-                name,
-                &method,
-                &path,
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the server is shutting down".to_owned(),
-            );
-        }
+    let mut invocation = registered.function.invoke(state.context.clone(), event);
+    let finished = tokio::select! {
+        outcome = &mut invocation => Some(outcome),
+        _ = cancelled.wait_for(|cancel| *cancel) => None,
+    };
+    let Some(outcome) = finished else {
+        // Dropping the invocation closes its records as cancelled; the
+        // rejection is logged before the runtime may stop logging.
+        drop(invocation);
+        let response = reject(
+            name,
+            &method,
+            &path,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is shutting down".to_owned(),
+        );
+        drop(in_flight);
+        return response;
     };
     drop(in_flight);
     let mut response = match outcome.result {
@@ -281,7 +285,6 @@ pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request
         Err(error) => {
             let status = match error.kind() {
                 ErrorKind::Validation => StatusCode::BAD_REQUEST,
-                ErrorKind::Cancelled => StatusCode::SERVICE_UNAVAILABLE,
                 ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,
             };

@@ -386,12 +386,6 @@ impl Runtime {
         let server = std::pin::pin!(std::future::IntoFuture::into_future(server));
         let deadline = async move {
             if stopping_rx.await.is_ok() {
-                emit(
-                    Level::INFO,
-                    "runtime",
-                    "shutting down: finishing in-flight invocations",
-                    &Vec::new(),
-                );
                 tokio::time::sleep(grace).await;
             } else {
                 std::future::pending::<()>().await;
