@@ -204,8 +204,18 @@ fn config() -> RuntimeConfig {
 const FORM: &str = "application/x-www-form-urlencoded";
 const VOICE: &str = "CallSid=CA123&From=%2B15551230000&To=%2B15559870000";
 
-async fn post(url: &str, content_type: &str, body: impl Into<reqwest::Body>) -> reqwest::Response {
+/// A plain HTTP client (ccfn builds reqwest without a default TLS provider).
+fn client() -> reqwest::Client {
+    ccfn_core::http::install_crypto_provider();
     reqwest::Client::new()
+}
+
+async fn get(url: impl reqwest::IntoUrl) -> reqwest::Result<reqwest::Response> {
+    client().get(url).send().await
+}
+
+async fn post(url: &str, content_type: &str, body: impl Into<reqwest::Body>) -> reqwest::Response {
+    client()
         .post(url)
         .header("content-type", content_type)
         .body(body)
@@ -370,7 +380,7 @@ async fn parameters_merge_body_over_query_and_keep_repeated_keys() {
         json!({"Name": "json", "Count": 2, "Extra": "1"})
     );
 
-    let get = reqwest::get(server.url("/features/test/echo?Name=get"))
+    let get = get(server.url("/features/test/echo?Name=get"))
         .await
         .unwrap();
     assert_eq!(get.status(), 200);
@@ -381,7 +391,7 @@ async fn parameters_merge_body_over_query_and_keep_repeated_keys() {
 #[tokio::test]
 async fn headers_reach_the_function_without_hop_by_hop_ones() {
     let server = Server::local().await;
-    let response = reqwest::Client::new()
+    let response = client()
         .post(server.url("/features/test/echo"))
         .header("content-type", FORM)
         .header("x-request-id", "r-1")
@@ -401,7 +411,7 @@ async fn headers_reach_the_function_without_hop_by_hop_ones() {
 #[tokio::test]
 async fn head_answers_200_without_invoking() {
     let server = Server::local().await;
-    let response = reqwest::Client::new()
+    let response = client()
         .head(server.url("/features/test/studio/voice"))
         .send()
         .await
@@ -424,7 +434,7 @@ async fn rejected_requests() {
     );
     assert_eq!(steps_of(&unknown_id), ["request_rejected"]);
 
-    let put = reqwest::Client::new()
+    let put = client()
         .put(server.url("/features/test/studio/voice"))
         .send()
         .await
@@ -504,10 +514,7 @@ async fn signatures_guard_protected_functions() {
     ];
     let good = signature::compute_signature(TOKEN, signed_url, &params);
     let send = |signature: Option<String>, body: &'static str| {
-        let mut request = reqwest::Client::new()
-            .post(&url)
-            .header("content-type", FORM)
-            .body(body);
+        let mut request = client().post(&url).header("content-type", FORM).body(body);
         if let Some(signature) = signature {
             request = request.header("x-twilio-signature", signature);
         }
@@ -554,7 +561,7 @@ async fn signatures_guard_protected_functions() {
 #[tokio::test]
 async fn catalogue_lists_every_function() {
     let server = Server::local().await;
-    let catalogue = json_body(reqwest::get(server.url("/__ccfn/functions")).await.unwrap()).await;
+    let catalogue = json_body(get(server.url("/__ccfn/functions")).await.unwrap()).await;
     let paths: Vec<&str> = catalogue
         .as_array()
         .unwrap()
@@ -594,9 +601,7 @@ async fn shutdown_finishes_the_invocation_in_flight() {
     let id = id(&response);
     assert_eq!(steps_of(&id).last().unwrap(), "end");
     assert!(
-        reqwest::get(format!("{base}/__ccfn/functions"))
-            .await
-            .is_err(),
+        get(format!("{base}/__ccfn/functions")).await.is_err(),
         "no longer accepting"
     );
 }
@@ -657,10 +662,13 @@ async fn shutdown_grace_bounds_a_stuck_invocation_and_still_closes_it() {
 #[tokio::test]
 async fn a_client_that_goes_away_does_not_lose_the_end_record() {
     let server = Server::local().await;
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_millis(150))
-        .build()
-        .unwrap();
+    let client = {
+        ccfn_core::http::install_crypto_provider();
+        reqwest::Client::builder()
+    }
+    .timeout(Duration::from_millis(150))
+    .build()
+    .unwrap();
     let gone = client
         .post(server.url("/features/test/studio/voice"))
         .header("content-type", FORM)
@@ -692,7 +700,7 @@ async fn catalogue_is_off_in_production_unless_asked_for() {
     production.catalogue = false;
     let context = Context::builder().secret("AUTH_TOKEN", TOKEN).build();
     let server = Server::start(context, production).await;
-    let response = reqwest::get(server.url("/__ccfn/functions")).await.unwrap();
+    let response = get(server.url("/__ccfn/functions")).await.unwrap();
     assert_eq!(response.status(), 404);
     server.stop().await.unwrap();
 }
@@ -700,7 +708,7 @@ async fn catalogue_is_off_in_production_unless_asked_for() {
 #[tokio::test]
 async fn one_start_and_one_end_per_request_under_200_concurrent_requests() {
     let server = Server::local().await;
-    let client = reqwest::Client::new();
+    let client = client();
     let requests = (0..200).map(|n| {
         let client = client.clone();
         let url = server.url("/features/test/studio/voice");

@@ -2,16 +2,19 @@
 //! functions on `http://127.0.0.1:3001` (change it with `CCFN_ADDR`), with
 //! embedded defaults and no credentials needed.
 
-use ccfn_core::runtime::{Feature, Runtime};
-use example_contact_center::{wait_experience, FEATURE};
+use ccfn_core::runtime::{Runtime, RuntimeConfig};
+use ccfn_core::Context;
+use example_contact_center::LOCAL_DEFAULTS;
 
 #[tokio::main]
 async fn main() {
     let served = async {
-        Runtime::from_env()?
-            .feature(Feature::new(FEATURE).function("studio/wait-experience", wait_experience))
-            .serve()
-            .await
+        let mut context = Context::from_env()?;
+        for (name, value) in LOCAL_DEFAULTS {
+            context = context.with_default(name, value);
+        }
+        let runtime = Runtime::new(context, RuntimeConfig::from_env()?);
+        example_contact_center::runtime(runtime).serve().await
     };
     if let Err(error) = served.await {
         eprintln!("ccfn: {error}");
