@@ -286,10 +286,12 @@ impl EmailMessage {
     }
 
     /// Checks what the provider would refuse anyway, and the size limit.
+    /// A failure is the function's (kind `function`, HTTP 500 when passed
+    /// on): the caller of the function sent nothing wrong.
     fn check(&self, max_total_bytes: u64) -> Result<(), Error> {
         let invalid = |what: &str| {
             Err(Error::new(
-                ErrorKind::Validation,
+                ErrorKind::Function,
                 format!("email not sent: {what}"),
             ))
         };
@@ -308,7 +310,7 @@ impl EmailMessage {
         let total = self.total_bytes();
         if total > max_total_bytes {
             return Err(Error::new(
-                ErrorKind::Validation,
+                ErrorKind::Function,
                 format!(
                     "email not sent: attachments total {} bytes ({total} bytes with the text), \
                      over the {max_total_bytes}-byte limit of the email provider: send a link instead",
@@ -587,7 +589,7 @@ impl EmailClient {
                 .mime_str(&attachment.content_type)
                 .map_err(|_| {
                     Error::new(
-                        ErrorKind::Validation,
+                        ErrorKind::Function,
                         format!(
                             "email not sent: the content type {:?} of attachment {:?} is not a MIME type",
                             attachment.content_type, attachment.filename
@@ -1119,7 +1121,7 @@ mod tests {
             ));
         assert!(message.check(102).is_ok());
         let error = message.check(101).unwrap_err();
-        assert_eq!(error.kind(), ErrorKind::Validation);
+        assert_eq!(error.kind(), ErrorKind::Function);
         assert_eq!(
             error.message(),
             "email not sent: attachments total 100 bytes (102 bytes with the text), over the \

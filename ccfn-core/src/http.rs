@@ -535,8 +535,9 @@ fn format_time(at: Option<SystemTime>) -> String {
     )
 }
 
+/// Milliseconds with microsecond precision, as the contract logs them.
 fn millis(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
+    (duration.as_micros() as f64) / 1000.0
 }
 
 /// A response: status, headers and the whole body.
@@ -616,17 +617,37 @@ impl ApiResponse {
     /// The body as the `api_response` record logs it: JSON as is, text cut
     /// at [`MAX_LOGGED_BODY`] bytes (on a character boundary).
     fn logged_data(&self) -> (Value, bool) {
-        let is_json = self
-            .header("content-type")
-            .is_some_and(|t| t.contains("json"));
-        if is_json {
+        let content_type = self.header("content-type").unwrap_or("");
+        if content_type.contains("json") {
             if let Ok(value) = serde_json::from_slice::<Value>(&self.body) {
                 return (redact_json(&value), false);
             }
         }
-        let text = String::from_utf8_lossy(&self.body);
+        let textual = content_type.is_empty()
+            || content_type.starts_with("text/")
+            || ["json", "xml", "form", "javascript"]
+                .iter()
+                .any(|kind| content_type.contains(kind));
+        let Ok(text) = std::str::from_utf8(&self.body)
+            .map_err(|_| ())
+            .and_then(|text| if textual { Ok(text) } else { Err(()) })
+        else {
+            // Audio, images and other bytes say nothing in a log line.
+            return (
+                Value::from(format!(
+                    "[{} bytes of {}]",
+                    self.body.len(),
+                    if content_type.is_empty() {
+                        "binary data"
+                    } else {
+                        content_type
+                    }
+                )),
+                false,
+            );
+        };
         if text.len() <= MAX_LOGGED_BODY {
-            return (Value::from(text.into_owned()), false);
+            return (Value::from(text), false);
         }
         let mut end = MAX_LOGGED_BODY;
         while !text.is_char_boundary(end) {
@@ -682,5 +703,25 @@ mod tests {
             elapsed: Duration::ZERO,
         };
         assert_eq!(json.logged_data(), (json!({"id": "1"}), false));
+        let audio = ApiResponse {
+            status: 200,
+            headers: vec![("content-type".into(), "audio/mpeg".into())],
+            body: vec![0xff, 0xfb, 0x90, 0x00],
+            elapsed: Duration::ZERO,
+        };
+        assert_eq!(
+            audio.logged_data(),
+            (json!("[4 bytes of audio/mpeg]"), false)
+        );
+        let unknown = ApiResponse {
+            status: 200,
+            headers: vec![],
+            body: vec![0xff, 0xfe],
+            elapsed: Duration::ZERO,
+        };
+        assert_eq!(
+            unknown.logged_data(),
+            (json!("[2 bytes of binary data]"), false)
+        );
     }
 }

@@ -67,8 +67,8 @@ pub use error::{Error, ErrorKind};
 pub use event::{Event, DEFAULT_MODE};
 pub use function::ContactFunction;
 pub use log::{
-    init_logging, init_logging_with, parse_filter, ContractLayer, LogFormat, LogGuard,
-    LOG_QUEUE_LINES,
+    init_logging, init_logging_to, init_logging_with, parse_filter, ContractLayer, LogFormat,
+    LogGuard, LOG_QUEUE_LINES,
 };
 pub use meta::{FunctionMeta, Kind};
 pub use secret::{is_sensitive_name, redact_json, Secret, MIN_SCRUBBED_LEN, REDACTED};

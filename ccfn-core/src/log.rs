@@ -547,16 +547,33 @@ pub fn init_logging() -> Result<LogGuard, crate::Error> {
         Err(_) => LogFormat::default(),
     };
     let filter = parse_filter(&std::env::var("CCFN_LOG").unwrap_or_else(|_| "info".into()))?;
+    // The writer thread flushes after each batch it drains, so a buffer
+    // turns one write per line into one per batch.
+    let stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout());
+    init_logging_to(format, filter, stdout, LOG_QUEUE_LINES)
+}
+
+/// Installs the process's logging once, writing to `writer` from a thread
+/// of its own through a queue of `queue_lines` lines: when the queue is
+/// full, lines are dropped and counted rather than block the function
+/// (see [`LogGuard::report_dropped`]).
+///
+/// # Errors
+/// Logging was already installed in this process.
+pub fn init_logging_to<W>(
+    format: LogFormat,
+    filter: Targets,
+    writer: W,
+    queue_lines: usize,
+) -> Result<LogGuard, crate::Error>
+where
+    W: std::io::Write + Send + 'static,
+{
     let (writer, worker) = tracing_appender::non_blocking::NonBlockingBuilder::default()
         .lossy(true)
-        .buffered_lines_limit(LOG_QUEUE_LINES)
+        .buffered_lines_limit(queue_lines)
         .thread_name("ccfn-log-writer")
-        // The writer thread flushes after each batch it drains, so a buffer
-        // turns one write per line into one per batch.
-        .finish(std::io::BufWriter::with_capacity(
-            64 * 1024,
-            std::io::stdout(),
-        ));
+        .finish(writer);
     let dropped = writer.error_counter();
     init_logging_with(format, filter, writer)?;
     Ok(LogGuard {

@@ -555,9 +555,8 @@ impl TaskRouterError {
             | TaskRouterError::WorkflowDeleted { sid } => Some(sid),
             TaskRouterError::QueueMismatch { workflow_sid, .. }
             | TaskRouterError::Rejected { workflow_sid, .. } => Some(workflow_sid),
-            TaskRouterError::WorkflowNotFound { workflow } if workflow.starts_with("WW") => {
-                Some(workflow)
-            }
+            // A friendly name too: the log should name what was missing.
+            TaskRouterError::WorkflowNotFound { workflow } => Some(workflow),
             _ => None,
         }
     }
@@ -1441,7 +1440,11 @@ mod tests {
                 "rejected"
             ]
         );
-        assert_eq!(errors[0].workflow_sid(), None);
+        assert_eq!(
+            errors[0].workflow_sid(),
+            Some("Callbacks"),
+            "a friendly name is named too"
+        );
         assert_eq!(errors[1].workflow_sid(), Some("WW1"));
         let error: Error = errors.into_iter().nth(2).unwrap().into();
         assert_eq!(error.kind(), ErrorKind::Upstream);

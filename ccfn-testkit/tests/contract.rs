@@ -645,3 +645,38 @@ async fn non_voice_functions_have_no_voice_records() {
         assert!(run.record(step).is_none(), "{step}");
     }
 }
+
+/// Fails when asked to (its own error-rate window, a short one).
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn flaky_window(_context: Context, event: Event, callback: Callback) -> Completion {
+    if event.get("fail") == Some("yes") {
+        callback.error(Error::msg("asked to fail"))
+    } else {
+        callback.success("ok")
+    }
+}
+
+#[tokio::test]
+async fn error_rate_window_slides() {
+    let context = || FakeContext::new().error_rate_alert(0.05, Duration::from_millis(120));
+    let failing = || FakeEvent::voice().param("fail", "yes");
+    let alerts = |run: &Run| run.records_of("alert").len();
+    assert_eq!(alerts(&invoke(flaky_window, context(), failing()).await), 1);
+    // The failure leaves the window; a success brings the rate to 0 %.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        alerts(&invoke(flaky_window, context(), FakeEvent::voice()).await),
+        0
+    );
+    // 1 of 2 in the window: a new crossing, a new alert.
+    assert_eq!(alerts(&invoke(flaky_window, context(), failing()).await), 1);
+}

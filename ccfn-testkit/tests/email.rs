@@ -299,7 +299,7 @@ async fn attachments_over_the_limit_are_refused_before_sending() {
         .param("attachments", "2")
         .param("attachment_bytes", "3000");
     let run = invoke(voicemail_email, context, event).await;
-    let message = assert_email_failure(&run, ErrorKind::Validation);
+    let message = assert_email_failure(&run, ErrorKind::Function);
     // 6000 bytes of attachments, plus subject (31), text (53) and HTML (60).
     assert_eq!(
         message,
@@ -611,7 +611,7 @@ async fn the_outbox_applies_the_same_limit() {
         .value("CCFN_OUTBOX_DIR", dir.to_str().unwrap())
         .value("EMAILPROVIDER_MAX_BYTES", "1000");
     let run = invoke(voicemail_email, context, FakeEvent::voice()).await;
-    let message = assert_email_failure(&run, ErrorKind::Validation);
+    let message = assert_email_failure(&run, ErrorKind::Function);
     assert!(
         message.contains("attachments total 2048 bytes") && message.contains("1000-byte limit"),
         "{message}"

@@ -345,7 +345,10 @@ async fn workflow_not_found_by_friendly_name() {
     let error = task_error(&run);
     assert_eq!(error["level"], "ERROR");
     assert_eq!(error["cause"], "workflow_not_found");
-    assert_eq!(error["workflow_sid"], Value::Null);
+    assert_eq!(
+        error["workflow_sid"], "Callbacks",
+        "the missing workflow is named"
+    );
     assert_eq!(error["caller_message"], CALLER_MESSAGE);
     assert_eq!(
         error["message"],

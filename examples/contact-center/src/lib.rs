@@ -282,3 +282,24 @@ pub async fn inbound_call(context: Context, event: Event, callback: Callback) ->
     enqueue.task(&attributes).priority(1);
     callback.success(twiml)
 }
+
+/// The Rust examples of the guides compile (and run, unless marked
+/// `no_run`) against these functions.
+#[cfg(doctest)]
+mod guides {
+    #[doc = include_str!("../../../docs/macro.md")]
+    struct Macro;
+    #[doc = include_str!("../../../docs/logging-contract.md")]
+    struct LoggingContract;
+    #[doc = include_str!("../../../docs/runtime.md")]
+    struct Runtime;
+    #[cfg(feature = "lambda")]
+    #[doc = include_str!("../../../docs/deployment.md")]
+    struct Deployment;
+    #[doc = include_str!("../../../docs/external-calls.md")]
+    struct ExternalCalls;
+    #[doc = include_str!("../../../docs/diagnostics.md")]
+    struct Diagnostics;
+    #[doc = include_str!("../../../README.md")]
+    struct Readme;
+}
