@@ -173,8 +173,3 @@ pub mod __private {
         true
     }
 }
-
-/// The README's example compiles.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;

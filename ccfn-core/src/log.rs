@@ -201,14 +201,14 @@ fn write_pretty<'a>(
 ) {
     let _ = write!(
         out,
-        "{} {:<5} {} {} [{}] {}",
+        "{} {:<5} {} {} [{}] ",
         header.timestamp,
         header.level,
         header.function.unwrap_or(""),
         header.invocation_id.unwrap_or(""),
         header.step,
-        header.message,
     );
+    push_clean(out, header.message);
     let call_sid = header
         .call_sid
         .filter(|_| !fields.clone().any(|(k, _)| k == "call_sid"))
@@ -221,14 +221,26 @@ fn write_pretty<'a>(
     }
 }
 
+/// Appends `text` with every control character but the line feed shown
+/// as `\u{..}`: a caller-controlled value must not drive the terminal.
+fn push_clean(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if c.is_control() && c != '\n' {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+}
+
 fn pretty_field(out: &mut String, key: &str, value: &Value) {
     let _ = write!(out, "\n  {key}: ");
     match value {
-        Value::String(s) if !s.contains('\n') => out.push_str(s),
+        Value::String(s) if !s.contains('\n') => push_clean(out, s),
         Value::String(s) => {
             for line in s.lines() {
                 out.push_str("\n    ");
-                out.push_str(line);
+                push_clean(out, line);
             }
         }
         Value::Array(_) | Value::Object(_) => {
@@ -630,6 +642,21 @@ mod tests {
         assert_eq!(
             text,
             "2026-11-21T20:35:01.123Z INFO  wait-experience abc [start] === FUNCTION START: wait-experience ===\n  event: {\n    \"CallSid\": \"CA1\"\n  }\n  domain: localhost:3001\n  stack: \n    one\n    two"
+        );
+    }
+
+    #[test]
+    fn pretty_shows_control_characters_escaped() {
+        let record = json!({
+            "step": "caller",
+            "message": "from \u{1b}[2J",
+            "from": "+1\u{1b}]0;x\u{7}",
+        });
+        let text = LogFormat::Pretty.render(record.as_object().unwrap());
+        assert!(!text.contains('\u{1b}'), "{text:?}");
+        assert!(
+            text.ends_with("[caller] from \\u{1b}[2J\n  from: +1\\u{1b}]0;x\\u{7}"),
+            "{text:?}"
         );
     }
 

@@ -61,7 +61,8 @@ pub fn runtime(runtime: Runtime) -> Runtime {
 /// waits.
 ///
 /// Without `mode`, the caller hears the hold message and a menu (1 for
-/// voicemail, 2 for a callback). `mode=voicemail` records a message whose
+/// voicemail, 2 for a callback), looping back to itself until the caller
+/// chooses. `mode=voicemail` records a message whose
 /// recording is emailed to the team by the voicemail notice;
 /// `mode=callback` creates a callback task through the task router. When
 /// an option cannot be served the caller hears "Option not available at
@@ -86,7 +87,6 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
         (mode, _) => mode,
     };
     let mut twiml = VoiceResponse::new();
-    twiml.mark_built();
     match mode {
         "voicemail" => {
             twiml.say(
@@ -134,6 +134,11 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
             );
             twiml.say("Please hold. An agent will be with you shortly.");
         }
+    }
+    twiml.mark_built();
+    if twiml.enqueued().is_none() && matches!(mode, "initial" | "debug") {
+        // The menu loops until the caller chooses or an agent answers.
+        twiml.redirect(WAIT_URL).method(Method::Post);
     }
     callback.success(twiml)
 }
@@ -204,7 +209,7 @@ pub async fn voicemail_notice(
                 .filter(|to| !to.is_empty()),
         )
         .subject(format!("New voicemail from {caller}"));
-    let attached = if seconds * RECORDING_BYTES_PER_SECOND <= ATTACH_MAX_BYTES {
+    let attached = if seconds.saturating_mul(RECORDING_BYTES_PER_SECOND) <= ATTACH_MAX_BYTES {
         match download_recording(&context, url).await {
             Ok(bytes) => {
                 let name = format!("{}.mp3", event.get("RecordingSid").unwrap_or("voicemail"));
