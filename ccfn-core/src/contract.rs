@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use tracing::{Instrument as _, Level};
 
 use crate::callback::{Callback, IntoCompletion, InvocationId, Outcome, Reply};
-use crate::log::{emit, Fields, SPAN_NAME};
+use crate::log::{emit, Fields, InInvocation, Invocation, SPAN_NAME};
 use crate::secret::{is_sensitive_name, ScrubInvocation};
 use crate::{metrics, panic, Context, Error, ErrorKind, Event, FunctionMeta, Kind};
 
@@ -57,9 +57,17 @@ where
             .filter(|(name, _)| is_sensitive_name(name))
             .filter_map(|(_, value)| value.as_str().map(str::to_owned))
             .collect();
-        let result = ScrubInvocation::new(
-            sensitive.iter().map(String::as_str),
-            contract(meta, context, event, handler),
+        let invocation = Invocation {
+            function: meta.name().to_owned(),
+            invocation_id: invocation_id.as_str().to_owned(),
+            call_sid: event.call_sid().map(str::to_owned),
+        };
+        let result = InInvocation::new(
+            invocation,
+            ScrubInvocation::new(
+                sensitive.iter().map(String::as_str),
+                contract(meta, context, event, handler),
+            ),
         )
         .instrument(span)
         .await;

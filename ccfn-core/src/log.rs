@@ -164,7 +164,7 @@ fn write_json<'a>(
         out.push(b':');
         let _ = serde_json::to_writer(&mut *out, value);
     }
-    let mut bytes = Vec::with_capacity(512);
+    let mut bytes = std::mem::take(out).into_bytes();
     bytes.extend_from_slice(b"{\"timestamp\":");
     let _ = serde_json::to_writer(&mut bytes, header.timestamp);
     put(&mut bytes, "level", header.level);
@@ -191,7 +191,9 @@ fn write_json<'a>(
         }
     }
     bytes.push(b'}');
-    out.push_str(&String::from_utf8_lossy(&bytes));
+    // serde_json writes UTF-8; the check is a fast scan, never a copy.
+    *out = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
 }
 
 fn write_pretty<'a>(
@@ -254,10 +256,40 @@ fn pretty_field(out: &mut String, key: &str, value: &Value) {
 }
 
 /// The invocation a span stands for.
-struct Invocation {
-    function: String,
-    invocation_id: String,
-    call_sid: Option<String>,
+pub(crate) struct Invocation {
+    pub(crate) function: String,
+    pub(crate) invocation_id: String,
+    pub(crate) call_sid: Option<String>,
+}
+
+scoped_tls::scoped_thread_local!(static CURRENT: Invocation);
+
+pin_project_lite::pin_project! {
+    /// Polls an invocation's future with its identity at hand for the
+    /// layer, which then need not look it up among the spans.
+    pub(crate) struct InInvocation<F> {
+        invocation: Invocation,
+        #[pin]
+        future: F,
+    }
+}
+
+impl<F> InInvocation<F> {
+    pub(crate) fn new(invocation: Invocation, future: F) -> Self {
+        InInvocation { invocation, future }
+    }
+}
+
+impl<F: std::future::Future> std::future::Future for InInvocation<F> {
+    type Output = F::Output;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        let this = self.project();
+        CURRENT.set(this.invocation, || this.future.poll(cx))
+    }
 }
 
 #[derive(Default)]
@@ -382,18 +414,37 @@ where
         event.record(&mut visitor);
         let contract = meta.target().starts_with(TARGET) && FIELDS.is_set();
         let timestamp = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
-        let scope = ctx.event_scope(event);
-        let span = scope.and_then(|mut scope| {
-            scope.find(|span| span.extensions().get::<Invocation>().is_some())
-        });
-        let extensions = span.as_ref().map(|span| span.extensions());
-        let invocation = extensions.as_ref().and_then(|e| e.get::<Invocation>());
+        if CURRENT.is_set() {
+            CURRENT.with(|invocation| {
+                self.write_line(event, &visitor, contract, &timestamp, Some(invocation))
+            })
+        } else {
+            let scope = ctx.event_scope(event);
+            let span = scope.and_then(|mut scope| {
+                scope.find(|span| span.extensions().get::<Invocation>().is_some())
+            });
+            let extensions = span.as_ref().map(|span| span.extensions());
+            let invocation = extensions.as_ref().and_then(|e| e.get::<Invocation>());
+            self.write_line(event, &visitor, contract, &timestamp, invocation)
+        }
+    }
+
+    /// Formats one event as a line, given the invocation it belongs to.
+    fn write_line(
+        &self,
+        event: &Event<'_>,
+        visitor: &EventVisitor,
+        contract: bool,
+        timestamp: &str,
+        invocation: Option<&Invocation>,
+    ) -> String {
+        let meta = event.metadata();
         let step = match (&visitor.step, contract) {
             (Some(step), true) => step.as_str(),
             _ => "log",
         };
         let header = Header {
-            timestamp: &timestamp,
+            timestamp,
             level: meta.level().as_str(),
             function: invocation.map(|i| i.function.as_str()),
             invocation_id: invocation.map(|i| i.invocation_id.as_str()),
