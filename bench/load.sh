@@ -42,7 +42,7 @@ run() {
     curl -s -o /dev/null -X HEAD "$URL" && break
     sleep 0.1
   done
-  wrk -t2 -c"$connections" -d"$DURATION" --latency -s "$OUT/post.lua" "$URL" >"$OUT/$name.wrk"
+  wrk -t1 -c"$connections" -d"$DURATION" --latency -s "$OUT/post.lua" "$URL" >"$OUT/$name.wrk"
   local peak_kb
   peak_kb=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill -TERM "$pid"

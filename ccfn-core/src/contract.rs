@@ -211,10 +211,19 @@ where
                 voice_records(&context, reply);
             }
             finish(meta, &context, started, Some(reply));
+            // A voice document is already in full in `voice_response`
+            // (phase returned): the success record points at it rather than
+            // write it a third time.
+            let result = match (meta.kind(), reply) {
+                (Kind::Voice, Reply::Voice(voice)) => {
+                    json!({ "voice_response": "returned", "bytes": voice.xml().len() })
+                }
+                _ => reply.to_log_json(),
+            };
             info(
                 "success",
                 "Function completed successfully",
-                fields([("result", reply.to_log_json())]),
+                fields([("result", result)]),
             );
         }
         Err(error) => {

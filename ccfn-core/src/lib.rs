@@ -38,6 +38,7 @@
 //! `docs/logging-contract.md`.
 #![doc(test(attr(deny(warnings))))]
 
+mod background;
 mod callback;
 mod context;
 mod contract;

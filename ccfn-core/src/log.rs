@@ -35,8 +35,49 @@ pub(crate) const SPAN_NAME: &str = "ccfn.invocation";
 
 scoped_tls::scoped_thread_local!(static FIELDS: Fields);
 
+thread_local! {
+    /// The step and message of the record being emitted on this thread,
+    /// so that the layer need not visit the event for them.
+    static TEXT: std::cell::RefCell<(String, String)> = const {
+        std::cell::RefCell::new((String::new(), String::new()))
+    };
+    /// The last timestamp written on this thread, and its millisecond.
+    static NOW: std::cell::RefCell<(u128, String)> = const {
+        std::cell::RefCell::new((u128::MAX, String::new()))
+    };
+}
+
+fn set_text(step: &str, message: &str) {
+    TEXT.with(|text| {
+        let mut text = text.borrow_mut();
+        text.0.clear();
+        text.0.push_str(step);
+        text.1.clear();
+        text.1.push_str(message);
+    });
+}
+
+/// Calls `f` with the current time in RFC 3339 (milliseconds, UTC),
+/// formatted once per millisecond per thread.
+fn with_timestamp<R>(f: impl FnOnce(&str) -> R) -> R {
+    let now = std::time::SystemTime::now();
+    let millis = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    NOW.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.0 != millis {
+            cache.1.clear();
+            let _ = write!(cache.1, "{}", humantime::format_rfc3339_millis(now));
+            cache.0 = millis;
+        }
+        f(&cache.1)
+    })
+}
+
 /// Emits one contract record.
 pub(crate) fn emit(level: Level, step: &str, message: &str, fields: &Fields) {
+    set_text(step, message);
     FIELDS.set(fields, || match level {
         Level::ERROR => tracing::error!(target: "ccfn", step, "{message}"),
         Level::WARN => tracing::warn!(target: "ccfn", step, "{message}"),
@@ -49,6 +90,7 @@ pub(crate) fn emit(level: Level, step: &str, message: &str, fields: &Fields) {
 /// Emits a record that is written whatever the log filter says: the
 /// spec's critical events (the task creation result).
 pub(crate) fn emit_critical(step: &str, message: &str, fields: &Fields) {
+    set_text(step, message);
     FIELDS.set(fields, || {
         tracing::info!(target: "ccfn::critical", step, "{message}");
     });
@@ -264,6 +306,11 @@ pub(crate) struct Invocation {
 
 scoped_tls::scoped_thread_local!(static CURRENT: Invocation);
 
+/// Whether this thread is polling an invocation now.
+pub(crate) fn in_invocation() -> bool {
+    CURRENT.is_set()
+}
+
 pin_project_lite::pin_project! {
     /// Polls an invocation's future with its identity at hand for the
     /// layer, which then need not look it up among the spans.
@@ -288,7 +335,10 @@ impl<F: std::future::Future> std::future::Future for InInvocation<F> {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<F::Output> {
         let this = self.project();
-        CURRENT.set(this.invocation, || this.future.poll(cx))
+        let poll = CURRENT.set(this.invocation, || this.future.poll(cx));
+        // The lines of this poll go to the writer together.
+        crate::background::flush_batch();
+        poll
     }
 }
 
@@ -410,23 +460,26 @@ where
         S: Subscriber + for<'a> LookupSpan<'a>,
     {
         let meta = event.metadata();
-        let mut visitor = EventVisitor::default();
-        event.record(&mut visitor);
         let contract = meta.target().starts_with(TARGET) && FIELDS.is_set();
-        let timestamp = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
-        if CURRENT.is_set() {
-            CURRENT.with(|invocation| {
-                self.write_line(event, &visitor, contract, &timestamp, Some(invocation))
-            })
-        } else {
-            let scope = ctx.event_scope(event);
-            let span = scope.and_then(|mut scope| {
-                scope.find(|span| span.extensions().get::<Invocation>().is_some())
-            });
-            let extensions = span.as_ref().map(|span| span.extensions());
-            let invocation = extensions.as_ref().and_then(|e| e.get::<Invocation>());
-            self.write_line(event, &visitor, contract, &timestamp, invocation)
+        let mut visitor = EventVisitor::default();
+        if !contract {
+            event.record(&mut visitor);
         }
+        with_timestamp(|timestamp| {
+            if CURRENT.is_set() {
+                CURRENT.with(|invocation| {
+                    self.write_line(event, &visitor, contract, timestamp, Some(invocation))
+                })
+            } else {
+                let scope = ctx.event_scope(event);
+                let span = scope.and_then(|mut scope| {
+                    scope.find(|span| span.extensions().get::<Invocation>().is_some())
+                });
+                let extensions = span.as_ref().map(|span| span.extensions());
+                let invocation = extensions.as_ref().and_then(|e| e.get::<Invocation>());
+                self.write_line(event, &visitor, contract, timestamp, invocation)
+            }
+        })
     }
 
     /// Formats one event as a line, given the invocation it belongs to.
@@ -439,42 +492,53 @@ where
         invocation: Option<&Invocation>,
     ) -> String {
         let meta = event.metadata();
-        let step = match (&visitor.step, contract) {
-            (Some(step), true) => step.as_str(),
-            _ => "log",
-        };
+        if contract {
+            return TEXT.with(|text| {
+                let text = text.borrow();
+                let header = Header {
+                    timestamp,
+                    level: meta.level().as_str(),
+                    function: invocation.map(|i| i.function.as_str()),
+                    invocation_id: invocation.map(|i| i.invocation_id.as_str()),
+                    call_sid: invocation.and_then(|i| i.call_sid.as_deref()),
+                    step: &text.0,
+                    message: &text.1,
+                };
+                let mut line = String::with_capacity(512);
+                FIELDS.with(|fields| {
+                    let fields = fields.iter().map(|(k, v)| (*k, v));
+                    self.format.write(&header, fields, &mut line);
+                });
+                scrub(&mut line);
+                line.push('\n');
+                line
+            });
+        }
         let header = Header {
             timestamp,
             level: meta.level().as_str(),
             function: invocation.map(|i| i.function.as_str()),
             invocation_id: invocation.map(|i| i.invocation_id.as_str()),
             call_sid: invocation.and_then(|i| i.call_sid.as_deref()),
-            step,
+            step: "log",
             message: &visitor.message,
         };
-        let mut line = String::with_capacity(512);
-        if contract {
-            FIELDS.with(|fields| {
-                let fields = fields.iter().map(|(k, v)| (*k, v));
-                self.format.write(&header, fields, &mut line);
-            });
-        } else {
-            let mut others = Vec::with_capacity(visitor.others.len() + 2);
-            others.push(("target".to_owned(), Value::from(meta.target())));
-            if let Some(user_step) = &visitor.step {
-                others.push(("user_step".to_owned(), Value::from(user_step.as_str())));
-            }
-            // A handler's field must not shadow a field every record has.
-            others.extend(visitor.others.iter().map(|(key, value)| {
-                if RESERVED_KEYS.contains(&key.as_str()) {
-                    (format!("fields.{key}"), value.clone())
-                } else {
-                    (key.clone(), value.clone())
-                }
-            }));
-            let fields = others.iter().map(|(k, v)| (k.as_str(), v));
-            self.format.write(&header, fields, &mut line);
+        let mut others = Vec::with_capacity(visitor.others.len() + 2);
+        others.push(("target".to_owned(), Value::from(meta.target())));
+        if let Some(user_step) = &visitor.step {
+            others.push(("user_step".to_owned(), Value::from(user_step.as_str())));
         }
+        // A handler's field must not shadow a field every record has.
+        others.extend(visitor.others.iter().map(|(key, value)| {
+            if RESERVED_KEYS.contains(&key.as_str()) {
+                (format!("fields.{key}"), value.clone())
+            } else {
+                (key.clone(), value.clone())
+            }
+        }));
+        let fields = others.iter().map(|(k, v)| (k.as_str(), v));
+        let mut line = String::with_capacity(512);
+        self.format.write(&header, fields, &mut line);
         scrub(&mut line);
         line.push('\n');
         line
@@ -541,15 +605,14 @@ pub fn parse_filter(filter: &str) -> Result<Targets, crate::Error> {
 /// process (the runtime does).
 #[must_use = "dropping the guard stops the log writer; hold it until the process ends"]
 pub struct LogGuard {
-    worker: Option<tracing_appender::non_blocking::WorkerGuard>,
-    dropped: Option<tracing_appender::non_blocking::ErrorCounter>,
+    writer: crate::background::Background,
     reported: std::sync::atomic::AtomicUsize,
 }
 
 impl fmt::Debug for LogGuard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LogGuard")
-            .field("non_blocking", &self.worker.is_some())
+            .field("dropped_lines", &self.dropped_lines())
             .finish_non_exhaustive()
     }
 }
@@ -558,7 +621,7 @@ impl LogGuard {
     /// How many lines were dropped because the writer could not keep up.
     #[must_use]
     pub fn dropped_lines(&self) -> usize {
-        self.dropped.as_ref().map_or(0, |c| c.dropped_lines())
+        self.writer.dropped_lines()
     }
 
     /// Writes a `log_dropped` record when lines were dropped since the
@@ -587,13 +650,13 @@ impl LogGuard {
 impl Drop for LogGuard {
     fn drop(&mut self) {
         self.report_dropped();
-        // Dropping the worker guard flushes the queue.
-        self.worker.take();
+        self.writer.flush(std::time::Duration::from_secs(5));
     }
 }
 
-/// How many lines the log writer queues before it drops (and counts) them
-/// rather than block a handler.
+/// How many messages the log writer queues (a line, or the lines of one
+/// poll of an invocation) before it drops (and counts) lines rather than
+/// block a handler.
 pub const LOG_QUEUE_LINES: usize = 256 * 1024;
 
 /// Installs the process's logging once: a [`ContractLayer`] in the format
@@ -617,9 +680,10 @@ pub fn init_logging() -> Result<LogGuard, crate::Error> {
 }
 
 /// Installs the process's logging once, writing to `writer` from a thread
-/// of its own through a queue of `queue_lines` lines: when the queue is
-/// full, lines are dropped and counted rather than block the function
-/// (see [`LogGuard::report_dropped`]).
+/// of its own through a queue of `queue_lines` messages (a line, or the
+/// lines of one poll of an invocation): when the queue is full, lines are
+/// dropped and counted rather than block the function (see
+/// [`LogGuard::report_dropped`]).
 ///
 /// # Errors
 /// Logging was already installed in this process.
@@ -632,16 +696,16 @@ pub fn init_logging_to<W>(
 where
     W: std::io::Write + Send + 'static,
 {
-    let (writer, worker) = tracing_appender::non_blocking::NonBlockingBuilder::default()
-        .lossy(true)
-        .buffered_lines_limit(queue_lines)
-        .thread_name("ccfn-log-writer")
-        .finish(writer);
-    let dropped = writer.error_counter();
-    init_logging_with(format, filter, writer)?;
+    let writer = crate::background::Background::start(writer, queue_lines).map_err(|e| {
+        crate::Error::new(
+            crate::ErrorKind::Function,
+            format!("cannot start the log writer thread: {e}"),
+        )
+        .with_source(e)
+    })?;
+    init_logging_with(format, filter, writer.clone())?;
     Ok(LogGuard {
-        worker: Some(worker),
-        dropped: Some(dropped),
+        writer,
         reported: std::sync::atomic::AtomicUsize::new(0),
     })
 }

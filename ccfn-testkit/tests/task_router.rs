@@ -153,11 +153,12 @@ fn remote(fake: &FakeTaskRouter) -> FakeContext {
         .value("workflowSid", WORKFLOW)
 }
 
+/// The voice document the function returned.
 fn reply_text(run: &Run) -> String {
-    run.record("success")
-        .and_then(|r| r["result"].as_str())
-        .unwrap_or_default()
-        .to_owned()
+    match run.reply() {
+        Some(ccfn_core::Reply::Voice(voice)) => voice.xml().to_owned(),
+        other => panic!("expected a voice document, got {other:?}"),
+    }
 }
 
 fn task_error(run: &Run) -> &serde_json::Map<String, Value> {

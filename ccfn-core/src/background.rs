@@ -1,0 +1,212 @@
+//! The process's log writer: lines go to a thread of their own through a
+//! bounded queue, so a slow terminal or disk never blocks a function.
+//!
+//! Lines written while an invocation is being polled are gathered on the
+//! polling thread and queued together when the poll ends: one queue
+//! message, one wake-up of the writer, instead of one per record. The
+//! writer thread drains the queue, writes, flushes, and rests a
+//! millisecond so that, under load, senders rarely have to wake it. When
+//! the queue is full, lines are dropped and counted, never waited for.
+
+use std::cell::RefCell;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tracing_subscriber::fmt::MakeWriter;
+
+enum Message {
+    Lines(Vec<u8>),
+    Flush(SyncSender<()>),
+}
+
+struct Shared {
+    queue: SyncSender<Message>,
+    dropped: AtomicUsize,
+}
+
+impl Shared {
+    /// Queues `lines` (`count` of them); counts them as dropped when the
+    /// queue is full.
+    fn send(&self, lines: Vec<u8>, count: usize) {
+        match self.queue.try_send(Message::Lines(lines)) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                self.dropped.fetch_add(count, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// A non-blocking writer for a [`crate::ContractLayer`]; cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Background {
+    shared: Arc<Shared>,
+}
+
+thread_local! {
+    /// Lines of the current poll, and the writer they are for.
+    static BATCH: RefCell<Option<Batch>> = const { RefCell::new(None) };
+}
+
+/// The lines of the current poll, how many, and the writer they are for.
+struct Batch {
+    shared: Arc<Shared>,
+    lines: Vec<u8>,
+    count: usize,
+}
+
+/// Lines gathered past this size are queued at once.
+const BATCH_BYTES: usize = 32 * 1024;
+
+impl Background {
+    /// Starts the writer thread, writing to `out` through a queue of
+    /// `capacity` messages.
+    pub(crate) fn start<W: Write + Send + 'static>(out: W, capacity: usize) -> io::Result<Self> {
+        let (queue, messages) = mpsc::sync_channel(capacity.max(1));
+        std::thread::Builder::new()
+            .name("ccfn-log-writer".into())
+            .spawn(move || write_all(out, &messages))?;
+        Ok(Background {
+            shared: Arc::new(Shared {
+                queue,
+                dropped: AtomicUsize::new(0),
+            }),
+        })
+    }
+
+    /// Lines dropped so far because the queue was full.
+    pub(crate) fn dropped_lines(&self) -> usize {
+        self.shared.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Queues this thread's gathered lines, then waits (up to `wait`) for
+    /// everything queued to be written out.
+    pub(crate) fn flush(&self, wait: Duration) {
+        flush_batch();
+        let (done, written) = mpsc::sync_channel(1);
+        // The flush request must not be dropped: wait for room.
+        if self.shared.queue.send(Message::Flush(done)).is_ok() {
+            let _ = written.recv_timeout(wait);
+        }
+    }
+}
+
+/// The writer thread: drain, write, flush, rest.
+fn write_all<W: Write>(mut out: W, messages: &Receiver<Message>) {
+    // A failed write cannot be logged anywhere; the line is lost, the
+    // writer goes on.
+    let handle = |message: Message, out: &mut W| match message {
+        Message::Lines(lines) => {
+            let _ = out.write_all(&lines);
+        }
+        Message::Flush(done) => {
+            let _ = out.flush();
+            let _ = done.send(());
+        }
+    };
+    while let Ok(first) = messages.recv() {
+        handle(first, &mut out);
+        while let Ok(next) = messages.try_recv() {
+            handle(next, &mut out);
+        }
+        let _ = out.flush();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Queues the lines this thread gathered during the poll that just ended.
+pub(crate) fn flush_batch() {
+    let pending = BATCH.with(|batch| batch.borrow_mut().take());
+    if let Some(batch) = pending {
+        if batch.count > 0 {
+            batch.shared.send(batch.lines, batch.count);
+        }
+    }
+}
+
+/// One line, written by the layer.
+pub(crate) struct Line {
+    shared: Arc<Shared>,
+}
+
+impl Write for Line {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if !crate::log::in_invocation() {
+            self.shared.send(bytes.to_vec(), 1);
+            return Ok(bytes.len());
+        }
+        let full = BATCH.with(|batch| {
+            let mut batch = batch.borrow_mut();
+            match batch.as_mut() {
+                Some(current) if Arc::ptr_eq(&current.shared, &self.shared) => {
+                    current.lines.extend_from_slice(bytes);
+                    current.count += 1;
+                }
+                _ => {
+                    if let Some(other) = batch.take() {
+                        other.shared.send(other.lines, other.count);
+                    }
+                    let mut lines = Vec::with_capacity(4096);
+                    lines.extend_from_slice(bytes);
+                    *batch = Some(Batch {
+                        shared: Arc::clone(&self.shared),
+                        lines,
+                        count: 1,
+                    });
+                }
+            }
+            batch.as_ref().is_some_and(|b| b.lines.len() >= BATCH_BYTES)
+        });
+        if full {
+            flush_batch();
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for Background {
+    type Writer = Line;
+
+    fn make_writer(&'a self) -> Line {
+        Line {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Sink {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn lines_outside_an_invocation_are_queued_at_once_and_flushed() {
+        let sink = Sink::default();
+        let writer = Background::start(sink.clone(), 16).unwrap();
+        writer.make_writer().write_all(b"one\n").unwrap();
+        writer.make_writer().write_all(b"two\n").unwrap();
+        writer.flush(Duration::from_secs(5));
+        assert_eq!(&*sink.0.lock().unwrap(), b"one\ntwo\n");
+        assert_eq!(writer.dropped_lines(), 0);
+    }
+}
