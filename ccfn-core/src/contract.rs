@@ -10,7 +10,7 @@ use tracing::{Instrument as _, Level};
 
 use crate::callback::{Callback, IntoCompletion, InvocationId, Outcome, Reply};
 use crate::log::{emit, Fields, InInvocation, Invocation, SPAN_NAME};
-use crate::secret::{is_sensitive_name, ScrubInvocation};
+use crate::secret::{invocation_secrets, is_sensitive_name};
 use crate::{metrics, panic, Context, Error, ErrorKind, Event, FunctionMeta, Kind};
 
 /// A boxed, sendable future: what [`crate::ContactFunction::invoke`]
@@ -52,25 +52,21 @@ where
             invocation_id = invocation_id.as_str(),
             call_sid = event.call_sid(),
         );
-        let sensitive: Vec<String> = event
-            .iter()
-            .filter(|(name, _)| is_sensitive_name(name))
-            .filter_map(|(_, value)| value.as_str().map(str::to_owned))
-            .collect();
+        let secrets = invocation_secrets(
+            event
+                .iter()
+                .filter(|(name, _)| is_sensitive_name(name))
+                .filter_map(|(_, value)| value.as_str()),
+        );
         let invocation = Invocation {
             function: meta.name().to_owned(),
             invocation_id: invocation_id.as_str().to_owned(),
             call_sid: event.call_sid().map(str::to_owned),
+            secrets,
         };
-        let result = InInvocation::new(
-            invocation,
-            ScrubInvocation::new(
-                sensitive.iter().map(String::as_str),
-                contract(meta, context, event, handler),
-            ),
-        )
-        .instrument(span)
-        .await;
+        let result = InInvocation::new(invocation, contract(meta, context, event, handler))
+            .instrument(span)
+            .await;
         Outcome {
             invocation_id,
             result,

@@ -23,6 +23,9 @@ use tracing_subscriber::Layer;
 
 use crate::secret::scrub;
 
+/// No values to scrub beyond the registered secrets.
+const NONE: &[Box<str>] = &[];
+
 /// The fields of one record, in order.
 pub(crate) type Fields = Vec<(&'static str, Value)>;
 
@@ -302,6 +305,9 @@ pub(crate) struct Invocation {
     pub(crate) function: String,
     pub(crate) invocation_id: String,
     pub(crate) call_sid: Option<String>,
+    /// Values scrubbed from this invocation's lines only (see
+    /// [`crate::secret::invocation_secrets`]).
+    pub(crate) secrets: Vec<Box<str>>,
 }
 
 scoped_tls::scoped_thread_local!(static CURRENT: Invocation);
@@ -312,8 +318,9 @@ pub(crate) fn in_invocation() -> bool {
 }
 
 pin_project_lite::pin_project! {
-    /// Polls an invocation's future with its identity at hand for the
-    /// layer, which then need not look it up among the spans.
+    /// Polls an invocation's future with its identity (and the values its
+    /// lines must not show) at hand for the layer, which then need not look
+    /// it up among the spans.
     pub(crate) struct InInvocation<F> {
         invocation: Invocation,
         #[pin]
@@ -492,37 +499,39 @@ where
         invocation: Option<&Invocation>,
     ) -> String {
         let meta = event.metadata();
+        fn header<'h>(
+            timestamp: &'h str,
+            level: &'h str,
+            invocation: Option<&'h Invocation>,
+            step: &'h str,
+            message: &'h str,
+        ) -> Header<'h> {
+            Header {
+                timestamp,
+                level,
+                function: invocation.map(|i| i.function.as_str()),
+                invocation_id: invocation.map(|i| i.invocation_id.as_str()),
+                call_sid: invocation.and_then(|i| i.call_sid.as_deref()),
+                step,
+                message,
+            }
+        }
+        let level = meta.level().as_str();
+        let secrets = invocation.map_or(NONE, |i| &i.secrets);
+        let mut line = String::with_capacity(512);
         if contract {
-            return TEXT.with(|text| {
+            TEXT.with(|text| {
                 let text = text.borrow();
-                let header = Header {
-                    timestamp,
-                    level: meta.level().as_str(),
-                    function: invocation.map(|i| i.function.as_str()),
-                    invocation_id: invocation.map(|i| i.invocation_id.as_str()),
-                    call_sid: invocation.and_then(|i| i.call_sid.as_deref()),
-                    step: &text.0,
-                    message: &text.1,
-                };
-                let mut line = String::with_capacity(512);
                 FIELDS.with(|fields| {
                     let fields = fields.iter().map(|(k, v)| (*k, v));
+                    let header = header(timestamp, level, invocation, &text.0, &text.1);
                     self.format.write(&header, fields, &mut line);
                 });
-                scrub(&mut line);
-                line.push('\n');
-                line
             });
+            scrub(&mut line, secrets);
+            line.push('\n');
+            return line;
         }
-        let header = Header {
-            timestamp,
-            level: meta.level().as_str(),
-            function: invocation.map(|i| i.function.as_str()),
-            invocation_id: invocation.map(|i| i.invocation_id.as_str()),
-            call_sid: invocation.and_then(|i| i.call_sid.as_deref()),
-            step: "log",
-            message: &visitor.message,
-        };
         let mut others = Vec::with_capacity(visitor.others.len() + 2);
         others.push(("target".to_owned(), Value::from(meta.target())));
         if let Some(user_step) = &visitor.step {
@@ -537,9 +546,9 @@ where
             }
         }));
         let fields = others.iter().map(|(k, v)| (k.as_str(), v));
-        let mut line = String::with_capacity(512);
+        let header = header(timestamp, level, invocation, "log", &visitor.message);
         self.format.write(&header, fields, &mut line);
-        scrub(&mut line);
+        scrub(&mut line, secrets);
         line.push('\n');
         line
     }
@@ -573,6 +582,7 @@ where
                     function,
                     invocation_id,
                     call_sid: visitor.call_sid,
+                    secrets: Vec::new(),
                 });
             }
         }

@@ -136,8 +136,6 @@ fn register(value: &str) {
     ANY.store(true, Ordering::Release);
 }
 
-scoped_tls::scoped_thread_local!(static INVOCATION: Vec<Box<str>>);
-
 /// The forms a value can take in a line: as is, and escaped in a JSON
 /// string when that differs.
 fn forms(value: &str) -> Vec<Box<str>> {
@@ -156,10 +154,24 @@ fn forms(value: &str) -> Vec<Box<str>> {
     forms
 }
 
-/// Replaces every registered secret value in `line` with `[REDACTED]`,
-/// and the values of the invocation being polled on this thread (see
-/// [`ScrubInvocation`]).
-pub(crate) fn scrub(line: &mut String) {
+/// The values of an invocation's sensitive parameters (a `Password`
+/// field of the event, say), in the forms they take in a line, longest
+/// first: scrubbed from the lines of that invocation only, not registered
+/// for the life of the process.
+pub(crate) fn invocation_secrets<'a>(values: impl IntoIterator<Item = &'a str>) -> Vec<Box<str>> {
+    let mut forms: Vec<Box<str>> = values
+        .into_iter()
+        .filter(|value| value.chars().count() >= MIN_SCRUBBED_LEN)
+        .flat_map(forms)
+        .collect();
+    forms.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    forms.dedup();
+    forms
+}
+
+/// Replaces every registered secret value in `line`, and every value of
+/// `also` (see [`invocation_secrets`]), with `[REDACTED]`.
+pub(crate) fn scrub(line: &mut String, also: &[Box<str>]) {
     let mut replace = |secret: &str| {
         if line.contains(secret) {
             *line = line.replace(secret, REDACTED);
@@ -169,50 +181,7 @@ pub(crate) fn scrub(line: &mut String) {
         let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
         registry.iter().for_each(|secret| replace(secret));
     }
-    if INVOCATION.is_set() {
-        INVOCATION.with(|values| values.iter().for_each(|secret| replace(secret)));
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// Polls an invocation's future with the values of its sensitive
-    /// parameters (a `Password` field of the event, say) scrubbed from
-    /// every line written meanwhile, without registering them for the
-    /// life of the process.
-    pub(crate) struct ScrubInvocation<F> {
-        values: Vec<Box<str>>,
-        #[pin]
-        future: F,
-    }
-}
-
-impl<F> ScrubInvocation<F> {
-    /// Scrubs `values` while `future` runs.
-    pub(crate) fn new<'a>(values: impl IntoIterator<Item = &'a str>, future: F) -> Self {
-        let mut values: Vec<Box<str>> = values
-            .into_iter()
-            .filter(|value| value.chars().count() >= MIN_SCRUBBED_LEN)
-            .flat_map(forms)
-            .collect();
-        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        values.dedup();
-        ScrubInvocation { values, future }
-    }
-}
-
-impl<F: std::future::Future> std::future::Future for ScrubInvocation<F> {
-    type Output = F::Output;
-
-    fn poll(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<F::Output> {
-        let this = self.project();
-        if this.values.is_empty() {
-            return this.future.poll(cx);
-        }
-        INVOCATION.set(this.values, || this.future.poll(cx))
-    }
+    also.iter().for_each(|secret| replace(secret));
 }
 
 #[cfg(test)]
@@ -231,10 +200,10 @@ mod tests {
     fn scrub_replaces_raw_and_json_escaped_forms() {
         let _secret = Secret::new("canary\"quoted\\0002");
         let mut raw = String::from("value canary\"quoted\\0002 here");
-        scrub(&mut raw);
+        scrub(&mut raw, &[]);
         assert_eq!(raw, "value [REDACTED] here");
         let mut json = serde_json::json!({ "v": "canary\"quoted\\0002" }).to_string();
-        scrub(&mut json);
+        scrub(&mut json, &[]);
         assert_eq!(json, r#"{"v":"[REDACTED]"}"#);
     }
 
@@ -243,7 +212,7 @@ mod tests {
         let _short = Secret::new("canary-prefix");
         let _long = Secret::new("canary-prefix-and-more-0003");
         let mut line = String::from("x canary-prefix-and-more-0003 y");
-        scrub(&mut line);
+        scrub(&mut line, &[]);
         assert_eq!(line, "x [REDACTED] y");
     }
 
@@ -254,26 +223,20 @@ mod tests {
         let short = Secret::new("in");
         let days = Secret::new("5");
         let mut line = String::from("listening on +15551230000");
-        scrub(&mut line);
+        scrub(&mut line, &[]);
         assert_eq!(line, "listening on +15551230000");
         assert_eq!(format!("{short} {days}"), "[REDACTED] [REDACTED]");
     }
 
     #[test]
-    fn invocation_values_are_scrubbed_only_while_polled() {
-        use std::future::Future;
-        let mut future = std::pin::pin!(ScrubInvocation::new(["canary-event-0004"], async {
-            let mut line = String::from("p=canary-event-0004");
-            scrub(&mut line);
-            line
-        }));
-        let waker = std::task::Waker::noop();
-        let polled = future
-            .as_mut()
-            .poll(&mut std::task::Context::from_waker(waker));
-        assert_eq!(polled, std::task::Poll::Ready("p=[REDACTED]".to_owned()));
+    fn invocation_values_are_scrubbed_only_where_given() {
+        let values = invocation_secrets(["canary-event-0004", "short"]);
+        assert_eq!(values.len(), 1, "short values are left alone: {values:?}");
+        let mut line = String::from("p=canary-event-0004");
+        scrub(&mut line, &values);
+        assert_eq!(line, "p=[REDACTED]");
         let mut outside = String::from("p=canary-event-0004");
-        scrub(&mut outside);
+        scrub(&mut outside, &[]);
         assert_eq!(outside, "p=canary-event-0004");
     }
 
