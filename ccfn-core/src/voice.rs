@@ -482,6 +482,25 @@ impl VoiceResponse {
         Self::default()
     }
 
+    /// A response built by `f`, in one expression.
+    ///
+    /// ```
+    /// use ccfn_core::VoiceResponse;
+    ///
+    /// let twiml = VoiceResponse::build(|twiml| {
+    ///     twiml.say("Please hold.");
+    /// });
+    /// assert_eq!(
+    ///     twiml.to_xml(),
+    ///     r#"<?xml version="1.0" encoding="UTF-8"?><Response><Say>Please hold.</Say></Response>"#
+    /// );
+    /// ```
+    pub fn build(f: impl FnOnce(&mut VoiceResponse)) -> Self {
+        let mut response = VoiceResponse::new();
+        f(&mut response);
+        response
+    }
+
     /// Whether no verb has been added yet.
     pub fn is_empty(&self) -> bool {
         self.verbs.is_empty()

@@ -697,11 +697,27 @@ async fn a_client_that_goes_away_does_not_lose_the_end_record() {
 async fn catalogue_is_off_in_production_unless_asked_for() {
     let mut production = config();
     production.mode = Mode::Production;
-    production.catalogue = false;
+    assert!(
+        !production.serves_catalogue(),
+        "off in production by default"
+    );
     let context = Context::builder().secret("AUTH_TOKEN", TOKEN).build();
     let server = Server::start(context, production).await;
     let response = get(server.url("/__ccfn/functions")).await.unwrap();
     assert_eq!(response.status(), 404);
+    server.stop().await.unwrap();
+
+    let mut asked = config();
+    asked.mode = Mode::Production;
+    asked.catalogue = Some(true);
+    let context = Context::builder().secret("AUTH_TOKEN", TOKEN).build();
+    let server = Server::start(context, asked).await;
+    let response = get(server.url("/__ccfn/functions")).await.unwrap();
+    assert_eq!(
+        response.status(),
+        200,
+        "CCFN_CATALOGUE=on serves it in production"
+    );
     server.stop().await.unwrap();
 }
 

@@ -179,14 +179,20 @@ pub(crate) fn parse_header(lines: &[DocLine]) -> Header {
     let mut current: Option<(Section, Vec<&str>)> = None;
     for line in lines {
         if !fence.update(&line.text) {
-            if let Some(name) = level_one_heading(&line.text) {
+            if let Some(heading) = level_one_heading(&line.text) {
                 finish(&mut header, current.take());
+                // `# Contacts: oncall@example.com` is the one-line form of
+                // a heading followed by its content.
+                let (name, inline) = match heading.split_once(':') {
+                    Some((name, inline)) if !name.trim().is_empty() => (name, Some(inline)),
+                    _ => (heading, None),
+                };
                 let section = Section {
                     name: name.split_whitespace().collect::<Vec<_>>().join(" "),
                     span: line.span,
                     text: String::new(),
                 };
-                current = Some((section, Vec::new()));
+                current = Some((section, inline.into_iter().collect()));
                 continue;
             }
         }
@@ -448,6 +454,24 @@ mod tests {
         assert_eq!(h.text_of("empty"), "");
         assert_eq!(h.text_of("missing"), "");
         assert!(h.sections[1].is("critical logging"));
+    }
+
+    #[test]
+    fn a_section_can_be_written_on_its_heading_line() {
+        let h = header(&[
+            "Holds.",
+            "# Trigger: Studio widget",
+            "# Dependencies: none",
+            "# Contacts:",
+            "oncall@example.com",
+        ]);
+        assert_eq!(h.purpose, "Holds.");
+        assert_eq!(h.text_of("Trigger"), "Studio widget");
+        assert_eq!(h.text_of("dependencies"), "none");
+        assert_eq!(h.text_of("Contacts"), "oncall@example.com");
+        let empty = header(&["Holds.", "# Contacts:"]);
+        assert_eq!(empty.sections[0].name, "Contacts");
+        assert_eq!(empty.text_of("Contacts"), "");
     }
 
     #[test]

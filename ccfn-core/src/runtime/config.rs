@@ -40,7 +40,8 @@ pub struct RuntimeConfig {
     /// serves the function catalogue (default: on in local mode, off in
     /// production mode, where it would tell anyone the contacts and
     /// settings of every function).
-    pub catalogue: bool,
+    /// `None` follows the mode.
+    pub catalogue: Option<bool>,
 }
 
 /// The default listening address.
@@ -56,12 +57,18 @@ impl Default for RuntimeConfig {
             mode: Mode::Local,
             public_url: None,
             shutdown_grace: Duration::from_secs(10),
-            catalogue: true,
+            catalogue: None,
         }
     }
 }
 
 impl RuntimeConfig {
+    /// Whether the catalogue is served: as set, else in local mode only.
+    #[must_use]
+    pub fn serves_catalogue(&self) -> bool {
+        self.catalogue.unwrap_or(self.mode == Mode::Local)
+    }
+
     /// The defaults, changed by the `CCFN_*` variables that are set.
     ///
     /// # Errors
@@ -108,11 +115,10 @@ impl RuntimeConfig {
         if let Some(ms) = env_number::<u64>("CCFN_SHUTDOWN_GRACE_MS", "milliseconds")? {
             config.shutdown_grace = Duration::from_millis(ms);
         }
-        config.catalogue = config.mode == Mode::Local;
         if let Ok(catalogue) = std::env::var("CCFN_CATALOGUE") {
             config.catalogue = match catalogue.trim() {
-                "on" => true,
-                "off" => false,
+                "on" => Some(true),
+                "off" => Some(false),
                 _ => return Err(invalid("CCFN_CATALOGUE", &catalogue, "`on` or `off`")),
             };
         }

@@ -265,7 +265,7 @@ impl Runtime {
             None => self.config.addr.to_string(),
         };
         let context = self.context.with_default("DOMAIN_NAME", &domain);
-        let catalogue_on = self.config.catalogue;
+        let catalogue_on = self.config.serves_catalogue();
         let catalogue = json!(self
             .functions
             .iter()
