@@ -82,11 +82,12 @@ impl Reply {
         }
     }
 
-    /// The reply as logged in the `success` record.
+    /// The reply as logged in the `success` record (JSON members with a
+    /// sensitive name redacted).
     #[must_use]
     pub fn to_log_json(&self) -> Value {
         match self {
-            Reply::Json(value) => value.clone(),
+            Reply::Json(value) => crate::secret::redact_json(value),
             Reply::Xml(xml) => Value::from(xml.as_str()),
             Reply::Voice(voice) => Value::from(voice.xml.as_str()),
             Reply::Response(response) => serde_json::json!({

@@ -56,7 +56,13 @@ where
             event
                 .iter()
                 .filter(|(name, _)| is_sensitive_name(name))
-                .filter_map(|(_, value)| value.as_str()),
+                .filter_map(|(_, value)| value.as_str())
+                .chain(
+                    event
+                        .headers()
+                        .filter(|(name, _)| is_sensitive_name(name))
+                        .map(|(_, value)| value),
+                ),
         );
         let invocation = Invocation {
             function: meta.name().to_owned(),

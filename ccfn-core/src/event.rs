@@ -17,10 +17,38 @@ use crate::secret::{is_sensitive_name, redact_json, REDACTED};
 /// assert_eq!(event.mode(), "voicemail");
 /// assert_eq!(Event::new().mode(), "initial");
 /// ```
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct Event {
     params: Vec<(String, Value)>,
     headers: Vec<(String, String)>,
+}
+
+/// Prints the parameters and headers, the values of sensitive names
+/// redacted.
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shown = |name: &str, value: String| {
+            if is_sensitive_name(name) {
+                REDACTED.to_owned()
+            } else {
+                value
+            }
+        };
+        let params: Vec<(&str, String)> = self
+            .params
+            .iter()
+            .map(|(n, v)| (n.as_str(), shown(n, v.to_string())))
+            .collect();
+        let headers: Vec<(&str, String)> = self
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), shown(n, v.clone())))
+            .collect();
+        f.debug_struct("Event")
+            .field("params", &params)
+            .field("headers", &headers)
+            .finish()
+    }
 }
 
 /// The processing mode logged when the event has no `mode`.
@@ -322,6 +350,16 @@ mod tests {
             event.to_log_json(),
             json!({"Customer": {"name": "Ada", "password": "[REDACTED]"}})
         );
+    }
+
+    #[test]
+    fn debug_redacts_sensitive_parameters_and_headers() {
+        let mut event = Event::from_pairs([("CallSid", "CA1"), ("Password", "pw-canary-1")]);
+        event.push_header("authorization", "Basic canary-header-1");
+        let debug = format!("{event:?}");
+        assert!(debug.contains("CA1"), "{debug}");
+        assert!(!debug.contains("pw-canary-1"), "{debug}");
+        assert!(!debug.contains("canary-header-1"), "{debug}");
     }
 
     #[test]

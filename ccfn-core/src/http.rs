@@ -217,8 +217,16 @@ impl ApiRequest {
 
     /// HTTP basic authentication.
     pub fn basic_auth(mut self, user: impl Into<String>, password: &Secret) -> Self {
+        let user = user.into();
+        // The header's base64 form is a secret too: a server that echoes
+        // the request must not put it in a line.
+        use base64::Engine as _;
+        let _header = Secret::new(
+            base64::engine::general_purpose::STANDARD
+                .encode(format!("{user}:{}", password.expose())),
+        );
         self.auth = Auth::Basic {
-            user: user.into(),
+            user,
             password: password.clone(),
         };
         self
@@ -352,7 +360,8 @@ impl ApiRequest {
                     "{method} {url} failed: {}",
                     describe(&error, &self.client.config, self.timeout)
                 );
-                return Err(fail(&method, &url, message, started.elapsed()).with_source(error));
+                return Err(fail(&method, &url, message, started.elapsed())
+                    .with_source(error.without_url()));
             }
         };
         let status = response.status().as_u16();
@@ -368,7 +377,8 @@ impl ApiRequest {
                     "{method} {url} failed reading the response: {}",
                     describe(&error, &self.client.config, self.timeout)
                 );
-                return Err(fail(&method, &url, message, started.elapsed()).with_source(error));
+                return Err(fail(&method, &url, message, started.elapsed())
+                    .with_source(error.without_url()));
             }
         };
         let elapsed = started.elapsed();
@@ -464,16 +474,19 @@ fn fail(method: &Method, url: &str, message: String, elapsed: Duration) -> Error
 
 /// Says which way a call failed.
 fn describe(error: &reqwest::Error, config: &HttpConfig, timeout: Option<Duration>) -> String {
+    // The causes, as written (the URL is named by the caller, sanitized);
+    // a lowercase copy only to recognise them.
     let chain = {
         let mut text = String::new();
-        let mut source: Option<&dyn std::error::Error> = Some(error);
+        let mut source: Option<&dyn std::error::Error> = std::error::Error::source(error);
         while let Some(e) = source {
-            text.push_str(&e.to_string().to_ascii_lowercase());
+            text.push_str(&e.to_string());
             text.push(' ');
             source = e.source();
         }
         text
     };
+    let lower = chain.to_ascii_lowercase();
     if error.is_timeout() {
         if error.is_connect() {
             format!(
@@ -486,17 +499,19 @@ fn describe(error: &reqwest::Error, config: &HttpConfig, timeout: Option<Duratio
                 timeout.unwrap_or(config.timeout).as_millis()
             )
         }
-    } else if chain.contains("dns error")
-        || chain.contains("failed to lookup")
-        || chain.contains("name or service not known")
+    } else if lower.contains("dns error")
+        || lower.contains("failed to lookup")
+        || lower.contains("name or service not known")
     {
         "the host name could not be resolved (DNS)".to_owned()
-    } else if chain.contains("connection refused") {
+    } else if lower.contains("connection refused") {
         "the connection was refused".to_owned()
     } else if error.is_connect() {
         format!("could not connect: {}", chain.trim())
     } else if error.is_builder() {
         "the URL is not valid".to_owned()
+    } else if chain.trim().is_empty() {
+        "the request failed".to_owned()
     } else {
         chain.trim().to_owned()
     }
@@ -646,6 +661,17 @@ impl ApiResponse {
                 false,
             );
         };
+        if content_type.contains("x-www-form-urlencoded") {
+            // Form answers (tokens minted by OAuth servers) are logged as
+            // an object, so their sensitive members are redacted by name.
+            let pairs: serde_json::Map<String, Value> = form_urlencoded::parse(text.as_bytes())
+                .map(|(k, v)| (k.into_owned(), Value::from(v.into_owned())))
+                .collect();
+            return (redact_json(&Value::Object(pairs)), false);
+        }
+        // Scrubbed before it is cut, so no part of a secret is left.
+        let mut text = text.to_owned();
+        crate::secret::scrub(&mut text, &[]);
         if text.len() <= MAX_LOGGED_BODY {
             return (Value::from(text), false);
         }

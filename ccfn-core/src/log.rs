@@ -146,20 +146,23 @@ impl LogFormat {
             .filter(|(key, _)| !HEADER_KEYS.contains(&key.as_str()))
             .map(|(key, value)| (key.as_str(), value));
         let mut out = String::new();
-        self.write(&header, fields, &mut out);
+        self.write(&header, fields, &mut out, NONE);
         out
     }
 
-    /// Writes one record into `out` (without the final newline).
+    /// Writes one record into `out` (without the final newline); `also`
+    /// are the invocation's own values to scrub (the registered secrets are
+    /// scrubbed from the whole line afterwards).
     fn write<'a>(
         self,
         header: &Header<'_>,
         fields: impl Iterator<Item = (&'a str, &'a Value)> + Clone,
         out: &mut String,
+        also: &[Box<str>],
     ) {
         match self {
             LogFormat::Json => write_json(header, fields, out),
-            LogFormat::Pretty => write_pretty(header, fields, out),
+            LogFormat::Pretty => write_pretty(header, fields, out, also),
         }
     }
 }
@@ -245,6 +248,7 @@ fn write_pretty<'a>(
     header: &Header<'_>,
     fields: impl Iterator<Item = (&'a str, &'a Value)> + Clone,
     out: &mut String,
+    also: &[Box<str>],
 ) {
     let _ = write!(
         out,
@@ -261,10 +265,10 @@ fn write_pretty<'a>(
         .filter(|_| !fields.clone().any(|(k, _)| k == "call_sid"))
         .map(Value::from);
     if let Some(call_sid) = &call_sid {
-        pretty_field(out, "call_sid", call_sid);
+        pretty_field(out, "call_sid", call_sid, also);
     }
     for (key, value) in fields {
-        pretty_field(out, key, value);
+        pretty_field(out, key, value, also);
     }
 }
 
@@ -280,11 +284,15 @@ fn push_clean(out: &mut String, text: &str) {
     }
 }
 
-fn pretty_field(out: &mut String, key: &str, value: &Value) {
+fn pretty_field(out: &mut String, key: &str, value: &Value, also: &[Box<str>]) {
     let _ = write!(out, "\n  {key}: ");
     match value {
         Value::String(s) if !s.contains('\n') => push_clean(out, s),
         Value::String(s) => {
+            // Scrubbed before it is indented line by line: a secret of
+            // several lines (a PEM key) would no longer match afterwards.
+            let mut s = s.clone();
+            crate::secret::scrub(&mut s, also);
             for line in s.lines() {
                 out.push_str("\n    ");
                 push_clean(out, line);
@@ -525,7 +533,7 @@ where
                 FIELDS.with(|fields| {
                     let fields = fields.iter().map(|(k, v)| (*k, v));
                     let header = header(timestamp, level, invocation, &text.0, &text.1);
-                    self.format.write(&header, fields, &mut line);
+                    self.format.write(&header, fields, &mut line, secrets);
                 });
             });
             scrub(&mut line, secrets);
@@ -537,17 +545,23 @@ where
         if let Some(user_step) = &visitor.step {
             others.push(("user_step".to_owned(), Value::from(user_step.as_str())));
         }
-        // A handler's field must not shadow a field every record has.
+        // A handler's field must not shadow a field every record has, nor
+        // show a value its name says is sensitive.
         others.extend(visitor.others.iter().map(|(key, value)| {
-            if RESERVED_KEYS.contains(&key.as_str()) {
-                (format!("fields.{key}"), value.clone())
+            let value = if crate::secret::is_sensitive_name(key) {
+                Value::from(crate::secret::REDACTED)
             } else {
-                (key.clone(), value.clone())
+                value.clone()
+            };
+            if RESERVED_KEYS.contains(&key.as_str()) {
+                (format!("fields.{key}"), value)
+            } else {
+                (key.clone(), value)
             }
         }));
         let fields = others.iter().map(|(k, v)| (k.as_str(), v));
         let header = header(timestamp, level, invocation, "log", &visitor.message);
-        self.format.write(&header, fields, &mut line);
+        self.format.write(&header, fields, &mut line, secrets);
         scrub(&mut line, secrets);
         line.push('\n');
         line

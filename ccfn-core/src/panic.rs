@@ -16,11 +16,11 @@ thread_local! {
 
 /// Installs, once per process, a panic hook that records where a handler
 /// panicked (and the backtrace, when `RUST_BACKTRACE` asks for one) for the
-/// `error` record, and leaves every other panic to the previous hook.
+/// `error` record; every other panic is reported on standard error as the
+/// default hook would, with every secret value scrubbed.
 pub(crate) fn install_hook() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if IN_HANDLER.with(Cell::get) {
                 let mut stack = match info.location() {
@@ -34,7 +34,16 @@ pub(crate) fn install_hook() {
                 }
                 LAST.with(|last| *last.borrow_mut() = Some(stack));
             } else {
-                previous(info);
+                // Not a handler's: report it as the default hook would, but
+                // scrubbed, since the message may quote a secret.
+                let thread = std::thread::current();
+                let mut text = format!("thread '{}' {info}", thread.name().unwrap_or("<unnamed>"));
+                let backtrace = Backtrace::capture();
+                if backtrace.status() == BacktraceStatus::Captured {
+                    text.push_str(&format!("\nstack backtrace:\n{backtrace}"));
+                }
+                crate::secret::scrub(&mut text, &[]);
+                eprintln!("{text}");
             }
         }));
     });

@@ -63,7 +63,8 @@ impl fmt::Display for Secret {
 /// Whether a header, parameter or configuration name says its value is
 /// sensitive: `Authorization`, `Proxy-Authorization`, `Cookie`,
 /// `Set-Cookie`, and any name containing `token`, `secret`, `key`,
-/// `password`, `signature` or `auth` (case-insensitive).
+/// `pass` (`password`), `pwd`, `signature`, `auth`, `cookie`, `credential`,
+/// `private`, `jwt` or `dsn` (case-insensitive).
 ///
 /// ```
 /// use ccfn_core::is_sensitive_name;
@@ -74,14 +75,19 @@ impl fmt::Display for Secret {
 /// ```
 #[must_use]
 pub fn is_sensitive_name(name: &str) -> bool {
-    const WORDS: [&str; 7] = [
+    const WORDS: [&str; 12] = [
         "token",
         "secret",
         "key",
-        "password",
+        "pass",
+        "pwd",
         "signature",
         "auth",
         "cookie",
+        "credential",
+        "private",
+        "jwt",
+        "dsn",
     ];
     let lower = name.to_ascii_lowercase();
     WORDS.iter().any(|word| lower.contains(word))
@@ -151,6 +157,16 @@ fn forms(value: &str) -> Vec<Box<str>> {
     if !escaped.is_empty() && escaped != value {
         forms.push(Box::from(escaped));
     }
+    // As a query or form value: `+`, `/`, `=` of base64 secrets become
+    // `%2B`, `%2F`, `%3D` there.
+    let encoded: String = form_urlencoded::byte_serialize(value.as_bytes()).collect();
+    if encoded != value && !forms.iter().any(|f| **f == *encoded) {
+        forms.push(Box::from(encoded.as_str()));
+        let spaces = encoded.replace('+', "%20");
+        if spaces != encoded {
+            forms.push(Box::from(spaces.as_str()));
+        }
+    }
     forms
 }
 
@@ -205,6 +221,14 @@ mod tests {
         let mut json = serde_json::json!({ "v": "canary\"quoted\\0002" }).to_string();
         scrub(&mut json, &[]);
         assert_eq!(json, r#"{"v":"[REDACTED]"}"#);
+    }
+
+    #[test]
+    fn percent_encoded_forms_are_scrubbed_too() {
+        let _sas = Secret::new("Ab+cd/EF=gh12");
+        let mut line = String::from("url=/blob?sig=Ab%2Bcd%2FEF%3Dgh12 raw=Ab+cd/EF=gh12");
+        scrub(&mut line, &[]);
+        assert_eq!(line, "url=/blob?sig=[REDACTED] raw=[REDACTED]");
     }
 
     #[test]

@@ -945,6 +945,9 @@ fn api_message(response: &ApiResponse) -> String {
             if text.is_empty() {
                 "no message".to_owned()
             } else {
+                // Scrubbed before it is cut, so no part of a secret is left.
+                let mut text = text.to_owned();
+                crate::secret::scrub(&mut text, &[]);
                 text.chars().take(200).collect()
             }
         }

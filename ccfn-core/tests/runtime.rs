@@ -152,6 +152,51 @@ async fn configured(_context: Context, _event: Event, callback: Callback) -> Com
 
 const TOKEN: &str = "canary-auth-token-7e51";
 
+/// Fails with a message that quotes a secret.
+///
+/// # Trigger: test
+/// # Dependencies: none
+/// # Critical logging: none
+/// # Contacts: oncall@example.com
+#[contact_fn(required = ["Name"], kind = generic)]
+async fn quotes_a_secret(context: Context, event: Event, callback: Callback) -> Completion {
+    let key = context.secret("API_KEY").unwrap().expose().to_owned();
+    if event.get("Name") == Some("panic") {
+        panic!("cannot use key {key}");
+    }
+    callback.error(Error::msg(format!("provider refused key {key}")))
+}
+
+#[tokio::test]
+async fn error_responses_never_carry_a_secret() {
+    logs();
+    let context = Context::builder()
+        .secret("API_KEY", "response-canary-5521")
+        .build();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let runtime = Runtime::new(context, config())
+        .feature(Feature::new("test").public_function("quotes", quotes_a_secret));
+    let (stop, stopped) = oneshot::channel::<()>();
+    let done = tokio::spawn(runtime.serve_with(listener, async {
+        let _ = stopped.await;
+    }));
+    for name in ["error", "panic"] {
+        let response = post(
+            &format!("{base}/features/test/quotes"),
+            FORM,
+            format!("Name={name}"),
+        )
+        .await;
+        assert_eq!(response.status(), 500);
+        let body = response.text().await.unwrap();
+        assert!(!body.contains("response-canary-5521"), "{body}");
+        assert!(body.contains("[REDACTED]"), "{body}");
+    }
+    let _ = stop.send(());
+    done.await.unwrap().unwrap();
+}
+
 struct Server {
     base: String,
     stop: Option<oneshot::Sender<()>>,

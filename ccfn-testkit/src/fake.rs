@@ -18,12 +18,27 @@ use ccfn_core::{Context, ContextBuilder, Event, Thresholds};
 /// assert_eq!(context.domain_name(), Some("localhost:3001"));
 /// assert_eq!(context.get("workflowSid"), Some("WW123"));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "pass it to `invoke`, or call `.build()`"]
 pub struct FakeContext {
     values: Vec<(String, String, bool)>,
     thresholds: Thresholds,
     memory_limit: Option<u64>,
+}
+
+/// Prints the values, secrets as `[REDACTED]`.
+impl std::fmt::Debug for FakeContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut map = f.debug_map();
+        for (name, value, secret) in &self.values {
+            if *secret || ccfn_core::is_sensitive_name(name) {
+                map.entry(name, &ccfn_core::REDACTED);
+            } else {
+                map.entry(name, value);
+            }
+        }
+        map.finish()
+    }
 }
 
 /// The defaults of [`FakeContext::new`].

@@ -73,7 +73,7 @@ const DATE: &str = "2026-01-01T00:00:00Z";
 /// assert_eq!(request.form_value("WorkflowSid"), Some("WW1"));
 /// assert_eq!(request.query_value("Page"), None);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct FakeRequest {
     /// `GET`, `POST`...
     pub method: String,
@@ -90,6 +90,20 @@ pub struct FakeRequest {
     /// only compare it, never print it where it could be mistaken for a
     /// leak.
     pub password: Option<String>,
+}
+
+/// Prints the request without the basic-auth password.
+impl std::fmt::Debug for FakeRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FakeRequest")
+            .field("method", &self.method)
+            .field("path", &self.path)
+            .field("query", &self.query)
+            .field("form", &self.form)
+            .field("username", &self.username)
+            .field("password", &self.password.as_ref().map(|_| "[REDACTED]"))
+            .finish()
+    }
 }
 
 impl FakeRequest {

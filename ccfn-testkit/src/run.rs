@@ -100,7 +100,6 @@ pub async fn invoke<F: ContactFunction>(
 }
 
 /// What one invocation did and logged.
-#[derive(Debug)]
 pub struct Run {
     meta_name: &'static str,
     required: &'static [&'static str],
@@ -112,7 +111,28 @@ pub struct Run {
     expected_call_sid: Option<String>,
 }
 
+/// Prints the outcome and the steps (never the context's secrets).
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Run")
+            .field("function", &self.meta_name)
+            .field("outcome", &self.outcome)
+            .field("steps", &self.steps())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Run {
+    /// A line as a failure message may show it: any secret of the context
+    /// that leaked into it is masked, so the failure does not leak it too.
+    fn masked(&self, line: &str) -> String {
+        let mut line = line.to_owned();
+        for secret in &self.secrets {
+            line = line.replace(secret.as_str(), "[LEAKED SECRET]");
+        }
+        line
+    }
+
     /// The outcome: invocation id and result.
     #[must_use]
     pub fn outcome(&self) -> &Outcome {
@@ -221,7 +241,7 @@ impl Run {
                     .collect::<Vec<_>>()
                     .join("\n"),
                 self.steps().join(", "),
-                self.lines.join("\n"),
+                self.masked(&self.lines.join("\n")),
             );
         }
     }
@@ -241,7 +261,8 @@ impl Run {
             ) {
                 assert!(
                     !line.contains(value),
-                    "a log line leaks a secret value:\n{line}"
+                    "a log line leaks a secret value:\n{}",
+                    line.replace(value, "[LEAKED SECRET]")
                 );
             }
         }

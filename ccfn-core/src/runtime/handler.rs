@@ -288,7 +288,11 @@ pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request
                 ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,
             };
-            json_response(status, &json!({ "message": error.message() }))
+            // The message reaches the caller, not the log layer: scrub it
+            // here too.
+            let mut message = error.message().to_owned();
+            crate::secret::scrub(&mut message, &[]);
+            json_response(status, &json!({ "message": message }))
         }
     };
     set_id(&mut response, &outcome.invocation_id);
