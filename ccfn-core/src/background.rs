@@ -25,15 +25,30 @@ enum Message {
 struct Shared {
     queue: SyncSender<Message>,
     dropped: AtomicUsize,
+    /// Bytes queued and not yet written.
+    queued: Arc<AtomicUsize>,
+    /// The most bytes the queue may hold.
+    max_bytes: usize,
 }
+
+/// The most bytes the queue holds: past it, lines are dropped and counted,
+/// so a sink that stops reading cannot make memory grow without bound.
+pub(crate) const QUEUE_BYTES: usize = 64 * 1024 * 1024;
 
 impl Shared {
     /// Queues `lines` (`count` of them); counts them as dropped when the
     /// queue is full.
     fn send(&self, lines: Vec<u8>, count: usize) {
+        let size = lines.len();
+        if self.queued.fetch_add(size, Ordering::AcqRel) + size > self.max_bytes {
+            self.queued.fetch_sub(size, Ordering::AcqRel);
+            self.dropped.fetch_add(count, Ordering::Relaxed);
+            return;
+        }
         match self.queue.try_send(Message::Lines(lines)) {
             Ok(()) => {}
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                self.queued.fetch_sub(size, Ordering::AcqRel);
                 self.dropped.fetch_add(count, Ordering::Relaxed);
             }
         }
@@ -63,16 +78,24 @@ const BATCH_BYTES: usize = 32 * 1024;
 
 impl Background {
     /// Starts the writer thread, writing to `out` through a queue of
-    /// `capacity` messages.
-    pub(crate) fn start<W: Write + Send + 'static>(out: W, capacity: usize) -> io::Result<Self> {
+    /// `capacity` messages and at most `max_bytes` bytes.
+    pub(crate) fn start<W: Write + Send + 'static>(
+        out: W,
+        capacity: usize,
+        max_bytes: usize,
+    ) -> io::Result<Self> {
         let (queue, messages) = mpsc::sync_channel(capacity.max(1));
+        let queued = Arc::new(AtomicUsize::new(0));
+        let written = Arc::clone(&queued);
         std::thread::Builder::new()
             .name("ccfn-log-writer".into())
-            .spawn(move || write_all(out, &messages))?;
+            .spawn(move || write_all(out, &messages, &written))?;
         Ok(Background {
             shared: Arc::new(Shared {
                 queue,
                 dropped: AtomicUsize::new(0),
+                queued,
+                max_bytes,
             }),
         })
     }
@@ -95,12 +118,13 @@ impl Background {
 }
 
 /// The writer thread: drain, write, flush, rest.
-fn write_all<W: Write>(mut out: W, messages: &Receiver<Message>) {
+fn write_all<W: Write>(mut out: W, messages: &Receiver<Message>, queued: &AtomicUsize) {
     // A failed write cannot be logged anywhere; the line is lost, the
     // writer goes on.
     let handle = |message: Message, out: &mut W| match message {
         Message::Lines(lines) => {
             let _ = out.write_all(&lines);
+            queued.fetch_sub(lines.len(), Ordering::AcqRel);
         }
         Message::Flush(done) => {
             let _ = out.flush();
@@ -186,6 +210,35 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
+    /// Never finishes its first write until told.
+    struct Stuck(mpsc::Receiver<()>);
+
+    impl Write for Stuck {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            let _ = self.0.recv();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_sink_that_stops_reading_cannot_grow_memory_past_the_budget() {
+        let (release, stuck) = mpsc::channel();
+        let writer = Background::start(Stuck(stuck), 1_000, 1_000).unwrap();
+        let line = vec![b'x'; 99];
+        for _ in 0..100 {
+            let mut with_newline = line.clone();
+            with_newline.push(b'\n');
+            writer.make_writer().write_all(&with_newline).unwrap();
+        }
+        // At most 1000 bytes (10 lines) wait; the rest are counted.
+        assert!(writer.dropped_lines() >= 89, "{}", writer.dropped_lines());
+        assert!(writer.shared.queued.load(Ordering::Acquire) <= 1_000);
+        drop(release);
+    }
+
     #[derive(Clone, Default)]
     struct Sink(Arc<Mutex<Vec<u8>>>);
 
@@ -202,7 +255,7 @@ mod tests {
     #[test]
     fn lines_outside_an_invocation_are_queued_at_once_and_flushed() {
         let sink = Sink::default();
-        let writer = Background::start(sink.clone(), 16).unwrap();
+        let writer = Background::start(sink.clone(), 16, QUEUE_BYTES).unwrap();
         writer.make_writer().write_all(b"one\n").unwrap();
         writer.make_writer().write_all(b"two\n").unwrap();
         writer.flush(Duration::from_secs(5));

@@ -126,15 +126,12 @@ impl Event {
             .filter_map(move |(n, v)| (n == name).then_some(v))
     }
 
-    /// Whether `name` is present with a value that is not empty or only
-    /// white space: the test the contract's validation applies.
+    /// Whether `name` is present with a string value that is not empty or
+    /// only white space: the test the contract's validation applies (the
+    /// accessors read strings, so an object or an array is no value).
     #[must_use]
     pub fn is_present(&self, name: &str) -> bool {
-        match self.get_value(name) {
-            None | Some(Value::Null) => false,
-            Some(Value::String(s)) => !s.trim().is_empty(),
-            Some(_) => true,
-        }
+        self.get(name).is_some_and(|value| !value.trim().is_empty())
     }
 
     /// Every parameter, in order.
@@ -145,13 +142,12 @@ impl Event {
     /// The distinct parameter names, in order of first appearance.
     #[must_use]
     pub fn keys(&self) -> Vec<&str> {
-        let mut keys: Vec<&str> = Vec::with_capacity(self.params.len());
-        for (name, _) in &self.params {
-            if !keys.contains(&name.as_str()) {
-                keys.push(name);
-            }
-        }
-        keys
+        let mut seen = std::collections::HashSet::with_capacity(self.params.len());
+        self.params
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .filter(|name| seen.insert(*name))
+            .collect()
     }
 
     /// The number of parameters, repeated keys counted each time.
@@ -243,7 +239,7 @@ impl Event {
         let mut map = serde_json::Map::with_capacity(self.params.len());
         // Names already turned into arrays: a value that is itself an array
         // must not be mistaken for one.
-        let mut grouped: Vec<&str> = Vec::new();
+        let mut grouped: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for (name, value) in &self.params {
             let value = match (redact, is_sensitive_name(name)) {
                 (true, true) => Value::from(REDACTED),
@@ -255,14 +251,14 @@ impl Event {
                     map.insert(name.clone(), value);
                 }
                 Some(existing) => {
-                    if grouped.contains(&name.as_str()) {
+                    if grouped.contains(name.as_str()) {
                         if let Value::Array(values) = existing {
                             values.push(value);
                         }
                     } else {
                         let first = existing.take();
                         *existing = Value::Array(vec![first, value]);
-                        grouped.push(name);
+                        grouped.insert(name);
                     }
                 }
             }
@@ -317,12 +313,19 @@ mod tests {
     #[test]
     fn blank_values_are_not_present() {
         let mut event = Event::from_pairs([("CallSid", "  "), ("From", ""), ("To", "+1")]);
-        event.push("Null", Value::Null).push("Number", 3);
+        event
+            .push("Null", Value::Null)
+            .push("Number", 3)
+            .push("Object", json!({"a": 1}));
         assert!(!event.is_present("CallSid"));
         assert!(!event.is_present("From"));
         assert!(event.is_present("To"));
         assert!(!event.is_present("Null"));
-        assert!(event.is_present("Number"));
+        assert!(
+            !event.is_present("Number"),
+            "the runtime turns numbers into strings"
+        );
+        assert!(!event.is_present("Object"));
         assert!(!event.is_present("Missing"));
     }
 

@@ -705,8 +705,8 @@ pub fn init_logging() -> Result<LogGuard, crate::Error> {
 
 /// Installs the process's logging once, writing to `writer` from a thread
 /// of its own through a queue of `queue_lines` messages (a line, or the
-/// lines of one poll of an invocation): when the queue is full, lines are
-/// dropped and counted rather than block the function (see
+/// lines of one poll of an invocation) and 64 MiB: when the queue is
+/// full, lines are dropped and counted rather than block the function (see
 /// [`LogGuard::report_dropped`]).
 ///
 /// # Errors
@@ -720,13 +720,15 @@ pub fn init_logging_to<W>(
 where
     W: std::io::Write + Send + 'static,
 {
-    let writer = crate::background::Background::start(writer, queue_lines).map_err(|e| {
-        crate::Error::new(
-            crate::ErrorKind::Function,
-            format!("cannot start the log writer thread: {e}"),
-        )
-        .with_source(e)
-    })?;
+    let writer =
+        crate::background::Background::start(writer, queue_lines, crate::background::QUEUE_BYTES)
+            .map_err(|e| {
+            crate::Error::new(
+                crate::ErrorKind::Function,
+                format!("cannot start the log writer thread: {e}"),
+            )
+            .with_source(e)
+        })?;
     init_logging_with(format, filter, writer.clone())?;
     Ok(LogGuard {
         writer,

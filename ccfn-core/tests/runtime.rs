@@ -422,7 +422,7 @@ async fn parameters_merge_body_over_query_and_keep_repeated_keys() {
     assert_eq!(json.status(), 200);
     assert_eq!(
         json_body(json).await["params"],
-        json!({"Name": "json", "Count": 2, "Extra": "1"})
+        json!({"Name": "json", "Count": "2", "Extra": "1"})
     );
 
     let get = get(server.url("/features/test/echo?Name=get"))
@@ -870,4 +870,103 @@ async fn start_up_checks_name_every_problem() {
         public.check().is_ok(),
         "public functions need no auth token"
     );
+}
+
+#[tokio::test]
+async fn hostile_requests_are_bounded() {
+    let mut config = config();
+    config.max_params = 50;
+    config.body_timeout = Duration::from_millis(200);
+    let server = Server::start(Context::builder().build(), config).await;
+
+    let many: String = (0..60).map(|n| format!("k{n}=v&")).collect();
+    let response = post(
+        &server.url("/features/test/echo"),
+        FORM,
+        format!("Name=x&{many}"),
+    )
+    .await;
+    assert_eq!(response.status(), 413);
+    assert_eq!(
+        json_body(response).await,
+        json!({"message": "the request has 61 parameters, over the 50 allowed"})
+    );
+
+    // A body that never finishes arriving.
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut stream = tokio::net::TcpStream::connect(&server.base[7..])
+        .await
+        .unwrap();
+    stream
+        .write_all(b"POST /features/test/echo HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-www-form-urlencoded\r\ncontent-length: 100\r\n\r\nName=slow")
+        .await
+        .unwrap();
+    let mut answer = vec![0; 4096];
+    let read = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut answer))
+        .await
+        .expect("answered within the body timeout")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer[..read]);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("did not arrive within 200 ms"), "{answer}");
+
+    // JSON numbers and booleans are text, objects are no value.
+    let numbers = post(
+        &server.url("/features/test/studio/voice"),
+        "application/json",
+        r#"{"CallSid": 123, "From": 15551230000, "To": true}"#,
+    )
+    .await;
+    assert_eq!(numbers.status(), 200);
+    let id = id(&numbers);
+    let caller = records_of(&id)
+        .into_iter()
+        .find(|r| r["step"] == "caller")
+        .unwrap();
+    assert_eq!(caller["from"], "15551230000");
+    let objects = post(
+        &server.url("/features/test/studio/voice"),
+        "application/json",
+        r#"{"CallSid": {"a": [1]}, "From": "+1", "To": "+2"}"#,
+    )
+    .await;
+    assert_eq!(objects.status(), 400);
+    assert_eq!(
+        json_body(objects).await,
+        json!({"message": "Missing required parameter: CallSid"})
+    );
+
+    // Every response carries an invocation id, the catalogue's too.
+    let catalogue = get(server.url("/__ccfn/functions")).await.unwrap();
+    assert!(catalogue.headers().contains_key("x-ccfn-invocation-id"));
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn signatures_behind_a_proxy_chain() {
+    let context = Context::builder().secret("AUTH_TOKEN", TOKEN).build();
+    let server = Server::start(context, config()).await;
+    let host = &server.base[7..];
+    let signed_url = format!("https://{host}/features/test/signed");
+    let params = [
+        ("CallSid", "CA123"),
+        ("From", "+15551230000"),
+        ("To", "+15559870000"),
+    ];
+    let signature = signature::compute_signature(TOKEN, &signed_url, &params);
+    let response = client()
+        .post(server.url("/features/test/signed"))
+        .header("content-type", FORM)
+        .header("x-forwarded-proto", "HTTPS, http")
+        .header("x-twilio-signature", signature)
+        .body(VOICE)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.status(),
+        200,
+        "the first, client-side, scheme is used"
+    );
+    server.stop().await.unwrap();
 }

@@ -27,6 +27,12 @@ pub struct RuntimeConfig {
     pub addr: SocketAddr,
     /// `CCFN_BODY_LIMIT_BYTES`: the largest request body (default 1 MiB).
     pub body_limit: usize,
+    /// `CCFN_MAX_PARAMS`: the most parameters a request may carry, body and
+    /// query string together (default 1000).
+    pub max_params: usize,
+    /// `CCFN_BODY_TIMEOUT_MS`: how long reading a request body may take
+    /// (default 10 s).
+    pub body_timeout: Duration,
     /// `CCFN_MODE`: `local` (default) or `production`.
     pub mode: Mode,
     /// `CCFN_PUBLIC_URL`: the scheme and host the platform calls
@@ -54,6 +60,8 @@ impl Default for RuntimeConfig {
                 .parse()
                 .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 3001))),
             body_limit: 1024 * 1024,
+            max_params: 1000,
+            body_timeout: Duration::from_secs(10),
             mode: Mode::Local,
             public_url: None,
             shutdown_grace: Duration::from_secs(10),
@@ -93,6 +101,12 @@ impl RuntimeConfig {
         }
         if let Some(bytes) = env_number::<usize>("CCFN_BODY_LIMIT_BYTES", "bytes")? {
             config.body_limit = bytes;
+        }
+        if let Some(count) = env_number::<usize>("CCFN_MAX_PARAMS", "a number of parameters")? {
+            config.max_params = count;
+        }
+        if let Some(ms) = env_number::<u64>("CCFN_BODY_TIMEOUT_MS", "milliseconds")? {
+            config.body_timeout = Duration::from_millis(ms);
         }
         if let Ok(mode) = std::env::var("CCFN_MODE") {
             config.mode = match mode.trim() {

@@ -158,7 +158,20 @@ pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request
             too_large(),
         );
     }
-    let bytes: Bytes = match to_bytes(body, limit).await {
+    let read = tokio::time::timeout(state.config.body_timeout, to_bytes(body, limit)).await;
+    let Ok(read) = read else {
+        return reject(
+            name,
+            &method,
+            &path,
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request body did not arrive within {} ms",
+                state.config.body_timeout.as_millis()
+            ),
+        );
+    };
+    let bytes: Bytes = match read {
         Ok(bytes) => bytes,
         Err(error) => {
             let over = std::error::Error::source(&error)
@@ -204,6 +217,19 @@ pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request
             )
         }
     };
+    let count = query.len() + body.len();
+    if count > state.config.max_params {
+        return reject(
+            name,
+            &method,
+            &path,
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the request has {count} parameters, over the {} allowed",
+                state.config.max_params
+            ),
+        );
+    }
 
     if !registered.public {
         if let Some(token) = state.context.secret(AUTH_TOKEN).filter(|t| !t.is_empty()) {
@@ -240,8 +266,9 @@ pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request
     for (key, value) in &body {
         event.push(key.clone(), value.clone());
     }
+    let in_body: std::collections::HashSet<&str> = body.iter().map(|(k, _)| k.as_str()).collect();
     for (key, value) in query {
-        if !body.iter().any(|(k, _)| *k == key) {
+        if !in_body.contains(key.as_str()) {
             event.push(key, value);
         }
     }
@@ -260,8 +287,20 @@ pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request
 
     let in_flight = InFlight::new(&state.shutdown);
     let mut cancelled = state.shutdown.cancel.subscribe();
+    if *cancelled.borrow() {
+        // The grace is over: starting now, its records could be lost.
+        drop(in_flight);
+        return reject(
+            name,
+            &method,
+            &path,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is shutting down".to_owned(),
+        );
+    }
     let mut invocation = registered.function.invoke(state.context.clone(), event);
     let finished = tokio::select! {
+        biased;
         outcome = &mut invocation => Some(outcome),
         _ = cancelled.wait_for(|cancel| *cancel) => None,
     };
@@ -328,7 +367,13 @@ fn public_url(config: &RuntimeConfig, headers: &HeaderMap, uri: &axum::http::Uri
         return format!("{base}{path_and_query}");
     }
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let scheme = text("x-forwarded-proto").unwrap_or("http");
+    // A proxy chain may list several (`https, http`): the first is the
+    // client's.
+    let scheme = text("x-forwarded-proto")
+        .and_then(|v| v.split(',').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "http".to_owned());
     let host = text("host").unwrap_or("localhost");
     format!("{scheme}://{host}{path_and_query}")
 }
@@ -371,6 +416,15 @@ fn with_type(mut response: Response, content_type: &'static str) -> Response {
     response
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+/// Gives a response that has no invocation id (the catalogue, axum's own
+/// answers) one, so that every response carries it.
+pub(super) async fn with_invocation_id(mut response: Response) -> Response {
+    if !response.headers().contains_key(INVOCATION_HEADER) {
+        set_id(&mut response, &InvocationId::new());
+    }
     response
 }
 

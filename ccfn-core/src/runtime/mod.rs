@@ -296,7 +296,11 @@ impl Runtime {
                 get(move || async move { axum::Json(catalogue) }),
             );
         }
-        Ok((router.fallback(handler::handle).with_state(state), shutdown))
+        let router = router
+            .fallback(handler::handle)
+            .with_state(state)
+            .layer(axum::middleware::map_response(handler::with_invocation_id));
+        Ok((router, shutdown))
     }
 
     /// Installs the process's logging ([`crate::init_logging`]), checks,
@@ -308,6 +312,8 @@ impl Runtime {
     /// Logging cannot be installed, [`Runtime::check`] fails, or the
     /// address cannot be listened on; nothing is served then.
     pub async fn serve(self) -> Result<(), Error> {
+        // Every start-up problem is reported before the port is bound.
+        self.check()?;
         let logs = crate::init_logging()?;
         let addr = self.config.addr;
         if self.config.mode == Mode::Local

@@ -61,7 +61,19 @@ fn decode(bytes: &[u8]) -> Result<String, String> {
 /// Not JSON, or JSON that is not an object.
 pub(crate) fn parse_json(input: &[u8]) -> Result<Vec<(String, Value)>, String> {
     match serde_json::from_slice::<Value>(input) {
-        Ok(Value::Object(map)) => Ok(map.into_iter().collect()),
+        // Numbers and booleans become the text they were sent as, as the
+        // platform's form parameters are; objects and arrays stay JSON.
+        Ok(Value::Object(map)) => Ok(map
+            .into_iter()
+            .map(|(name, value)| {
+                let value = match value {
+                    Value::Number(n) => Value::String(n.to_string()),
+                    Value::Bool(b) => Value::String(b.to_string()),
+                    other => other,
+                };
+                (name, value)
+            })
+            .collect()),
         Ok(_) => Err("the JSON body must be an object of parameters".to_owned()),
         Err(e) => Err(format!("the body is not valid JSON: {e}")),
     }
@@ -127,8 +139,12 @@ mod tests {
     #[test]
     fn json_must_be_an_object() {
         assert_eq!(
-            parse_json(br#"{"a":1}"#).unwrap(),
-            [("a".to_owned(), Value::from(1))]
+            parse_json(br#"{"a":1,"b":true,"c":{"d":null}}"#).unwrap(),
+            [
+                ("a".to_owned(), Value::from("1")),
+                ("b".to_owned(), Value::from("true")),
+                ("c".to_owned(), serde_json::json!({"d": null})),
+            ]
         );
         assert_eq!(
             parse_json(b"[1]").unwrap_err(),
