@@ -169,6 +169,10 @@ async fn request_callback(context: &Context, event: &Event) -> Result<Task, Task
 /// Voicemail notice: emails a new voicemail to the team, with the
 /// recording attached when it is small enough and linked otherwise.
 ///
+/// The recording is downloaded with the account's credentials only from
+/// the platform's host (`RECORDINGS_BASE_URL`, default
+/// `https://api.twilio.com/`), never from another `RecordingUrl` host.
+///
 /// # Trigger
 /// Recording status callback of the wait experience's Record verb.
 /// # Optional parameters
@@ -233,10 +237,22 @@ pub async fn voicemail_notice(
     Ok(callback.success(json!({ "email_id": sent.id, "attached": attached })))
 }
 
-/// The recording's MP3, with the account's credentials when they are set.
+/// Where the platform serves recordings: the account's credentials go to
+/// no other host (`RECORDINGS_BASE_URL` changes it).
+pub const RECORDINGS_BASE_URL: &str = "https://api.twilio.com/";
+
+/// The recording's MP3, with the account's credentials when they are set
+/// and the recording is on the platform's own host.
 async fn download_recording(context: &Context, url: &str) -> Result<Vec<u8>, Error> {
     let mut request = context.http()?.get(format!("{url}.mp3"));
-    if let (Some(account), Some(token)) = (context.account_sid(), context.secret("AUTH_TOKEN")) {
+    let platform = context
+        .get("RECORDINGS_BASE_URL")
+        .unwrap_or(RECORDINGS_BASE_URL);
+    if let (true, Some(account), Some(token)) = (
+        url.starts_with(platform),
+        context.account_sid(),
+        context.secret("AUTH_TOKEN"),
+    ) {
         request = request.basic_auth(account, token);
     }
     let response = request.send().await?;

@@ -691,8 +691,14 @@ async fn issue_voicemail_post_returns_the_voicemail_document() {
 // Voicemail notice
 // ---------------------------------------------------------------------------
 
-/// The recording status callback's parameters, `From` in the query as the
-/// wait experience puts it.
+/// The recording server's base URL, standing in for the platform's host.
+fn platform_base(recording_url: &str) -> String {
+    let path = recording_url.find("/2010-04-01").expect("a recording URL");
+    format!("{}/", &recording_url[..path])
+}
+
+/// The recording status callback's path, `From` in the query as the wait
+/// experience puts it.
 fn notice_path() -> String {
     format!("{NOTICE_URL}?From=%2B15551230000")
 }
@@ -713,8 +719,13 @@ async fn small_recording_is_attached_to_the_email() {
     let router = router_with_workflow().await;
     let email = FakeEmailProvider::start().await;
     email.expect(1);
-    let server = Server::start(deployed(&router, &email).build()).await;
     let url = recordings.recording_url();
+    let server = Server::start(
+        deployed(&router, &email)
+            .value("RECORDINGS_BASE_URL", platform_base(&url))
+            .build(),
+    )
+    .await;
     let answer = server
         .post(&notice_path(), &notice_params(&url, "12"))
         .await;
@@ -1132,8 +1143,13 @@ async fn canaries_never_reach_a_log_line() {
     let recordings = RecordingServer::start().await;
     let router = router_with_workflow().await;
     let email = FakeEmailProvider::start().await;
-    let server = Server::start(deployed(&router, &email).build()).await;
     let url = recordings.recording_url();
+    let server = Server::start(
+        deployed(&router, &email)
+            .value("RECORDINGS_BASE_URL", platform_base(&url))
+            .build(),
+    )
+    .await;
     let answers = vec![
         server.post(WAIT_URL, &VOICE).await,
         server
@@ -1216,4 +1232,22 @@ async fn canaries_never_reach_a_log_line() {
     // The basic-auth header, encoded, is a secret too.
     let encoded = expected.trim_start_matches("Basic ");
     assert!(lines.iter().all(|l| !l.contains(encoded)));
+}
+
+#[tokio::test]
+async fn credentials_go_to_the_platform_host_only() {
+    let recordings = RecordingServer::start().await;
+    let router = router_with_workflow().await;
+    let email = FakeEmailProvider::start().await;
+    // The default platform host is not the recording server's.
+    let server = Server::start(deployed(&router, &email).build()).await;
+    let url = recordings.recording_url();
+    let answer = server
+        .post(&notice_path(), &notice_params(&url, "12"))
+        .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let fetched = recordings.requests();
+    assert_eq!(fetched.len(), 1);
+    assert_eq!(fetched[0].1, None, "no credentials to another host");
+    server.stop().await;
 }
