@@ -1,13 +1,29 @@
-//! Per-test log capture: the records one invocation wrote, in both formats.
+//! Log capture in memory: per invocation for `invoke`, or for a whole
+//! process with [`LogBuffer`].
 
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tracing_subscriber::fmt::MakeWriter;
 
-/// An in-memory writer for a `ContractLayer`.
+/// An in-memory writer for a `ContractLayer` or
+/// `ccfn_core::init_logging_with`: what it was given, shared by its clones.
+///
+/// ```
+/// use ccfn_core::LogFormat;
+/// use ccfn_testkit::LogBuffer;
+///
+/// let logs = LogBuffer::default();
+/// let filter = ccfn_core::parse_filter("info").unwrap();
+/// ccfn_core::init_logging_with(LogFormat::Json, filter, logs.clone()).unwrap();
+/// tracing::info!("hello");
+/// assert_eq!(logs.records()[0]["message"], "hello");
+/// ```
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Buffer(Arc<Mutex<Vec<u8>>>);
+pub struct LogBuffer(Arc<Mutex<Vec<u8>>>);
+
+/// The testkit's own name for it.
+pub(crate) type Buffer = LogBuffer;
 
 impl Buffer {
     fn lock(&self) -> MutexGuard<'_, Vec<u8>> {
@@ -15,14 +31,30 @@ impl Buffer {
     }
 
     /// Everything written, as text.
-    pub(crate) fn contents(&self) -> String {
+    #[must_use]
+    pub fn contents(&self) -> String {
         String::from_utf8_lossy(&self.lock()).into_owned()
+    }
+
+    /// Every line written, parsed as a JSON record.
+    ///
+    /// # Panics
+    /// A line is not a JSON object (the buffer was not given JSON lines).
+    #[must_use]
+    pub fn records(&self) -> Vec<serde_json::Map<String, serde_json::Value>> {
+        self.contents()
+            .lines()
+            .map(|line| match serde_json::from_str(line) {
+                Ok(serde_json::Value::Object(record)) => record,
+                _ => panic!("a log line is not a JSON object: {line}"),
+            })
+            .collect()
     }
 }
 
-/// One write of a line into a [`Buffer`].
+/// One write into a [`LogBuffer`].
 #[derive(Debug)]
-pub(crate) struct BufferWriter(Buffer);
+pub struct BufferWriter(LogBuffer);
 
 impl io::Write for BufferWriter {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {

@@ -48,5 +48,6 @@ pub mod fake_task_router;
 mod redact;
 mod run;
 
+pub use capture::{BufferWriter, LogBuffer};
 pub use fake::{FakeContext, FakeEvent, DEFAULT_CONTEXT, VOICE_EVENT};
 pub use run::{invoke, Record, Run};

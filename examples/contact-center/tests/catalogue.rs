@@ -8,13 +8,14 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use ccfn_core::runtime::{Runtime, RuntimeConfig};
 use ccfn_core::{signature, Context, ContextBuilder, LogFormat, Thresholds};
 use ccfn_testkit::fake_email::FakeEmailProvider;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
+use ccfn_testkit::LogBuffer;
 use common::{
     basic_auth, recording_bytes, temp_path, RecordingServer, ACCOUNT, RECORDING_BYTES,
     RECORDING_SID,
@@ -23,7 +24,6 @@ use example_contact_center::{LOCAL_DEFAULTS, NOTICE_URL, WAIT_URL};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
-use tracing_subscriber::fmt::MakeWriter;
 
 const AUTH_TOKEN: &str = "canary-example-auth-token-5f2a9c";
 const EMAIL_KEY: &str = "canary-example-email-key-81d3e0";
@@ -47,31 +47,10 @@ const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>"#;
 // The process's log, as JSON lines
 // ---------------------------------------------------------------------------
 
-/// Every JSON line the process logged.
-#[derive(Clone, Default)]
-struct Lines(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Lines {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> MakeWriter<'a> for Lines {
-    type Writer = Lines;
-    fn make_writer(&'a self) -> Lines {
-        self.clone()
-    }
-}
-
-fn logs() -> &'static Lines {
-    static LINES: OnceLock<Lines> = OnceLock::new();
+fn logs() -> &'static LogBuffer {
+    static LINES: OnceLock<LogBuffer> = OnceLock::new();
     LINES.get_or_init(|| {
-        let lines = Lines::default();
+        let lines = LogBuffer::default();
         // Every ccfn record, and the handlers' own lines from `info` up.
         let filter = ccfn_core::parse_filter("info,ccfn=trace").unwrap();
         ccfn_core::init_logging_with(LogFormat::Json, filter, lines.clone()).unwrap();
@@ -81,12 +60,7 @@ fn logs() -> &'static Lines {
 
 /// Every line logged so far.
 fn all_lines() -> Vec<String> {
-    let bytes = logs().0.lock().unwrap().clone();
-    String::from_utf8(bytes)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    logs().contents().lines().map(str::to_owned).collect()
 }
 
 /// The records of one invocation, in order.
