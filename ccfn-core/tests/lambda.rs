@@ -3,13 +3,14 @@
 //! API Gateway returns, with the contract's records written.
 #![cfg(feature = "lambda")]
 
-use std::sync::{Arc, Mutex};
+mod common;
 
 use ccfn_core::prelude::*;
 use ccfn_core::runtime::lambda_http::request::LambdaRequest;
 use ccfn_core::runtime::lambda_http::{Adapter, Context as LambdaContext, LambdaEvent, Service};
 use ccfn_core::runtime::{Feature, Runtime, RuntimeConfig};
 use ccfn_core::LogFormat;
+use common::Lines;
 use serde_json::Value;
 
 /// Records a voicemail.
@@ -33,26 +34,6 @@ async fn wait(_context: Context, event: Event, callback: Callback) -> Completion
         event.flow_sid().unwrap_or("none")
     ));
     callback.success(twiml)
-}
-
-#[derive(Clone, Default)]
-struct Lines(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Lines {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Lines {
-    type Writer = Lines;
-    fn make_writer(&'a self) -> Lines {
-        self.clone()
-    }
 }
 
 #[tokio::test]
@@ -91,7 +72,7 @@ async fn function_url_event_round_trip() {
         .unwrap()
         .to_owned();
 
-    let written = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    let written = lines.contents();
     let records: Vec<Value> = written
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())

@@ -3,37 +3,18 @@
 //! invocation in flight, and exactly one `start` and `end` per request.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
+
+mod common;
 
 use ccfn_core::prelude::*;
 use ccfn_core::runtime::{Feature, Mode, Runtime, RuntimeConfig};
 use ccfn_core::{signature, LogFormat};
+use common::Lines;
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
-use tracing_subscriber::fmt::MakeWriter;
-
-/// Every JSON line the process logged.
-#[derive(Clone, Default)]
-struct Lines(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Lines {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> MakeWriter<'a> for Lines {
-    type Writer = Lines;
-    fn make_writer(&'a self) -> Lines {
-        self.clone()
-    }
-}
 
 fn logs() -> &'static Lines {
     static LINES: OnceLock<Lines> = OnceLock::new();
@@ -47,9 +28,8 @@ fn logs() -> &'static Lines {
 
 /// The records of one invocation.
 fn records_of(id: &str) -> Vec<Value> {
-    let bytes = logs().0.lock().unwrap().clone();
-    String::from_utf8(bytes)
-        .unwrap()
+    logs()
+        .contents()
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).expect("every line is JSON"))
         .filter(|record| record["invocation_id"] == id)
@@ -596,7 +576,7 @@ async fn signatures_guard_protected_functions() {
     assert_eq!(public.status(), 200);
     server.stop().await.unwrap();
 
-    let all = String::from_utf8(logs().0.lock().unwrap().clone()).unwrap();
+    let all = logs().contents();
     assert!(
         !all.contains(TOKEN),
         "the auth token never reaches a log line"
@@ -653,9 +633,8 @@ async fn shutdown_finishes_the_invocation_in_flight() {
 
 /// The records of the invocations of `call_sid`.
 fn records_of_call(call_sid: &str) -> Vec<Value> {
-    let bytes = logs().0.lock().unwrap().clone();
-    String::from_utf8(bytes)
-        .unwrap()
+    logs()
+        .contents()
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
         .filter(|record| record["call_sid"] == call_sid)
@@ -798,9 +777,8 @@ async fn one_start_and_one_end_per_request_under_200_concurrent_requests() {
         answers.iter().filter(|(status, _)| *status == 400).count(),
         20
     );
-    let bytes = logs().0.lock().unwrap().clone();
     let mut by_id: HashMap<String, Vec<String>> = HashMap::new();
-    for line in String::from_utf8(bytes).unwrap().lines() {
+    for line in logs().contents().lines() {
         let record: Value = serde_json::from_str(line).unwrap();
         if let (Some(id), Some(step)) = (record["invocation_id"].as_str(), record["step"].as_str())
         {
