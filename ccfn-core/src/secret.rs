@@ -5,6 +5,8 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
+use aho_corasick::{AhoCorasick, MatchKind};
+
 /// What a secret prints as, in `Debug`, `Display` and scrubbed log lines.
 pub const REDACTED: &str = "[REDACTED]";
 
@@ -89,8 +91,27 @@ pub fn is_sensitive_name(name: &str) -> bool {
         "jwt",
         "dsn",
     ];
-    let lower = name.to_ascii_lowercase();
-    WORDS.iter().any(|word| lower.contains(word))
+    /// Whether some word starts with this (lowercase) byte.
+    const STARTS: [bool; 256] = {
+        let mut starts = [false; 256];
+        let mut at = 0;
+        while at < WORDS.len() {
+            starts[WORDS[at].as_bytes()[0] as usize] = true;
+            at += 1;
+        }
+        starts
+    };
+    // Called for every parameter and header of every invocation: one pass,
+    // no allocation, the words tried only where one could start.
+    let name = name.as_bytes();
+    (0..name.len()).any(|at| {
+        let rest = &name[at..];
+        STARTS[usize::from(rest[0].to_ascii_lowercase())]
+            && WORDS.iter().any(|word| {
+                rest.get(..word.len())
+                    .is_some_and(|start| start.eq_ignore_ascii_case(word.as_bytes()))
+            })
+    })
 }
 
 /// A copy of `value` in which the value of every object member with a
@@ -118,9 +139,19 @@ pub fn redact_json(value: &serde_json::Value) -> serde_json::Value {
 }
 
 /// Every secret value made in this process, in the forms it can take in a
-/// line: as is, and escaped as a JSON string.
-static REGISTRY: RwLock<Vec<Box<str>>> = RwLock::new(Vec::new());
+/// line, and the automaton that finds them all in one pass.
+static REGISTRY: RwLock<Registry> = RwLock::new(Registry {
+    forms: Vec::new(),
+    finder: None,
+});
 static ANY: AtomicBool = AtomicBool::new(false);
+
+struct Registry {
+    forms: Vec<Box<str>>,
+    /// Finds the leftmost, longest form: a secret containing another is
+    /// replaced whole.
+    finder: Option<AhoCorasick>,
+}
 
 /// Secret values shorter than this are not scrubbed from lines: replacing
 /// every `5` or `in` would garble every record. They still print as
@@ -132,13 +163,21 @@ fn register(value: &str) {
         return;
     }
     let mut registry = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
+    let mut added = false;
     for form in forms(value) {
-        if !registry.contains(&form) {
-            registry.push(form);
+        if !registry.forms.contains(&form) {
+            registry.forms.push(form);
+            added = true;
         }
     }
-    // Longest first, so that a secret containing another is replaced whole.
-    registry.sort_by_key(|known| std::cmp::Reverse(known.len()));
+    if added {
+        // Building fails only past limits far above any set of secrets;
+        // the forms are then searched one by one.
+        registry.finder = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(registry.forms.iter().map(|form| form.as_bytes()))
+            .ok();
+    }
     ANY.store(true, Ordering::Release);
 }
 
@@ -188,16 +227,34 @@ pub(crate) fn invocation_secrets<'a>(values: impl IntoIterator<Item = &'a str>) 
 /// Replaces every registered secret value in `line`, and every value of
 /// `also` (see [`invocation_secrets`]), with `[REDACTED]`.
 pub(crate) fn scrub(line: &mut String, also: &[Box<str>]) {
-    let mut replace = |secret: &str| {
-        if line.contains(secret) {
-            *line = line.replace(secret, REDACTED);
-        }
-    };
     if ANY.load(Ordering::Acquire) {
         let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
-        registry.iter().for_each(|secret| replace(secret));
+        match &registry.finder {
+            // Every line is searched once; most hold no secret and are
+            // left as they are.
+            Some(finder) => {
+                if finder.find(line.as_str()).is_some() {
+                    let mut scrubbed = String::with_capacity(line.len());
+                    finder.replace_all_with(line, &mut scrubbed, |_, _, out| {
+                        out.push_str(REDACTED);
+                        true
+                    });
+                    *line = scrubbed;
+                }
+            }
+            None => replace_each(line, &registry.forms),
+        }
     }
-    also.iter().for_each(|secret| replace(secret));
+    replace_each(line, also);
+}
+
+/// Replaces each of `secrets` (longest first) in `line`.
+fn replace_each(line: &mut String, secrets: &[Box<str>]) {
+    for secret in secrets {
+        if line.contains(&**secret) {
+            *line = line.replace(&**secret, REDACTED);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -293,10 +350,26 @@ mod tests {
             "client_secret",
             "password",
             "X-Twilio-Signature",
+            "x-PrIvAtE-id",
+            "database_DSN",
+            "ÄpiKey",
+            "PWD",
+            "jwt",
         ] {
             assert!(is_sensitive_name(name), "{name}");
         }
-        for name in ["CallSid", "From", "To", "Content-Type", "mode"] {
+        for name in [
+            "CallSid",
+            "From",
+            "To",
+            "Content-Type",
+            "mode",
+            "",
+            "k",
+            "ke",
+            "jw",
+            "クッキー",
+        ] {
             assert!(!is_sensitive_name(name), "{name}");
         }
     }
