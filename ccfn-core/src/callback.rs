@@ -184,8 +184,15 @@ impl IntoReply for Response {
 }
 
 impl IntoReply for crate::VoiceResponse {
-    fn into_reply(self) -> Result<Reply, Error> {
-        (&self).into_reply()
+    fn into_reply(mut self) -> Result<Reply, Error> {
+        let built = self.take_built();
+        let (workflow_sid, queue) = self.enqueued().unwrap_or_default();
+        Ok(Reply::Voice(VoiceReply {
+            xml: self.to_xml(),
+            built,
+            workflow_sid: workflow_sid.map(str::to_owned),
+            queue: queue.map(str::to_owned),
+        }))
     }
 }
 

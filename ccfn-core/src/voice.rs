@@ -271,52 +271,58 @@ impl Attrs {
     }
 }
 
-/// Whether XML 1.0 allows `c` anywhere in a document.
-fn is_xml_char(c: char) -> bool {
-    matches!(c,
-        '\t' | '\n' | '\r'
-        | '\u{20}'..='\u{D7FF}'
-        | '\u{E000}'..='\u{FFFD}'
-        | '\u{10000}'..='\u{10FFFF}')
-}
-
-/// Appends `s` to `out`, replacing each character for which `replace`
-/// returns `Some` (and each character XML cannot hold, with U+FFFD).
-fn escape_with(s: &str, out: &mut String, replace: fn(char) -> Option<&'static str>) {
-    let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let replacement = match replace(c) {
-            Some(r) => r,
-            None if is_xml_char(c) => continue,
-            None => "\u{FFFD}",
+/// Appends `s` to `out`, replacing each (ASCII) byte for which `replace`
+/// returns `Some`, and each character XML 1.0 cannot hold (controls other
+/// than tab, line feed and carriage return; U+FFFE and U+FFFF) with U+FFFD.
+fn escape_with(s: &str, out: &mut String, replace: impl Fn(u8) -> Option<&'static str>) {
+    let bytes = s.as_bytes();
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        // Every byte matched here starts a character, so `copied` and `at`
+        // stay on character boundaries.
+        let (replacement, width) = match replace(byte) {
+            Some(replacement) => (replacement, 1),
+            None if byte < 0x20 && !matches!(byte, b'\t' | b'\n' | b'\r') => ("\u{FFFD}", 1),
+            // U+FFFE and U+FFFF: EF BF BE, EF BF BF.
+            None if byte == 0xEF
+                && matches!(bytes.get(at + 1..at + 3), Some([0xBF, 0xBE | 0xBF])) =>
+            {
+                ("\u{FFFD}", 3)
+            }
+            None => {
+                at += 1;
+                continue;
+            }
         };
-        out.push_str(&s[start..i]);
+        out.push_str(&s[copied..at]);
         out.push_str(replacement);
-        start = i + c.len_utf8();
+        at += width;
+        copied = at;
     }
-    out.push_str(&s[start..]);
+    out.push_str(&s[copied..]);
 }
 
 /// Element text: `& < >` and carriage return.
 fn escape_text(s: &str, out: &mut String) {
-    escape_with(s, out, |c| match c {
-        '&' => Some("&amp;"),
-        '<' => Some("&lt;"),
-        '>' => Some("&gt;"),
-        '\r' => Some("&#xD;"),
+    escape_with(s, out, |byte| match byte {
+        b'&' => Some("&amp;"),
+        b'<' => Some("&lt;"),
+        b'>' => Some("&gt;"),
+        b'\r' => Some("&#xD;"),
         _ => None,
     });
 }
 
 /// Attribute values: `& < "`, tab, line feed and carriage return.
 fn escape_attr(s: &str, out: &mut String) {
-    escape_with(s, out, |c| match c {
-        '&' => Some("&amp;"),
-        '<' => Some("&lt;"),
-        '"' => Some("&quot;"),
-        '\t' => Some("&#x9;"),
-        '\n' => Some("&#xA;"),
-        '\r' => Some("&#xD;"),
+    escape_with(s, out, |byte| match byte {
+        b'&' => Some("&amp;"),
+        b'<' => Some("&lt;"),
+        b'"' => Some("&quot;"),
+        b'\t' => Some("&#x9;"),
+        b'\n' => Some("&#xA;"),
+        b'\r' => Some("&#xD;"),
         _ => None,
     });
 }
@@ -530,6 +536,11 @@ impl VoiceResponse {
     /// The document remembered by [`VoiceResponse::mark_built`].
     pub fn built(&self) -> Option<&str> {
         self.built.as_deref()
+    }
+
+    /// Takes the document remembered by [`VoiceResponse::mark_built`].
+    pub(crate) fn take_built(&mut self) -> Option<String> {
+        self.built.take()
     }
 
     /// The workflow and queue name of the first `<Enqueue>`, if any:
@@ -1199,6 +1210,17 @@ mod tests {
         assert_eq!(
             twiml.to_xml(),
             doc("<Say language=\"a&#x9;b&#xA;c&#xD;d\">l1&#xD;\nl2\tend\u{FFFD}\u{FFFD}\u{FFFD}</Say>")
+        );
+    }
+
+    #[test]
+    fn characters_next_to_the_invalid_ones_are_kept() {
+        let kept = "\u{7f}\u{FFFD}\u{FFBF}\u{EFFF}\u{E000}\u{10FFFF}é";
+        let mut twiml = VoiceResponse::new();
+        twiml.say(format!("{kept}\u{FFFE}")).voice(kept);
+        assert_eq!(
+            twiml.to_xml(),
+            doc(&format!("<Say voice=\"{kept}\">{kept}\u{FFFD}</Say>"))
         );
     }
 
