@@ -64,12 +64,12 @@ where
                         .map(|(_, value)| value),
                 ),
         );
-        let invocation = Invocation {
-            function: meta.name().to_owned(),
-            invocation_id: invocation_id.as_str().to_owned(),
-            call_sid: event.call_sid().map(str::to_owned),
+        let invocation = Invocation::new(
+            meta.name().to_owned(),
+            invocation_id.as_str().to_owned(),
+            event.call_sid().map(str::to_owned),
             secrets,
-        };
+        );
         let result = InInvocation::new(invocation, contract(meta, context, event, handler))
             .instrument(span)
             .await;

@@ -47,6 +47,7 @@ mod error;
 mod event;
 mod function;
 pub mod http;
+mod json;
 mod log;
 mod meta;
 pub mod metrics;

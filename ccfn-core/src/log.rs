@@ -44,11 +44,16 @@ thread_local! {
     static TEXT: std::cell::RefCell<(String, String)> = const {
         std::cell::RefCell::new((String::new(), String::new()))
     };
+    /// The buffer this thread formats its lines in, kept between lines.
+    static LINE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     /// The last timestamp written on this thread, and its millisecond.
     static NOW: std::cell::RefCell<(u128, String)> = const {
         std::cell::RefCell::new((u128::MAX, String::new()))
     };
 }
+
+/// The largest line buffer a thread keeps for its next line.
+const LINE_KEPT_BYTES: usize = 64 * 1024;
 
 fn set_text(step: &str, message: &str) {
     TEXT.with(|text| {
@@ -138,6 +143,7 @@ impl LogFormat {
             function: text("function"),
             invocation_id: text("invocation_id"),
             call_sid: None,
+            invocation: None,
             step: text("step").unwrap_or(""),
             message: text("message").unwrap_or(""),
         };
@@ -174,6 +180,9 @@ struct Header<'a> {
     function: Option<&'a str>,
     invocation_id: Option<&'a str>,
     call_sid: Option<&'a str>,
+    /// The invocation the three above come from, if any: it keeps them
+    /// written as JSON.
+    invocation: Option<&'a Invocation>,
     step: &'a str,
     message: &'a str,
 }
@@ -205,41 +214,46 @@ fn write_json<'a>(
     fields: impl Iterator<Item = (&'a str, &'a Value)> + Clone,
     out: &mut String,
 ) {
-    // Writing into a Vec cannot fail, and serde_json writes UTF-8.
-    fn put(out: &mut Vec<u8>, name: &str, value: &(impl serde::Serialize + ?Sized)) {
+    use crate::json::{push_str, push_value};
+    fn name(out: &mut Vec<u8>, name: &str) {
         out.push(b',');
-        let _ = serde_json::to_writer(&mut *out, name);
+        push_str(out, name);
         out.push(b':');
-        let _ = serde_json::to_writer(&mut *out, value);
     }
     let mut bytes = std::mem::take(out).into_bytes();
     bytes.extend_from_slice(b"{\"timestamp\":");
-    let _ = serde_json::to_writer(&mut bytes, header.timestamp);
-    put(&mut bytes, "level", header.level);
-    let optional = [
-        ("function", header.function),
-        ("invocation_id", header.invocation_id),
-        ("call_sid", header.call_sid),
-    ];
-    for (name, value) in optional {
-        if let Some(value) = value {
-            if name != "call_sid" || !fields.clone().any(|(k, _)| k == name) {
-                put(&mut bytes, name, value);
-            }
+    push_str(&mut bytes, header.timestamp);
+    name(&mut bytes, "level");
+    push_str(&mut bytes, header.level);
+    let rendered;
+    let identity = match header.invocation {
+        Some(invocation) => invocation.json(),
+        None => {
+            rendered = JsonIdentity::new(header.function, header.invocation_id, header.call_sid);
+            &rendered
         }
+    };
+    bytes.extend_from_slice(identity.function_and_id.as_bytes());
+    // A record's own `call_sid` field takes its place.
+    if !fields.clone().any(|(key, _)| key == "call_sid") {
+        bytes.extend_from_slice(identity.call_sid.as_bytes());
     }
-    put(&mut bytes, "step", header.step);
-    put(&mut bytes, "message", header.message);
-    for (name, value) in fields {
-        if HEADER_KEYS.contains(&name) {
+    name(&mut bytes, "step");
+    push_str(&mut bytes, header.step);
+    name(&mut bytes, "message");
+    push_str(&mut bytes, header.message);
+    for (key, value) in fields {
+        if HEADER_KEYS.contains(&key) {
             // A field may not shadow what every record has.
-            put(&mut bytes, &format!("fields.{name}"), value);
+            name(&mut bytes, &format!("fields.{key}"));
         } else {
-            put(&mut bytes, name, value);
+            name(&mut bytes, key);
         }
+        push_value(&mut bytes, value);
     }
     bytes.push(b'}');
-    // serde_json writes UTF-8; the check is a fast scan, never a copy.
+    // Only whole UTF-8 strings went in; the check is a fast scan, never a
+    // copy.
     *out = String::from_utf8(bytes)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
 }
@@ -310,12 +324,68 @@ fn pretty_field(out: &mut String, key: &str, value: &Value, also: &[Box<str>]) {
 
 /// The invocation a span stands for.
 pub(crate) struct Invocation {
-    pub(crate) function: String,
-    pub(crate) invocation_id: String,
-    pub(crate) call_sid: Option<String>,
+    function: String,
+    invocation_id: String,
+    call_sid: Option<String>,
     /// Values scrubbed from this invocation's lines only (see
     /// [`crate::secret::invocation_secrets`]).
-    pub(crate) secrets: Vec<Box<str>>,
+    secrets: Vec<Box<str>>,
+    /// The identity as JSON members, written once for all its lines
+    /// (when the first is written).
+    json: std::sync::OnceLock<JsonIdentity>,
+}
+
+impl Invocation {
+    pub(crate) fn new(
+        function: String,
+        invocation_id: String,
+        call_sid: Option<String>,
+        secrets: Vec<Box<str>>,
+    ) -> Self {
+        Invocation {
+            function,
+            invocation_id,
+            call_sid,
+            secrets,
+            json: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn json(&self) -> &JsonIdentity {
+        self.json.get_or_init(|| {
+            JsonIdentity::new(
+                Some(&self.function),
+                Some(&self.invocation_id),
+                self.call_sid.as_deref(),
+            )
+        })
+    }
+}
+
+/// `,"function":…,"invocation_id":…` and `,"call_sid":…` as written in a
+/// JSON line (each empty when absent).
+struct JsonIdentity {
+    function_and_id: String,
+    call_sid: String,
+}
+
+impl JsonIdentity {
+    fn new(function: Option<&str>, invocation_id: Option<&str>, call_sid: Option<&str>) -> Self {
+        let member = |name: &str, value: Option<&str>| {
+            let mut out = Vec::new();
+            if let Some(value) = value {
+                out.push(b',');
+                crate::json::push_str(&mut out, name);
+                out.push(b':');
+                crate::json::push_str(&mut out, value);
+            }
+            String::from_utf8(out).unwrap_or_default()
+        };
+        JsonIdentity {
+            function_and_id: member("function", function) + &member("invocation_id", invocation_id),
+            call_sid: member("call_sid", call_sid),
+        }
+    }
 }
 
 scoped_tls::scoped_thread_local!(static CURRENT: Invocation);
@@ -469,8 +539,9 @@ where
         self
     }
 
-    /// Formats one event as a line (scrubbed, with its newline).
-    fn line<S>(&self, event: &Event<'_>, ctx: &LayerContext<'_, S>) -> String
+    /// Formats one event as a line (scrubbed, with its newline) into the
+    /// empty `line`.
+    fn line<S>(&self, event: &Event<'_>, ctx: &LayerContext<'_, S>, line: &mut String)
     where
         S: Subscriber + for<'a> LookupSpan<'a>,
     {
@@ -483,8 +554,8 @@ where
         with_timestamp(|timestamp| {
             if CURRENT.is_set() {
                 CURRENT.with(|invocation| {
-                    self.write_line(event, &visitor, contract, timestamp, Some(invocation))
-                })
+                    self.write_line(event, &visitor, contract, timestamp, Some(invocation), line);
+                });
             } else {
                 let scope = ctx.event_scope(event);
                 let span = scope.and_then(|mut scope| {
@@ -492,12 +563,13 @@ where
                 });
                 let extensions = span.as_ref().map(|span| span.extensions());
                 let invocation = extensions.as_ref().and_then(|e| e.get::<Invocation>());
-                self.write_line(event, &visitor, contract, timestamp, invocation)
+                self.write_line(event, &visitor, contract, timestamp, invocation, line);
             }
         })
     }
 
-    /// Formats one event as a line, given the invocation it belongs to.
+    /// Formats one event as a line into `line`, given the invocation it
+    /// belongs to.
     fn write_line(
         &self,
         event: &Event<'_>,
@@ -505,7 +577,8 @@ where
         contract: bool,
         timestamp: &str,
         invocation: Option<&Invocation>,
-    ) -> String {
+        line: &mut String,
+    ) {
         let meta = event.metadata();
         fn header<'h>(
             timestamp: &'h str,
@@ -520,25 +593,25 @@ where
                 function: invocation.map(|i| i.function.as_str()),
                 invocation_id: invocation.map(|i| i.invocation_id.as_str()),
                 call_sid: invocation.and_then(|i| i.call_sid.as_deref()),
+                invocation,
                 step,
                 message,
             }
         }
         let level = meta.level().as_str();
         let secrets = invocation.map_or(NONE, |i| &i.secrets);
-        let mut line = String::with_capacity(512);
         if contract {
             TEXT.with(|text| {
                 let text = text.borrow();
                 FIELDS.with(|fields| {
                     let fields = fields.iter().map(|(k, v)| (*k, v));
                     let header = header(timestamp, level, invocation, &text.0, &text.1);
-                    self.format.write(&header, fields, &mut line, secrets);
+                    self.format.write(&header, fields, line, secrets);
                 });
             });
-            scrub(&mut line, secrets);
+            scrub(line, secrets);
             line.push('\n');
-            return line;
+            return;
         }
         let mut others = Vec::with_capacity(visitor.others.len() + 2);
         others.push(("target".to_owned(), Value::from(meta.target())));
@@ -561,10 +634,9 @@ where
         }));
         let fields = others.iter().map(|(k, v)| (k.as_str(), v));
         let header = header(timestamp, level, invocation, "log", &visitor.message);
-        self.format.write(&header, fields, &mut line, secrets);
-        scrub(&mut line, secrets);
+        self.format.write(&header, fields, line, secrets);
+        scrub(line, secrets);
         line.push('\n');
-        line
     }
 }
 
@@ -592,20 +664,33 @@ where
         {
             let mut extensions = span.extensions_mut();
             if extensions.get_mut::<Invocation>().is_none() {
-                extensions.insert(Invocation {
+                extensions.insert(Invocation::new(
                     function,
                     invocation_id,
-                    call_sid: visitor.call_sid,
-                    secrets: Vec::new(),
-                });
+                    visitor.call_sid,
+                    Vec::new(),
+                ));
             }
         }
     }
 
     fn on_event(&self, event: &Event<'_>, ctx: LayerContext<'_, S>) {
-        let line = self.line(event, &ctx);
         // A log line that cannot be written must not fail the function.
-        let _ = self.writer.make_writer().write_all(line.as_bytes());
+        let write = |line: &mut String| {
+            self.line(event, &ctx, line);
+            let _ = self.writer.make_writer().write_all(line.as_bytes());
+        };
+        LINE.with(|buffer| match buffer.try_borrow_mut() {
+            Ok(mut line) => {
+                line.clear();
+                write(&mut line);
+                if line.capacity() > LINE_KEPT_BYTES {
+                    *line = String::new();
+                }
+            }
+            // An event emitted while this thread formats another.
+            Err(_) => write(&mut String::new()),
+        });
     }
 }
 
