@@ -848,6 +848,97 @@ async fn start_up_checks_name_every_problem() {
         public.check().is_ok(),
         "public functions need no auth token"
     );
+
+    let mut unusable = config();
+    unusable.max_connections = 0;
+    unusable.header_timeout = Duration::ZERO;
+    let message = Runtime::new(Context::builder().build(), unusable)
+        .check()
+        .unwrap_err()
+        .to_string();
+    for expected in [
+        "max_connections is 0: no connection could be served",
+        "header_timeout is 0: every connection would be closed before its request",
+    ] {
+        assert!(message.contains(expected), "{expected}\nnot in\n{message}");
+    }
+}
+
+#[tokio::test]
+async fn headers_that_never_finish_arriving_close_the_connection() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut config = config();
+    config.header_timeout = Duration::from_millis(200);
+    let server = Server::start(Context::builder().build(), config).await;
+    let addr = &server.base[7..];
+
+    // A byte at a time, never the blank line that ends the headers.
+    let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+    slow.write_all(b"POST /features/test/echo HTTP/1.1\r\nhost: x\r\n")
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            // The server may close while this client still writes.
+            let _ = slow.write_all(b"x").await;
+            let mut byte = [0; 512];
+            match tokio::time::timeout(Duration::from_millis(50), slow.read(&mut byte)).await {
+                Ok(Ok(0) | Err(_)) => return,
+                Ok(Ok(read)) => answer.extend_from_slice(&byte[..read]),
+                Err(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the connection is still open");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
+    );
+
+    // A connection that sends nothing is closed too.
+    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut byte = [0; 1];
+    let read = tokio::time::timeout(Duration::from_secs(5), silent.read(&mut byte))
+        .await
+        .expect("closed within the header timeout");
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+
+    // Requests that arrive in time are served as ever.
+    let response = post(&server.url("/features/test/echo"), FORM, "Name=x").await;
+    assert_eq!(response.status(), 200);
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn connections_past_the_cap_wait_for_one_to_close() {
+    let mut config = config();
+    config.max_connections = 2;
+    config.header_timeout = Duration::from_secs(60);
+    let server = Server::start(Context::builder().build(), config).await;
+    let addr = &server.base[7..];
+
+    // Two connections that hold their places and send nothing.
+    let first = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let _second = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let url = server.url("/features/test/echo");
+    let mut third = tokio::spawn(async move { post(&url, FORM, "Name=third").await });
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), &mut third)
+            .await
+            .is_err(),
+        "a third connection was served while two were open"
+    );
+
+    drop(first);
+    let response = tokio::time::timeout(Duration::from_secs(10), third)
+        .await
+        .expect("served once a connection closed")
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    server.stop().await.unwrap();
 }
 
 #[tokio::test]

@@ -34,6 +34,7 @@
 mod config;
 mod handler;
 mod params;
+mod serve;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -237,6 +238,15 @@ impl Runtime {
                 "{AUTH_TOKEN} is not set: production mode needs the account's auth token to check request signatures (or register the functions with `public_function`)"
             ));
         }
+        if self.config.max_connections == 0 {
+            problems.push("max_connections is 0: no connection could be served".to_owned());
+        }
+        if self.config.header_timeout.is_zero() {
+            problems.push(
+                "header_timeout is 0: every connection would be closed before its request"
+                    .to_owned(),
+            );
+        }
         if problems.is_empty() {
             Ok(())
         } else {
@@ -355,13 +365,17 @@ impl Runtime {
     /// caller's to install.
     ///
     /// # Errors
-    /// [`Runtime::check`] fails, or the server fails.
+    /// [`Runtime::check`] fails.
     pub async fn serve_with(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), Error> {
         let grace = self.config.shutdown_grace;
+        let limits = serve::Limits {
+            max_connections: self.config.max_connections,
+            header_timeout: self.config.header_timeout,
+        };
         let names: Vec<String> = self.functions.iter().map(Registered::url_path).collect();
         let (router, in_flight) = self.router_and_shutdown()?;
         let addr = listener
@@ -379,7 +393,7 @@ impl Runtime {
         );
 
         let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
-        let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+        let server = serve::serve(listener, router, limits, async move {
             shutdown.await;
             emit(
                 Level::INFO,
@@ -389,7 +403,7 @@ impl Runtime {
             );
             let _ = stopping_tx.send(());
         });
-        let server = std::pin::pin!(std::future::IntoFuture::into_future(server));
+        let server = std::pin::pin!(server);
         let deadline = async move {
             if stopping_rx.await.is_ok() {
                 tokio::time::sleep(grace).await;
@@ -398,7 +412,7 @@ impl Runtime {
             }
         };
         tokio::select! {
-            result = server => result.map_err(|e| Error::msg(format!("the server failed: {e}")).with_source(e))?,
+            () = server => {}
             () = deadline => {
                 // Cancel what still runs, so that each invocation closes its
                 // records (error, metrics, end) while logging is still up.
