@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Instructions per request of the examples server, counted by callgrind:
+# a figure that does not move with what else the machine is doing, unlike
+# times. Runs the release server under valgrind, drives the
+# wait-experience path with wrk (4 connections) for DURATION, and prints
+# the server's instructions divided by the requests answered, with JSON
+# logs and with logging off, then the functions that cost the most.
+#
+#   bash bench/instructions.sh
+#   DURATION=10s TOP=40 bash bench/instructions.sh
+#
+# Needs valgrind and wrk (installed with apt-get when missing). Traffic
+# goes to 127.0.0.1 only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION="${DURATION:-10s}"
+PORT="${PORT:-3102}"
+OUT="${OUT:-target/instructions}"
+TOP="${TOP:-25}"
+URL="http://127.0.0.1:${PORT}/features/callback-and-voicemail-with-email/studio/wait-experience"
+
+for tool in valgrind wrk; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "installing $tool" >&2
+    if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "$tool" >/dev/null
+  fi
+done
+
+cargo build --release -p example-contact-center --quiet
+mkdir -p "$OUT"
+cat > "$OUT/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = "CallSid=CA0123456789abcdef0123456789abcdef&From=%2B15551230000&To=%2B15559870000"
+wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
+LUA
+
+# run NAME LOG_FILTER
+run() {
+  local name="$1" filter="$2"
+  CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" TOKIO_WORKER_THREADS=1 \
+    valgrind --tool=callgrind --callgrind-out-file="$OUT/$name.callgrind" \
+    ./target/release/example-contact-center >"$OUT/$name.log" 2>"$OUT/$name.stderr" &
+  local pid=$!
+  for _ in $(seq 100); do
+    curl -s -o /dev/null -X HEAD "$URL" && break
+    sleep 0.2
+  done
+  local answered
+  answered=$(wrk -t1 -c4 -d"$DURATION" -s "$OUT/post.lua" "$URL" | awk '/requests in/ {print $1}')
+  kill -TERM "$pid"
+  wait "$pid" || true
+  local total
+  total=$(callgrind_annotate "$OUT/$name.callgrind" 2>/dev/null |
+    awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
+  printf '%-5s %8s requests %9s instructions/request\n' "$name" "$answered" "$((total / answered))"
+  callgrind_annotate "$OUT/$name.callgrind" 2>/dev/null |
+    awk -v n="$answered" -v top="$TOP" '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ && shown++ < top {
+      count = $1; gsub(",", "", count); $1 = "";
+      sub(/^ *\( *[0-9.]+%\) */, ""); sub(/ \[.*$/, ""); printf "      %8d  %s\n", count / n, $0 }'
+}
+
+run json info
+run off off
