@@ -20,21 +20,11 @@ OUT="${OUT:-target/instructions}"
 TOP="${TOP:-25}"
 URL="http://127.0.0.1:${PORT}/features/callback-and-voicemail-with-email/studio/wait-experience"
 
-for tool in valgrind wrk; do
-  if ! command -v "$tool" >/dev/null; then
-    echo "installing $tool" >&2
-    if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "$tool" >/dev/null
-  fi
-done
+# shellcheck source=bench/common.sh
+source bench/common.sh
+need valgrind wrk
 
-cargo build --release -p example-contact-center --quiet
-mkdir -p "$OUT"
-cat > "$OUT/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.body = "CallSid=CA0123456789abcdef0123456789abcdef&From=%2B15551230000&To=%2B15559870000"
-wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
-LUA
+prepare
 
 # run NAME LOG_FILTER
 run() {

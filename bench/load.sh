@@ -17,19 +17,11 @@ PORT="${PORT:-3101}"
 OUT="${OUT:-target/load}"
 URL="http://127.0.0.1:${PORT}/features/callback-and-voicemail-with-email/studio/wait-experience"
 
-if ! command -v wrk >/dev/null; then
-  echo "installing wrk" >&2
-  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq wrk >/dev/null
-fi
+# shellcheck source=bench/common.sh
+source bench/common.sh
+need wrk
 
-cargo build --release -p example-contact-center --quiet
-mkdir -p "$OUT"
-cat > "$OUT/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.body = "CallSid=CA0123456789abcdef0123456789abcdef&From=%2B15551230000&To=%2B15559870000"
-wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
-LUA
+prepare
 
 # run NAME CONNECTIONS LOG_FILTER
 run() {
