@@ -304,7 +304,7 @@ fn escape_with(s: &str, out: &mut String, replace: impl Fn(u8) -> Option<&'stati
 }
 
 /// Element text: `& < >` and carriage return.
-fn escape_text(s: &str, out: &mut String) {
+pub(crate) fn escape_text(s: &str, out: &mut String) {
     escape_with(s, out, |byte| match byte {
         b'&' => Some("&amp;"),
         b'<' => Some("&lt;"),
@@ -315,7 +315,7 @@ fn escape_text(s: &str, out: &mut String) {
 }
 
 /// Attribute values: `& < "`, tab, line feed and carriage return.
-fn escape_attr(s: &str, out: &mut String) {
+pub(crate) fn escape_attr(s: &str, out: &mut String) {
     escape_with(s, out, |byte| match byte {
         b'&' => Some("&amp;"),
         b'<' => Some("&lt;"),

@@ -586,7 +586,10 @@ async fn signatures_guard_protected_functions() {
 #[tokio::test]
 async fn catalogue_lists_every_function() {
     let server = Server::local().await;
-    let catalogue = json_body(get(server.url("/__ccfn/functions")).await.unwrap()).await;
+    let response = get(server.url("/__ccfn/functions")).await.unwrap();
+    // docs/runtime.md, "The invocation id": the catalogue's answer has one.
+    assert_eq!(id(&response).len(), 24);
+    let catalogue = json_body(response).await;
     let paths: Vec<&str> = catalogue
         .as_array()
         .unwrap()
@@ -1037,5 +1040,139 @@ async fn signatures_behind_a_proxy_chain() {
         200,
         "the first, client-side, scheme is used"
     );
+    server.stop().await.unwrap();
+}
+
+/// Sends `request` as written on a fresh connection and returns the
+/// answer's status line and body.
+async fn raw(server: &Server, request: &[u8]) -> (String, String) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut stream = tokio::net::TcpStream::connect(&server.base[7..])
+        .await
+        .unwrap();
+    stream.write_all(request).await.unwrap();
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let status = answer.lines().next().unwrap_or_default().to_owned();
+    let body = answer
+        .split("\r\n\r\n")
+        .nth(1)
+        .unwrap_or_default()
+        .to_owned();
+    (status, body)
+}
+
+#[tokio::test]
+async fn host_must_be_one_valid_header() {
+    let server = Server::local().await;
+    let body = "CallSid=CA1&From=%2B1&To=%2B2";
+    let request = |hosts: &str, version: &str| {
+        format!(
+            "POST /features/test/studio/voice HTTP/{version}\r\n{hosts}content-type: application/x-www-form-urlencoded\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    for (hosts, message) in [
+        ("", "the request has no Host header: HTTP/1.1 requires one"),
+        (
+            "host: a.example\r\nhost: b.example\r\n",
+            "the request has more than one Host header: send exactly one",
+        ),
+        (
+            "host: user@a.example\r\n",
+            "the Host header is not a host name with an optional port",
+        ),
+        (
+            "host: a.example:\r\n",
+            "the Host header is not a host name with an optional port",
+        ),
+    ] {
+        let (status, answer) = raw(&server, request(hosts, "1.1").as_bytes()).await;
+        assert!(status.starts_with("HTTP/1.1 400"), "{hosts:?}: {status}");
+        assert_eq!(
+            answer,
+            json!({ "message": message }).to_string(),
+            "{hosts:?}"
+        );
+        let rejected = logs()
+            .contents()
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .any(|r| r["step"] == "request_rejected" && r["error"] == message);
+        assert!(rejected, "no request_rejected record for {hosts:?}");
+    }
+    // One Host, with or without a port, and HTTP/1.0 without one, are fine.
+    for (hosts, version) in [
+        ("host: a.example\r\n", "1.1"),
+        ("host: [::1]:3001\r\n", "1.1"),
+        ("", "1.0"),
+    ] {
+        let (status, _) = raw(&server, request(hosts, version).as_bytes()).await;
+        assert!(status.contains(" 200 "), "{hosts:?} {version}: {status}");
+    }
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn request_text_is_never_echoed_whole_or_with_a_secret() {
+    let context = Context::builder()
+        .secret("AUTH_TOKEN", "echo-canary-auth-token-5e1")
+        .build();
+    let mut config = config();
+    config.header_timeout = Duration::from_secs(5);
+    let server = Server::start(context, config).await;
+    let huge = "x".repeat(100 * 1024);
+    let cases = [
+        // A token in the media type's parameters.
+        format!("text/plain; access_token=echo-canary-access-77f; q={huge}"),
+        // A secret as the media type itself, and a huge one.
+        "text/echo-canary-auth-token-5e1".to_owned(),
+        format!("text/{huge}"),
+    ];
+    for content_type in &cases {
+        let response = post(
+            &server.url("/features/test/studio/voice"),
+            content_type,
+            "a=1",
+        )
+        .await;
+        assert_eq!(response.status(), 415);
+        let id = id(&response);
+        let message = json_body(response).await["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let records = records_of(&id);
+        assert_eq!(records.len(), 1);
+        for text in [&message, &records[0].to_string()] {
+            assert!(!text.contains("echo-canary"), "{text}");
+            assert!(text.len() < 1024, "{} bytes echoed", text.len());
+        }
+    }
+    let first = post(&server.url("/features/test/studio/voice"), &cases[0], "a=1").await;
+    assert_eq!(
+        json_body(first).await,
+        json!({"message": "unsupported content type `text/plain`: send application/x-www-form-urlencoded or application/json"})
+    );
+    // A long path and a long parameter name are cut with an ellipsis.
+    let path = format!("/features/{}", "p".repeat(4000));
+    let unknown = post(&server.url(&path), FORM, "a=1").await;
+    assert_eq!(unknown.status(), 404);
+    let message = json_body(unknown).await["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(message.ends_with("pp…") && message.len() < 200, "{message}");
+    let name = "n".repeat(10_000);
+    let bad = post(
+        &server.url("/features/test/echo"),
+        FORM,
+        format!("{name}=%zz"),
+    )
+    .await;
+    assert_eq!(bad.status(), 400);
+    let message = json_body(bad).await["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("nn…`") && message.len() < 300, "{message}");
     server.stop().await.unwrap();
 }

@@ -100,13 +100,16 @@ enum BodyKind {
 pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request) -> Response {
     let path = request.uri().path().to_owned();
     let method = request.method().clone();
+    if let Err(message) = check_host(&request) {
+        return reject(None, &method, &path, StatusCode::BAD_REQUEST, message);
+    }
     let Some(registered) = state.functions.get(&path).cloned() else {
         return reject(
             None,
             &method,
             &path,
             StatusCode::NOT_FOUND,
-            format!("no function at {path}"),
+            format!("no function at {}", echo(&path)),
         );
     };
     let name = Some(registered.function.meta().name());
@@ -121,7 +124,11 @@ pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request
             &method,
             &path,
             StatusCode::METHOD_NOT_ALLOWED,
-            format!("method {method} is not allowed on {path}: use POST (or GET, HEAD)"),
+            format!(
+                "method {} is not allowed on {}: use POST (or GET, HEAD)",
+                echo(method.as_str()),
+                echo(&path)
+            ),
         );
         response
             .headers_mut()
@@ -338,13 +345,68 @@ pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request
     response
 }
 
+/// How much of a request's own text (a media type, a path, a method, a
+/// parameter name) a record or an answer repeats.
+pub(crate) const MAX_ECHOED_BYTES: usize = 128;
+
+/// `text` as a record or an answer may repeat it: secrets scrubbed,
+/// control characters shown as `\u{..}`, and cut at
+/// [`MAX_ECHOED_BYTES`] with an ellipsis. Whatever a client sends, it
+/// cannot make a long line or put a token in one this way.
+pub(crate) fn echo(text: &str) -> String {
+    let mut end = text.len().min(MAX_ECHOED_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut out = String::with_capacity(end + 4);
+    crate::log::push_clean(&mut out, &text[..end]);
+    crate::secret::scrub(&mut out, &[]);
+    if end < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// The request's `Host`: HTTP/1.1 requires exactly one (RFC 9112, 3.2),
+/// and the signature check builds the signed URL from it, so a request
+/// without one, with two, or with one that is not a host and port is
+/// refused rather than checked against a guessed URL.
+fn check_host(request: &Request) -> Result<(), String> {
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    match (hosts.next(), hosts.next()) {
+        (None, _) if request.version() >= axum::http::Version::HTTP_11 => {
+            Err("the request has no Host header: HTTP/1.1 requires one".to_owned())
+        }
+        (None, _) => Ok(()),
+        (Some(_), Some(_)) => {
+            Err("the request has more than one Host header: send exactly one".to_owned())
+        }
+        (Some(host), None) => {
+            let valid = host
+                .to_str()
+                .ok()
+                .and_then(|host| host.parse::<axum::http::uri::Authority>().ok())
+                .is_some_and(|authority| {
+                    authority.as_str() == authority.host()
+                        || authority.port_u16().is_some() && !authority.as_str().contains('@')
+                });
+            if valid {
+                Ok(())
+            } else {
+                Err("the Host header is not a host name with an optional port".to_owned())
+            }
+        }
+    }
+}
+
 /// Which parser the body takes: `None` when there is no content type.
 fn body_kind(headers: &HeaderMap) -> Result<Option<BodyKind>, String> {
     let Some(value) = headers.get(header::CONTENT_TYPE) else {
         return Ok(None);
     };
-    let text = value.to_str().unwrap_or("");
-    let essence = text
+    // Only the media type is named back: its parameters may carry
+    // anything (`; access_token=...`).
+    let essence = String::from_utf8_lossy(value.as_bytes())
         .split(';')
         .next()
         .unwrap_or("")
@@ -354,7 +416,8 @@ fn body_kind(headers: &HeaderMap) -> Result<Option<BodyKind>, String> {
         "application/x-www-form-urlencoded" => Ok(Some(BodyKind::Form)),
         "application/json" => Ok(Some(BodyKind::Json)),
         _ => Err(format!(
-            "unsupported content type `{text}`: send application/x-www-form-urlencoded or application/json"
+            "unsupported content type `{}`: send application/x-www-form-urlencoded or application/json",
+            echo(&essence)
         )),
     }
 }
@@ -453,8 +516,8 @@ fn reject(
     );
     let fields = vec![
         ("status", json!(status.as_u16())),
-        ("method", json!(method.as_str())),
-        ("path", json!(path)),
+        ("method", json!(echo(method.as_str()))),
+        ("path", json!(echo(path))),
         ("error", json!(message)),
     ];
     let level = if status.is_server_error() {

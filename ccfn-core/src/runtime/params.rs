@@ -20,7 +20,12 @@ pub(crate) fn parse_form(input: &[u8], what: &str) -> Result<Vec<(String, Value)
         };
         let name =
             decode(name).map_err(|e| format!("{what}: pair {} has {e} in its name", index + 1))?;
-        let value = decode(value).map_err(|e| format!("{what}: parameter `{name}` has {e}"))?;
+        let value = decode(value).map_err(|e| {
+            format!(
+                "{what}: parameter `{}` has {e}",
+                super::handler::echo(&name)
+            )
+        })?;
         pairs.push((name, Value::String(value)));
     }
     Ok(pairs)
