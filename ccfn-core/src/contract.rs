@@ -52,24 +52,25 @@ where
             invocation_id = invocation_id.as_str(),
             call_sid = event.call_sid(),
         );
+        let mut sensitive = Vec::new();
+        for (name, value) in event.iter() {
+            sensitive_values(value, is_sensitive_name(name), &mut sensitive);
+        }
         let secrets = invocation_secrets(
-            event
-                .iter()
-                .filter(|(name, _)| is_sensitive_name(name))
-                .filter_map(|(_, value)| value.as_str())
-                .chain(
-                    event
-                        .headers()
-                        .filter(|(name, _)| is_sensitive_name(name))
-                        .map(|(_, value)| value),
-                ),
+            sensitive.iter().map(String::as_str).chain(
+                event
+                    .headers()
+                    .filter(|(name, _)| is_sensitive_name(name))
+                    .map(|(_, value)| value),
+            ),
         );
         let invocation = Invocation::new(
             meta.name().to_owned(),
             invocation_id.as_str().to_owned(),
             event.call_sid().map(str::to_owned),
             secrets,
-        );
+        )
+        .with_deadline(Instant::now() + Duration::from_millis(meta.timeout_ms()));
         let result = InInvocation::new(invocation, contract(meta, context, event, handler))
             .instrument(span)
             .await;
@@ -78,6 +79,34 @@ where
             result,
         }
     })
+}
+
+/// Collects the values a function must not see in its lines: under a
+/// sensitive name (`sensitive`), every string, number and the compact JSON
+/// of every array and object, at any depth; elsewhere, those of members
+/// with a sensitive name.
+fn sensitive_values(value: &Value, sensitive: bool, out: &mut Vec<String>) {
+    match value {
+        Value::String(text) if sensitive => out.push(text.clone()),
+        Value::Number(number) if sensitive => out.push(number.to_string()),
+        Value::Array(items) => {
+            if sensitive {
+                out.push(value.to_string());
+            }
+            for item in items {
+                sensitive_values(item, sensitive, out);
+            }
+        }
+        Value::Object(members) => {
+            if sensitive {
+                out.push(value.to_string());
+            }
+            for (name, member) in members {
+                sensitive_values(member, sensitive || is_sensitive_name(name), out);
+            }
+        }
+        _ => {}
+    }
 }
 
 async fn contract<F, Fut>(

@@ -288,7 +288,7 @@ fn write_pretty<'a>(
 
 /// Appends `text` with every control character but the line feed shown
 /// as `\u{..}`: a caller-controlled value must not drive the terminal.
-fn push_clean(out: &mut String, text: &str) {
+pub(crate) fn push_clean(out: &mut String, text: &str) {
     for c in text.chars() {
         if c.is_control() && c != '\n' {
             let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
@@ -333,6 +333,8 @@ pub(crate) struct Invocation {
     /// The identity as JSON members, written once for all its lines
     /// (when the first is written).
     json: std::sync::OnceLock<JsonIdentity>,
+    /// When the function times out, for the clients to stop before it.
+    deadline: Option<std::time::Instant>,
 }
 
 impl Invocation {
@@ -348,7 +350,14 @@ impl Invocation {
             call_sid,
             secrets,
             json: std::sync::OnceLock::new(),
+            deadline: None,
         }
+    }
+
+    /// The same invocation, timing out at `deadline`.
+    pub(crate) fn with_deadline(mut self, deadline: std::time::Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
     }
 
     fn json(&self) -> &JsonIdentity {
@@ -393,6 +402,16 @@ scoped_tls::scoped_thread_local!(static CURRENT: Invocation);
 /// Whether this thread is polling an invocation now.
 pub(crate) fn in_invocation() -> bool {
     CURRENT.is_set()
+}
+
+/// When the invocation this thread is polling times out, if it is polling
+/// one.
+pub(crate) fn invocation_deadline() -> Option<std::time::Instant> {
+    if CURRENT.is_set() {
+        CURRENT.with(|invocation| invocation.deadline)
+    } else {
+        None
+    }
 }
 
 pin_project_lite::pin_project! {

@@ -181,31 +181,55 @@ fn register(value: &str) {
     ANY.store(true, Ordering::Release);
 }
 
-/// The forms a value can take in a line: as is, and escaped in a JSON
-/// string when that differs.
-fn forms(value: &str) -> Vec<Box<str>> {
-    let mut forms = Vec::with_capacity(2);
+/// The forms a value can take in a line, each once: as is, XML-escaped
+/// (as element text and as an attribute value, a JSON string put in the
+/// voice markup included), percent-encoded (with `+` or `%20` for a
+/// space), and each of those JSON-escaped once and twice (a voice
+/// document is a JSON string in a line, and a JSON value may hold JSON
+/// text), plus the form the human format shows control characters in.
+pub(crate) fn forms(value: &str) -> Vec<Box<str>> {
+    let mut forms: Vec<Box<str>> = Vec::with_capacity(4);
     if value.is_empty() {
         return forms;
     }
-    forms.push(Box::from(value));
-    let quoted = serde_json::to_string(value).unwrap_or_default();
-    let escaped = quoted
-        .get(1..quoted.len().saturating_sub(1))
-        .unwrap_or_default();
-    if !escaped.is_empty() && escaped != value {
-        forms.push(Box::from(escaped));
-    }
-    // As a query or form value: `+`, `/`, `=` of base64 secrets become
-    // `%2B`, `%2F`, `%3D` there.
-    let encoded: String = form_urlencoded::byte_serialize(value.as_bytes()).collect();
-    if encoded != value && !forms.iter().any(|f| **f == *encoded) {
-        forms.push(Box::from(encoded.as_str()));
-        let spaces = encoded.replace('+', "%20");
-        if spaces != encoded {
-            forms.push(Box::from(spaces.as_str()));
+    let mut add = |form: String| {
+        if !form.is_empty() && !forms.iter().any(|f| **f == *form) {
+            forms.push(form.into_boxed_str());
         }
+    };
+    let json = |text: &str| {
+        let quoted = serde_json::to_string(text).unwrap_or_default();
+        quoted
+            .get(1..quoted.len().saturating_sub(1))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let xml = |text: &str, escape: fn(&str, &mut String)| {
+        let mut out = String::with_capacity(text.len());
+        escape(text, &mut out);
+        out
+    };
+    let once = json(value);
+    let encoded: String = form_urlencoded::byte_serialize(value.as_bytes()).collect();
+    let bases = [
+        value.to_owned(),
+        xml(value, crate::voice::escape_text),
+        xml(value, crate::voice::escape_attr),
+        xml(&once, crate::voice::escape_text),
+        xml(&once, crate::voice::escape_attr),
+        encoded.replace('+', "%20"),
+        encoded,
+    ];
+    for base in bases {
+        let once = json(&base);
+        let twice = json(&once);
+        add(base);
+        add(once);
+        add(twice);
     }
+    let mut clean = String::with_capacity(value.len());
+    crate::log::push_clean(&mut clean, value);
+    add(clean);
     forms
 }
 
@@ -224,9 +248,28 @@ pub(crate) fn invocation_secrets<'a>(values: impl IntoIterator<Item = &'a str>) 
     forms
 }
 
+/// How many times a line is searched again after its secrets were
+/// replaced: a secret that begins with the end of `[REDACTED]` can appear
+/// anew where one was replaced.
+const MAX_SCRUB_PASSES: usize = 8;
+
 /// Replaces every registered secret value in `line`, and every value of
-/// `also` (see [`invocation_secrets`]), with `[REDACTED]`.
+/// `also` (see [`invocation_secrets`]), with `[REDACTED]`, until none is
+/// left.
 pub(crate) fn scrub(line: &mut String, also: &[Box<str>]) {
+    for _ in 0..MAX_SCRUB_PASSES {
+        if !replace_once(line, also, REDACTED) {
+            return;
+        }
+    }
+    // A line built to regrow a secret around each marker: cutting the
+    // secrets out shortens it on every pass, so this ends.
+    while replace_once(line, also, "") {}
+}
+
+/// Replaces each secret found in `line` with `with`; whether any was.
+fn replace_once(line: &mut String, also: &[Box<str>], with: &str) -> bool {
+    let mut found = false;
     if ANY.load(Ordering::Acquire) {
         let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
         match &registry.finder {
@@ -236,25 +279,30 @@ pub(crate) fn scrub(line: &mut String, also: &[Box<str>]) {
                 if finder.find(line.as_str()).is_some() {
                     let mut scrubbed = String::with_capacity(line.len());
                     finder.replace_all_with(line, &mut scrubbed, |_, _, out| {
-                        out.push_str(REDACTED);
+                        out.push_str(with);
                         true
                     });
                     *line = scrubbed;
+                    found = true;
                 }
             }
-            None => replace_each(line, &registry.forms),
+            None => found = replace_each(line, &registry.forms, with),
         }
     }
-    replace_each(line, also);
+    replace_each(line, also, with) || found
 }
 
-/// Replaces each of `secrets` (longest first) in `line`.
-fn replace_each(line: &mut String, secrets: &[Box<str>]) {
+/// Replaces each of `secrets` (longest first) in `line`; whether any was
+/// there.
+fn replace_each(line: &mut String, secrets: &[Box<str>], with: &str) -> bool {
+    let mut found = false;
     for secret in secrets {
         if line.contains(&**secret) {
-            *line = line.replace(&**secret, REDACTED);
+            *line = line.replace(&**secret, with);
+            found = true;
         }
     }
+    found
 }
 
 #[cfg(test)]
@@ -286,6 +334,80 @@ mod tests {
         let mut line = String::from("url=/blob?sig=Ab%2Bcd%2FEF%3Dgh12 raw=Ab+cd/EF=gh12");
         scrub(&mut line, &[]);
         assert_eq!(line, "url=/blob?sig=[REDACTED] raw=[REDACTED]");
+    }
+
+    #[test]
+    fn nested_encodings_are_scrubbed() {
+        let value = "canary<&\"'>\t+/= 5%";
+        let _secret = Secret::new(value);
+        let json = |s: &str| serde_json::to_string(s).unwrap();
+        let mut xml_text = String::new();
+        crate::voice::escape_text(value, &mut xml_text);
+        let mut xml_attr = String::new();
+        crate::voice::escape_attr(value, &mut xml_attr);
+        let percent: String = form_urlencoded::byte_serialize(value.as_bytes()).collect();
+        // A voice document holding the value, as a JSON line holds it.
+        let markup =
+            format!("<Say>{xml_text}</Say><Redirect a=\"{xml_attr}\">/x?p={percent}</Redirect>");
+        let task = {
+            let mut out = String::new();
+            crate::voice::escape_text(&json(value), &mut out);
+            format!("<Task>{{\"p\":{out}}}</Task>")
+        };
+        for text in [
+            value.to_owned(),
+            json(value),
+            json(&json(value)),
+            json(&markup),
+            json(&task),
+            json(&json(&markup)),
+            percent.replace('+', "%20"),
+        ] {
+            let mut line = format!("line {text} end");
+            scrub(&mut line, &[]);
+            for form in forms(value) {
+                assert!(!line.contains(&*form), "{form:?} left in {line:?}");
+            }
+            assert!(line.contains(REDACTED), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_secret_cannot_regrow_around_its_marker() {
+        // "ED]ab1" begins with the end of "[REDACTED]": replacing the first
+        // occurrence in "ED]ab1ab1" makes "[REDACTED]ab1", a new one.
+        let _secret = Secret::new("ED]ab1");
+        let mut line = String::from("x ED]ab1ab1 y");
+        scrub(&mut line, &[]);
+        assert!(!line.contains("ED]ab1"), "{line}");
+        let also = invocation_secrets(["TED]zz9"]);
+        let mut line = String::from("TED]zz9zz9zz9");
+        scrub(&mut line, &also);
+        assert!(!line.contains("TED]zz9"), "{line}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Whatever the secret (of at least `MIN_SCRUBBED_LEN` characters)
+        /// and whatever surrounds it, none of its forms is left in a line
+        /// that holds any of them.
+        #[test]
+        fn no_form_of_a_secret_survives_scrubbing(
+            secret in "\\PC{6,24}",
+            before in "\\PC{0,16}",
+            after in "\\PC{0,16}",
+            pick in 0usize..64,
+        ) {
+            let also = invocation_secrets([secret.as_str()]);
+            let all = forms(&secret);
+            let form = &all[pick % all.len()];
+            let mut line = format!("{before}{form}{after}{before}{secret}{after}");
+            scrub(&mut line, &also);
+            for form in &all {
+                proptest::prop_assert!(!line.contains(&**form), "{:?} left in {:?}", form, line);
+            }
+        }
     }
 
     #[test]

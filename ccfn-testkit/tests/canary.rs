@@ -94,3 +94,131 @@ async fn secrets_made_anywhere_are_scrubbed() {
     .await;
     run.assert_no_leak(&[bearer.expose()]);
 }
+
+/// A password with every escaping hazard: XML (`& < > " '`), JSON (`"`,
+/// `\`, tab), percent-encoding (`+ / = %` and a space).
+const HAZARDOUS: &str = "canary<pa&ss>\"wo'rd\\\t+/= 100%";
+/// Sensitive values that are not strings.
+const IN_OBJECT: &str = "canary-object-member-6d0e";
+const IN_ARRAY: &str = "canary-array-item-a41f";
+
+/// Every form a value can take in a line, written out here rather than
+/// taken from ccfn, so that the test checks ccfn's forms, not itself.
+fn encodings(value: &str) -> Vec<String> {
+    let json = |s: &str| {
+        let quoted = serde_json::to_string(s).unwrap();
+        quoted[1..quoted.len() - 1].to_owned()
+    };
+    let xml = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\t', "&#x9;")
+    };
+    let xml_text = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let percent: String = form_urlencoded::byte_serialize(value.as_bytes()).collect();
+    let mut forms = Vec::new();
+    for base in [
+        value.to_owned(),
+        xml(value),
+        xml_text(value),
+        xml(&json(value)),
+        xml_text(&json(value)),
+        percent.clone(),
+        percent.replace('+', "%20"),
+    ] {
+        forms.push(json(&json(&base)));
+        forms.push(json(&base));
+        forms.push(base);
+    }
+    forms
+}
+
+/// Copies the event's sensitive values everywhere a handler can: the voice
+/// markup's text and attributes, a task's attributes inside the markup, its
+/// own log lines percent-encoded, and its result.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn copies(_context: Context, event: Event, callback: Callback) -> Completion {
+    let password = event.get("Password").unwrap_or_default().to_owned();
+    let object = event
+        .get_value("credentials")
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let array = event
+        .get_value("tokens")
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let encoded: String = form_urlencoded::byte_serialize(password.as_bytes()).collect();
+    tracing::info!(url = %format!("/next?p={encoded}"), "next {encoded}");
+    let mut twiml = VoiceResponse::new();
+    twiml.say(format!("{password} {object} {array}"));
+    twiml.redirect(format!("/next?p={encoded}&q={password}"));
+    twiml.mark_built();
+    twiml
+        .enqueue()
+        .workflow_sid("WW0123")
+        .task(serde_json::json!({ "p": password, "o": object, "a": array }));
+    callback.success(twiml)
+}
+
+#[tokio::test]
+async fn sensitive_values_are_scrubbed_in_every_encoding_and_copy() {
+    let mut event: Event = FakeEvent::voice().param("Password", HAZARDOUS).into();
+    event.push(
+        "credentials",
+        serde_json::json!({ "user": "u", "key": IN_OBJECT }),
+    );
+    event.push("tokens", serde_json::json!([IN_ARRAY, 7]));
+    let run = invoke(copies, FakeContext::new(), event).await;
+    run.assert_contract();
+    let voice = run.records_of("voice_response");
+    assert_eq!(voice.len(), 2, "the markup is logged");
+    for secret in [HAZARDOUS, IN_OBJECT, IN_ARRAY] {
+        run.assert_no_leak(
+            &encodings(secret)
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert!(run.lines().iter().any(|line| line.contains("[REDACTED]")));
+}
+
+#[tokio::test]
+async fn registered_secrets_are_scrubbed_in_every_encoding() {
+    let secret = Secret::new("canary-registered<&\"'>\t+/= 42%");
+    let event = FakeEvent::voice().param("Note", secret.expose());
+    let run = invoke(copies, FakeContext::new(), event).await;
+    run.assert_contract();
+    let value = secret.expose();
+    // The function copies `Note` nowhere but the event: put it through the
+    // markup too, by the name it reads.
+    let run2 = invoke(
+        copies,
+        FakeContext::new(),
+        FakeEvent::voice().param("Password", value),
+    )
+    .await;
+    for run in [&run, &run2] {
+        run.assert_no_leak(
+            &encodings(value)
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        );
+    }
+}
