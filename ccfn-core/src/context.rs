@@ -291,17 +291,23 @@ impl Context {
         self.inner.memory_limit
     }
 
-    /// The logged HTTP client, with the default timeouts and the
-    /// context's slow-response threshold; made once and shared.
+    /// The logged HTTP client, with the context's slow-response threshold
+    /// and `CCFN_HTTP_TIMEOUT_MS` (default 6 000),
+    /// `CCFN_HTTP_CONNECT_TIMEOUT_MS` (default 3 000) and
+    /// `CCFN_HTTP_MAX_RESPONSE_BYTES` (default 1 MiB) when set; made once
+    /// and shared.
     ///
     /// # Errors
-    /// The client cannot be set up.
+    /// A `CCFN_HTTP_*` value is not a whole number above 0, or the client
+    /// cannot be set up.
     pub fn http(&self) -> Result<&crate::http::HttpClient, crate::Error> {
         client(&self.inner.clients.http, || {
-            crate::http::HttpClient::new(crate::http::HttpConfig {
+            let config = crate::http::HttpConfig {
                 slow_response: self.inner.thresholds.api_response,
                 ..crate::http::HttpConfig::default()
-            })
+            }
+            .with_settings("CCFN_HTTP", |name| self.get(name))?;
+            crate::http::HttpClient::new(config)
         })
     }
 

@@ -537,7 +537,8 @@ impl EmailClient {
     ///
     /// # Errors
     /// The message has no sender, recipient or body, or is over the size
-    /// limit (kind `Validation`, nothing is sent); the provider cannot be
+    /// limit (kind `Function`: the function built it, so the caller gets a
+    /// 500, not a 400; nothing is sent); the provider cannot be
     /// reached or times out; the provider refuses the key (401/403), the
     /// message (400) or fails (5xx) (kind `Upstream`). Each failure is
     /// logged as `email_error`, and its message says what to check.
@@ -1002,7 +1003,9 @@ impl EmailSender {
     /// | `EMAILPROVIDER_BASE_URL` | the API base URL (wins over the region) |
     /// | `EMAILPROVIDER_REGION` | `us` (default) or `eu` |
     /// | `EMAILPROVIDER_MAX_BYTES` | the size limit in bytes (default 25 MiB), for both |
-    /// | `EMAILPROVIDER_TIMEOUT_MS` | how long a call may take (default 10 000 ms) |
+    /// | `EMAILPROVIDER_TIMEOUT_MS` | how long a call may take (default 6 000 ms) |
+    /// | `EMAILPROVIDER_CONNECT_TIMEOUT_MS` | how long connecting may take (default 3 000 ms) |
+    /// | `EMAILPROVIDER_MAX_RESPONSE_BYTES` | the largest answer read (default 1 MiB) |
     /// | `CCFN_OUTBOX_DIR` | the outbox folder; default [`DEFAULT_OUTBOX_DIR`] (`target/ccfn-outbox`), relative to the current directory |
     ///
     /// The slow-response alert threshold is the context's
@@ -1058,21 +1061,11 @@ impl EmailSender {
                 .to_owned(),
             (None, None) => US_BASE_URL.to_owned(),
         };
-        let mut http = HttpConfig {
+        let http = HttpConfig {
             slow_response: context.thresholds().api_response,
             ..HttpConfig::default()
-        };
-        if let Some(text) = value("EMAILPROVIDER_TIMEOUT_MS") {
-            let ms: u64 = text.parse().map_err(|_| {
-                Error::new(
-                    ErrorKind::Configuration,
-                    format!(
-                        "EMAILPROVIDER_TIMEOUT_MS is {text:?}: expected a number of milliseconds"
-                    ),
-                )
-            })?;
-            http.timeout = std::time::Duration::from_millis(ms);
         }
+        .with_settings("EMAILPROVIDER", |name| context.get(name))?;
         let config = EmailProviderConfig::new(domain, key.clone())
             .base_url(base_url)
             .max_total_bytes(max_total_bytes)

@@ -20,26 +20,149 @@ pub use reqwest::Method;
 /// How much of a text response body the `api_response` record logs.
 pub const MAX_LOGGED_BODY: usize = 2048;
 
-/// Timeouts and alert threshold of an [`HttpClient`].
+/// How much of a JSON (or form) response the `api_response` record logs as
+/// an object; a longer one is logged as its compact JSON text, cut here.
+pub const MAX_LOGGED_JSON: usize = 16 * 1024;
+
+/// How much of a response an [`HttpClient`] reads by default: 1 MiB,
+/// plenty for a JSON API.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 1024 * 1024;
+
+/// What a call keeps of the function's time: a call is cut this long
+/// before the function would time out, so that the function can still
+/// answer (with its fallback) and log why.
+pub const DEADLINE_RESERVE: Duration = Duration::from_millis(500);
+
+/// Timeouts, response size cap and alert threshold of an [`HttpClient`].
+///
+/// The defaults keep a call well inside the function's own 10 s: a
+/// hanging upstream fails the call, and the function still answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct HttpConfig {
-    /// How long connecting may take (default 5 s).
+    /// How long connecting may take (default 3 s).
     pub connect_timeout: Duration,
-    /// How long a whole call may take, body included (default 10 s).
+    /// How long a whole call may take, body included (default 6 s). Inside
+    /// an invocation a call also ends [`DEADLINE_RESERVE`] before the
+    /// function's timeout, whichever comes first.
     pub timeout: Duration,
     /// A response slower than this raises an `alert` (default 5 s).
     pub slow_response: Duration,
+    /// The largest response body read, in bytes (default
+    /// [`DEFAULT_MAX_RESPONSE_BYTES`]): a larger one is abandoned as soon
+    /// as it is known to be larger, from its `Content-Length` or while it
+    /// streams in.
+    pub max_response_bytes: u64,
 }
 
 impl Default for HttpConfig {
     fn default() -> Self {
         HttpConfig {
-            connect_timeout: Duration::from_secs(5),
-            timeout: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(3),
+            timeout: Duration::from_secs(6),
             slow_response: Duration::from_secs(5),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
+}
+
+impl HttpConfig {
+    /// This configuration with the settings named `{prefix}_TIMEOUT_MS`,
+    /// `{prefix}_CONNECT_TIMEOUT_MS` and `{prefix}_MAX_RESPONSE_BYTES`
+    /// applied where `value` has them (blank values are unset).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use ccfn_core::http::HttpConfig;
+    ///
+    /// let config = HttpConfig::default()
+    ///     .with_settings("TASKROUTER", |name| (name == "TASKROUTER_TIMEOUT_MS").then_some("2500"))
+    ///     .unwrap();
+    /// assert_eq!(config.timeout, Duration::from_millis(2500));
+    ///
+    /// let error = HttpConfig::default()
+    ///     .with_settings("TASKROUTER", |name| (name == "TASKROUTER_MAX_RESPONSE_BYTES").then_some("1MB"))
+    ///     .unwrap_err();
+    /// assert_eq!(
+    ///     error.message(),
+    ///     "TASKROUTER_MAX_RESPONSE_BYTES is \"1MB\": expected a number of bytes, at least 1"
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// A value that is not a whole number, or is 0 (kind `Configuration`);
+    /// the message names the variable and says what it takes.
+    pub fn with_settings<'a>(
+        mut self,
+        prefix: &str,
+        value: impl Fn(&str) -> Option<&'a str>,
+    ) -> Result<Self, Error> {
+        let number = |suffix: &str, unit: &str| -> Result<Option<u64>, Error> {
+            let name = format!("{prefix}_{suffix}");
+            match value(&name).map(str::trim).filter(|v| !v.is_empty()) {
+                None => Ok(None),
+                Some(text) => match text.parse::<u64>() {
+                    Ok(n) if n > 0 => Ok(Some(n)),
+                    _ => Err(Error::new(
+                        ErrorKind::Configuration,
+                        format!("{name} is {text:?}: expected a number of {unit}, at least 1"),
+                    )),
+                },
+            }
+        };
+        if let Some(ms) = number("TIMEOUT_MS", "milliseconds")? {
+            self.timeout = Duration::from_millis(ms);
+        }
+        if let Some(ms) = number("CONNECT_TIMEOUT_MS", "milliseconds")? {
+            self.connect_timeout = Duration::from_millis(ms);
+        }
+        if let Some(bytes) = number("MAX_RESPONSE_BYTES", "bytes")? {
+            self.max_response_bytes = bytes;
+        }
+        Ok(self)
+    }
+}
+
+/// Whether `url` lies within `base`: the same scheme, host and port, and a
+/// path under `base`'s path, compared segment by segment. This is how ccfn
+/// decides where credentials may go; a string prefix would let
+/// `https://api.twilio.com.evil.example/` pass for `https://api.twilio.com`.
+///
+/// ```
+/// use ccfn_core::http::is_within;
+///
+/// assert!(is_within("https://api.twilio.com", "https://api.twilio.com/2010-04-01/Accounts/AC1/Recordings/RE1"));
+/// assert!(is_within("https://api.twilio.com/2010-04-01/", "https://API.twilio.com:443/2010-04-01/x"));
+/// assert!(!is_within("https://api.twilio.com", "https://api.twilio.com.evil.example/x"));
+/// assert!(!is_within("https://api.twilio.com", "https://api.twilio.com@evil.example/x"));
+/// assert!(!is_within("https://api.twilio.com", "http://api.twilio.com/x"));
+/// assert!(!is_within("https://api.twilio.com/2010-04-01", "https://api.twilio.com/2010-04-01x/y"));
+/// assert!(!is_within("https://api.twilio.com/a", "https://api.twilio.com/a/../b"));
+/// ```
+#[must_use]
+pub fn is_within(base: &str, url: &str) -> bool {
+    let (Ok(base), Ok(url)) = (reqwest::Url::parse(base), reqwest::Url::parse(url)) else {
+        return false;
+    };
+    if !same_origin(&base, &url) || !url.username().is_empty() || url.password().is_some() {
+        return false;
+    }
+    let segments = |url: &reqwest::Url| -> Vec<String> {
+        url.path_segments()
+            .map(|s| s.filter(|s| !s.is_empty()).map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    let (base, url) = (segments(&base), segments(&url));
+    url.len() >= base.len() && base.iter().zip(&url).all(|(b, u)| b == u)
+}
+
+/// Whether two URLs have the same scheme, host and port (the default port
+/// of the scheme when none is written).
+pub(crate) fn same_origin(a: &reqwest::Url, b: &reqwest::Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str().is_some()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
 }
 
 /// A bearer token with its expiry, held as a secret.
@@ -109,10 +232,41 @@ pub fn install_crypto_provider() {
 }
 
 /// A logged HTTP client (rustls, connection pooling); cheap to clone.
+///
+/// Redirects are followed (10 at most), never from `https` to `http`.
+/// Crossing to another origin drops the `Authorization` and cookie
+/// headers; a request that carries a header of its own with a sensitive
+/// name (`X-Api-Key`, say) follows redirects within its origin only, and
+/// otherwise gets the redirect itself as its response.
 #[derive(Clone)]
 pub struct HttpClient {
     client: reqwest::Client,
+    /// The same, following redirects within the request's origin only.
+    same_origin: reqwest::Client,
     config: HttpConfig,
+}
+
+/// The redirect policy: at most 10, never down to `http`, and within the
+/// origin only when `same_origin_only`.
+fn redirects(same_origin_only: bool) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
+        let Some(previous) = attempt.previous().last() else {
+            return attempt.follow();
+        };
+        if attempt.previous().len() > 10 {
+            return attempt.error("more than 10 redirects");
+        }
+        let next = attempt.url();
+        if same_origin(previous, next) {
+            attempt.follow()
+        } else if previous.scheme() == "https" && next.scheme() != "https" {
+            attempt.error("a redirect from https to another scheme is not followed")
+        } else if same_origin_only {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    })
 }
 
 impl fmt::Debug for HttpClient {
@@ -130,18 +284,25 @@ impl HttpClient {
     /// The TLS backend cannot be set up.
     pub fn new(config: HttpConfig) -> Result<Self, Error> {
         install_crypto_provider();
-        let client = reqwest::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .timeout(config.timeout)
-            .build()
-            .map_err(|e| {
-                Error::new(
-                    ErrorKind::Upstream,
-                    format!("cannot set up the HTTP client: {e}"),
-                )
-                .with_source(e)
-            })?;
-        Ok(HttpClient { client, config })
+        let build = |same_origin_only: bool| {
+            reqwest::Client::builder()
+                .connect_timeout(config.connect_timeout)
+                .timeout(config.timeout)
+                .redirect(redirects(same_origin_only))
+                .build()
+                .map_err(|e| {
+                    Error::new(
+                        ErrorKind::Upstream,
+                        format!("cannot set up the HTTP client: {e}"),
+                    )
+                    .with_source(e)
+                })
+        };
+        Ok(HttpClient {
+            client: build(false)?,
+            same_origin: build(true)?,
+            config,
+        })
     }
 
     /// The client's configuration.
@@ -160,6 +321,7 @@ impl HttpClient {
             body: Body::Empty,
             auth: Auth::None,
             timeout: None,
+            max_response_bytes: None,
         }
     }
 
@@ -196,6 +358,7 @@ pub struct ApiRequest {
     body: Body,
     auth: Auth,
     timeout: Option<Duration>,
+    max_response_bytes: Option<u64>,
 }
 
 impl fmt::Debug for ApiRequest {
@@ -266,9 +429,19 @@ impl ApiRequest {
         self
     }
 
-    /// Overrides the client's total timeout for this call.
+    /// Overrides the client's total timeout for this call (inside an
+    /// invocation, the call still ends [`DEADLINE_RESERVE`] before the
+    /// function's timeout).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Overrides the client's response size cap for this call: a body of
+    /// more than `bytes` is abandoned, and the call fails with an
+    /// `api_error` record that names the cap.
+    pub fn max_response_bytes(mut self, bytes: u64) -> Self {
+        self.max_response_bytes = Some(bytes);
         self
     }
 
@@ -317,7 +490,15 @@ impl ApiRequest {
             ],
         );
 
-        let mut request = self.client.client.request(self.method, &self.url);
+        // A header of the caller's own with a sensitive name is not one
+        // reqwest drops on a redirect to another origin.
+        let client = if self.headers.iter().any(|(name, _)| is_sensitive_name(name)) {
+            &self.client.same_origin
+        } else {
+            &self.client.client
+        };
+        let limit = self.time_limit();
+        let mut request = client.request(self.method, &self.url);
         for (name, value) in &self.headers {
             request = request.header(name.as_str(), value.as_str());
         }
@@ -334,7 +515,7 @@ impl ApiRequest {
                         "{method} {url} not sent: the bearer token expired at {}",
                         format_time(token.expires_at)
                     );
-                    return Err(fail(&method, &url, message, Duration::ZERO));
+                    return Err(fail(&method, &url, message, Duration::ZERO, Vec::new()));
                 }
                 log_auth("bearer", true, token.expires_at);
                 request = request.bearer_auth(token.token.expose());
@@ -348,19 +529,26 @@ impl ApiRequest {
             } => request.header("content-type", content_type).body(bytes),
             Body::Multipart { form, .. } => request.multipart(form),
         };
-        if let Some(timeout) = self.timeout {
-            request = request.timeout(timeout);
-        }
+        let limit = limit.map_err(|message| {
+            fail(
+                &method,
+                &url,
+                format!("{method} {url} not sent: {message}"),
+                Duration::ZERO,
+                Vec::new(),
+            )
+        })?;
+        request = request.timeout(limit.timeout);
 
         let started = Instant::now();
-        let response = match request.send().await {
+        let mut response = match request.send().await {
             Ok(response) => response,
             Err(error) => {
                 let message = format!(
                     "{method} {url} failed: {}",
-                    describe(&error, &self.client.config, self.timeout)
+                    describe(&error, &self.client.config, &limit)
                 );
-                return Err(fail(&method, &url, message, started.elapsed())
+                return Err(fail(&method, &url, message, started.elapsed(), Vec::new())
                     .with_source(error.without_url()));
             }
         };
@@ -370,17 +558,52 @@ impl ApiRequest {
             .iter()
             .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
             .collect();
-        let body = match response.bytes().await {
-            Ok(body) => body.to_vec(),
-            Err(error) => {
-                let message = format!(
-                    "{method} {url} failed reading the response: {}",
-                    describe(&error, &self.client.config, self.timeout)
-                );
-                return Err(fail(&method, &url, message, started.elapsed())
-                    .with_source(error.without_url()));
-            }
+        let cap = self
+            .max_response_bytes
+            .unwrap_or(self.client.config.max_response_bytes);
+        let too_large = |what: String, elapsed: Duration| {
+            fail(
+                &method,
+                &url,
+                format!(
+                    "{method} {url} failed: the response ({status}) is larger than the {cap}-byte cap ({what}); abandoned"
+                ),
+                elapsed,
+                vec![("max_response_bytes", json!(cap)), ("status", json!(status))],
+            )
         };
+        // Decided from what the upstream sends, never from what a caller
+        // claims the size will be.
+        if let Some(length) = response.content_length().filter(|length| *length > cap) {
+            return Err(too_large(
+                format!("Content-Length {length}"),
+                started.elapsed(),
+            ));
+        }
+        let expected = response.content_length().unwrap_or(0).min(cap);
+        let mut body = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    if (body.len() + chunk.len()) as u64 > cap {
+                        return Err(too_large(
+                            format!("over {cap} bytes received"),
+                            started.elapsed(),
+                        ));
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    let message = format!(
+                        "{method} {url} failed reading the response: {}",
+                        describe(&error, &self.client.config, &limit)
+                    );
+                    return Err(fail(&method, &url, message, started.elapsed(), Vec::new())
+                        .with_source(error.without_url()));
+                }
+            }
+        }
         let elapsed = started.elapsed();
         let response = ApiResponse {
             status,
@@ -388,7 +611,7 @@ impl ApiRequest {
             body,
             elapsed,
         };
-        let (data, truncated) = response.logged_data();
+        let (data, cut) = response.logged_data();
         let mut fields = vec![
             ("status", json!(status)),
             ("ok", json!(response.is_success())),
@@ -397,8 +620,9 @@ impl ApiRequest {
             ("data", data),
             ("elapsed_ms", json!(millis(elapsed))),
         ];
-        if truncated {
+        if cut > 0 {
             fields.push(("data_truncated", json!(true)));
+            fields.push(("data_cut_bytes", json!(cut)));
         }
         let level = if response.is_success() {
             Level::INFO
@@ -456,24 +680,62 @@ fn log_auth(token_type: &str, authenticated: bool, expires_at: Option<SystemTime
     );
 }
 
-/// Logs `api_error` and makes the error.
-fn fail(method: &Method, url: &str, message: String, elapsed: Duration) -> Error {
-    emit(
-        Level::ERROR,
-        "api_error",
-        &message,
-        &vec![
-            ("method", json!(method.as_str())),
-            ("url", json!(url)),
-            ("error", json!(message)),
-            ("elapsed_ms", json!(millis(elapsed))),
-        ],
-    );
+/// Logs `api_error` (with `extra` fields after the common ones) and makes
+/// the error.
+fn fail(
+    method: &Method,
+    url: &str,
+    message: String,
+    elapsed: Duration,
+    extra: crate::log::Fields,
+) -> Error {
+    let mut fields = vec![
+        ("method", json!(method.as_str())),
+        ("url", json!(url)),
+        ("error", json!(message)),
+        ("elapsed_ms", json!(millis(elapsed))),
+    ];
+    fields.extend(extra);
+    emit(Level::ERROR, "api_error", &message, &fields);
     Error::new(ErrorKind::Upstream, message)
 }
 
+/// How long a call may take, and why.
+struct TimeLimit {
+    timeout: Duration,
+    /// Whether the function's deadline, not the configured timeout, set it.
+    by_deadline: bool,
+}
+
+impl ApiRequest {
+    /// The configured timeout, shortened to end [`DEADLINE_RESERVE`]
+    /// before the invocation's deadline; an error when no time is left.
+    fn time_limit(&self) -> Result<TimeLimit, String> {
+        let configured = self.timeout.unwrap_or(self.client.config.timeout);
+        let Some(deadline) = crate::log::invocation_deadline() else {
+            return Ok(TimeLimit {
+                timeout: configured,
+                by_deadline: false,
+            });
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        let usable = left.saturating_sub(DEADLINE_RESERVE);
+        if usable.is_zero() {
+            return Err(format!(
+                "the function has {} ms left before its timeout, less than the {} ms kept to answer",
+                left.as_millis(),
+                DEADLINE_RESERVE.as_millis()
+            ));
+        }
+        Ok(TimeLimit {
+            timeout: configured.min(usable),
+            by_deadline: usable < configured,
+        })
+    }
+}
+
 /// Says which way a call failed.
-fn describe(error: &reqwest::Error, config: &HttpConfig, timeout: Option<Duration>) -> String {
+fn describe(error: &reqwest::Error, config: &HttpConfig, limit: &TimeLimit) -> String {
     // The causes, as written (the URL is named by the caller, sanitized);
     // a lowercase copy only to recognise them.
     let chain = {
@@ -493,11 +755,14 @@ fn describe(error: &reqwest::Error, config: &HttpConfig, timeout: Option<Duratio
                 "connecting timed out after {} ms",
                 config.connect_timeout.as_millis()
             )
-        } else {
+        } else if limit.by_deadline {
             format!(
-                "timed out after {} ms",
-                timeout.unwrap_or(config.timeout).as_millis()
+                "timed out after {} ms, ended {} ms before the function's own timeout",
+                limit.timeout.as_millis(),
+                DEADLINE_RESERVE.as_millis()
             )
+        } else {
+            format!("timed out after {} ms", limit.timeout.as_millis())
         }
     } else if lower.contains("dns error")
         || lower.contains("failed to lookup")
@@ -629,13 +894,20 @@ impl ApiResponse {
         self.elapsed
     }
 
-    /// The body as the `api_response` record logs it: JSON as is, text cut
-    /// at [`MAX_LOGGED_BODY`] bytes (on a character boundary).
-    fn logged_data(&self) -> (Value, bool) {
+    /// The body as the `api_response` record logs it, and how many bytes
+    /// of it were cut: JSON as an object with sensitive members redacted
+    /// (as compact JSON text cut at [`MAX_LOGGED_JSON`] bytes when longer),
+    /// text cut at [`MAX_LOGGED_BODY`] bytes, on a character boundary.
+    fn logged_data(&self) -> (Value, usize) {
         let content_type = self.header("content-type").unwrap_or("");
         if content_type.contains("json") {
             if let Ok(value) = serde_json::from_slice::<Value>(&self.body) {
-                return (redact_json(&value), false);
+                let value = redact_json(&value);
+                let text = value.to_string();
+                if text.len() <= MAX_LOGGED_JSON {
+                    return (value, 0);
+                }
+                return cut(text, MAX_LOGGED_JSON);
             }
         }
         let textual = content_type.is_empty()
@@ -658,7 +930,7 @@ impl ApiResponse {
                         content_type
                     }
                 )),
-                false,
+                0,
             );
         };
         if content_type.contains("x-www-form-urlencoded") {
@@ -667,20 +939,32 @@ impl ApiResponse {
             let pairs: serde_json::Map<String, Value> = form_urlencoded::parse(text.as_bytes())
                 .map(|(k, v)| (k.into_owned(), Value::from(v.into_owned())))
                 .collect();
-            return (redact_json(&Value::Object(pairs)), false);
+            let value = redact_json(&Value::Object(pairs));
+            let text = value.to_string();
+            if text.len() <= MAX_LOGGED_JSON {
+                return (value, 0);
+            }
+            return cut(text, MAX_LOGGED_JSON);
         }
-        // Scrubbed before it is cut, so no part of a secret is left.
-        let mut text = text.to_owned();
-        crate::secret::scrub(&mut text, &[]);
-        if text.len() <= MAX_LOGGED_BODY {
-            return (Value::from(text), false);
-        }
-        let mut end = MAX_LOGGED_BODY;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        (Value::from(&text[..end]), true)
+        cut(text.to_owned(), MAX_LOGGED_BODY)
     }
+}
+
+/// `text`, scrubbed, then cut to at most `max` bytes on a character
+/// boundary, and how many bytes were cut.
+fn cut(mut text: String, max: usize) -> (Value, usize) {
+    // Scrubbed before it is cut, so no part of a secret is left.
+    crate::secret::scrub(&mut text, &[]);
+    if text.len() <= max {
+        return (Value::from(text), 0);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    (Value::from(text), cut)
 }
 
 #[cfg(test)]
@@ -713,14 +997,15 @@ mod tests {
     #[test]
     fn logged_data_cuts_long_text_on_a_char_boundary() {
         let body = "é".repeat(MAX_LOGGED_BODY);
+        let body_len = body.len();
         let response = ApiResponse {
             status: 200,
             headers: vec![("content-type".into(), "text/plain".into())],
             body: body.into_bytes(),
             elapsed: Duration::ZERO,
         };
-        let (data, truncated) = response.logged_data();
-        assert!(truncated);
+        let (data, cut) = response.logged_data();
+        assert_eq!(cut, body_len - MAX_LOGGED_BODY);
         assert_eq!(data.as_str().unwrap().len(), MAX_LOGGED_BODY);
         let json = ApiResponse {
             status: 200,
@@ -728,17 +1013,14 @@ mod tests {
             body: br#"{"id":"1"}"#.to_vec(),
             elapsed: Duration::ZERO,
         };
-        assert_eq!(json.logged_data(), (json!({"id": "1"}), false));
+        assert_eq!(json.logged_data(), (json!({"id": "1"}), 0));
         let audio = ApiResponse {
             status: 200,
             headers: vec![("content-type".into(), "audio/mpeg".into())],
             body: vec![0xff, 0xfb, 0x90, 0x00],
             elapsed: Duration::ZERO,
         };
-        assert_eq!(
-            audio.logged_data(),
-            (json!("[4 bytes of audio/mpeg]"), false)
-        );
+        assert_eq!(audio.logged_data(), (json!("[4 bytes of audio/mpeg]"), 0));
         let unknown = ApiResponse {
             status: 200,
             headers: vec![],
@@ -747,7 +1029,7 @@ mod tests {
         };
         assert_eq!(
             unknown.logged_data(),
-            (json!("[2 bytes of binary data]"), false)
+            (json!("[2 bytes of binary data]"), 0)
         );
     }
 }

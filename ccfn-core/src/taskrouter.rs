@@ -841,10 +841,7 @@ impl TaskRouterClient {
                 sanitize_url(next)
             ))
         })?;
-        let same_origin = url.scheme() == self.inner.base.scheme()
-            && url.host_str() == self.inner.base.host_str()
-            && url.port_or_known_default() == self.inner.base.port_or_known_default();
-        if same_origin {
+        if crate::http::same_origin(&url, &self.inner.base) {
             Ok(url)
         } else {
             Err(lookup(format!(
@@ -1230,7 +1227,9 @@ impl TaskRouter {
     /// credentials, `API_KEY_SID` + `API_KEY_SECRET` (preferred) or
     /// `ACCOUNT_SID` + `AUTH_TOKEN`, at `TASKROUTER_BASE_URL` (default
     /// [`DEFAULT_BASE_URL`]), with the context's API response-time alert
-    /// threshold. Otherwise the local store at `CCFN_TASK_STORE` (default
+    /// threshold and `TASKROUTER_TIMEOUT_MS` (default 6 000),
+    /// `TASKROUTER_CONNECT_TIMEOUT_MS` (default 3 000) and
+    /// `TASKROUTER_MAX_RESPONSE_BYTES` (default 1 MiB) when set. Otherwise the local store at `CCFN_TASK_STORE` (default
     /// [`DEFAULT_TASK_STORE`]), announced by a WARN `task_store` record
     /// (fields `path`, `missing`) so that a deployment missing its
     /// credentials shows in the logs.
@@ -1251,7 +1250,8 @@ impl TaskRouter {
     /// ```
     ///
     /// # Errors
-    /// `TASKROUTER_BASE_URL` is not an http(s) URL, or the HTTP client
+    /// `TASKROUTER_BASE_URL` is not an http(s) URL, a `TASKROUTER_*`
+    /// timeout or size is not a whole number above 0, or the HTTP client
     /// cannot be set up.
     pub fn from_context(context: &Context) -> Result<Self, Error> {
         let value = |name: &str| {
@@ -1281,7 +1281,11 @@ impl TaskRouter {
             if let Some(base) = value("TASKROUTER_BASE_URL") {
                 config.base_url = base;
             }
-            config.http.slow_response = context.thresholds().api_response;
+            config.http = HttpConfig {
+                slow_response: context.thresholds().api_response,
+                ..HttpConfig::default()
+            }
+            .with_settings("TASKROUTER", |name| context.get(name))?;
             return Ok(TaskRouter::Remote(TaskRouterClient::new(config)?));
         }
         let path = value("CCFN_TASK_STORE").unwrap_or_else(|| DEFAULT_TASK_STORE.to_owned());

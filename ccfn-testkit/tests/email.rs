@@ -299,6 +299,8 @@ async fn attachments_over_the_limit_are_refused_before_sending() {
         .param("attachments", "2")
         .param("attachment_bytes", "3000");
     let run = invoke(voicemail_email, context, event).await;
+    // A function error (500), as `EmailClient::send` documents: the
+    // function built the message, the caller sent nothing wrong.
     let message = assert_email_failure(&run, ErrorKind::Function);
     // 6000 bytes of attachments, plus subject (31), text (53) and HTML (60).
     assert_eq!(

@@ -270,3 +270,211 @@ async fn unknown_host_says_dns() {
     );
     assert_eq!(run.record("api_error").unwrap()["error"], message);
 }
+
+/// A second loopback server: `/huge` streams 64 MiB with no length,
+/// `/big-json` answers a 40 kB JSON document, `/hang` never answers,
+/// `/away` redirects to `elsewhere` (another origin). `elsewhere` records
+/// the headers it gets.
+async fn hostile(elsewhere: &str) -> String {
+    let target = format!("{elsewhere}/landed");
+    let app = Router::new()
+        .route(
+            "/huge",
+            get(|| async {
+                let chunks = futures_util::stream::iter(
+                    (0..1024).map(|_| Ok::<_, std::io::Error>(vec![b'x'; 64 * 1024])),
+                );
+                axum::body::Body::from_stream(chunks)
+            }),
+        )
+        .route(
+            "/big-json",
+            get(|| async {
+                let items: Vec<Value> = (0..400)
+                    .map(|i| json!({"sid": format!("WT{i:032}"), "auth_token": "never-logged-canary"}))
+                    .collect();
+                axum::Json(json!({ "tasks": items }))
+            }),
+        )
+        .route(
+            "/hang",
+            get(|| async {
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                "too late"
+            }),
+        )
+        .route(
+            "/away",
+            get(move || {
+                let target = target.clone();
+                async move { axum::response::Redirect::temporary(&target) }
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    base
+}
+
+/// Another origin: records the headers of every request to `/landed`.
+async fn elsewhere() -> (String, Arc<std::sync::Mutex<Vec<HeaderMap>>>) {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let app = Router::new().route(
+        "/landed",
+        get(move |headers: HeaderMap| {
+            let record = Arc::clone(&record);
+            async move {
+                record.lock().unwrap().push(headers);
+                "landed"
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (base, seen)
+}
+
+/// Calls `url` with the default configuration, in a function that times
+/// out after one second; a failed call is answered with a fallback, as
+/// the examples do.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// The loopback servers.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = ["url", "how"], kind = generic, timeout_ms = 1000)]
+async fn hostile_call(context: Context, event: Event, callback: Callback) -> Completion {
+    let url = event.get("url").unwrap_or_default().to_owned();
+    let client = client(HttpConfig::default());
+    let request = match event.get("how") {
+        Some("api-key") => client.get(url).header("X-Api-Key", KEY),
+        Some("basic") => client
+            .get(url)
+            .basic_auth("api", context.secret("EMAILPROVIDER_API_KEY").unwrap()),
+        _ => client.get(url),
+    };
+    match request.send().await {
+        Ok(response) => {
+            let text = response.text();
+            let text = if text.len() > 100 {
+                "[long]".to_owned()
+            } else {
+                text
+            };
+            callback.success(json!({"status": response.status(), "text": text}))
+        }
+        Err(error) => callback.success(json!({"fallback": true, "why": error.message()})),
+    }
+}
+
+async fn hostile_run(url: &str, how: &str) -> Run {
+    let event = FakeEvent::empty().param("url", url).param("how", how);
+    let context = FakeContext::new().value("EMAILPROVIDER_API_KEY", KEY);
+    let run = invoke(hostile_call, context, event).await;
+    run.assert_contract();
+    run.assert_no_leak(&[KEY, "never-logged-canary"]);
+    run
+}
+
+fn result(run: &Run) -> Value {
+    run.record("success").unwrap()["result"].clone()
+}
+
+#[tokio::test]
+async fn a_response_over_the_cap_is_abandoned_and_says_the_cap() {
+    let (other, _) = elsewhere().await;
+    let base = hostile(&other).await;
+    let run = hostile_run(&format!("{base}/huge"), "get").await;
+    let cap = ccfn_core::http::DEFAULT_MAX_RESPONSE_BYTES;
+    let why = format!(
+        "GET {base}/huge failed: the response (200) is larger than the {cap}-byte cap (over {cap} bytes received); abandoned"
+    );
+    assert_eq!(result(&run), json!({"fallback": true, "why": why}));
+    let error = run.record("api_error").unwrap();
+    assert_eq!(error["max_response_bytes"], cap);
+    assert_eq!(error["error"], why);
+}
+
+#[tokio::test]
+async fn a_large_json_answer_is_logged_cut_and_redacted() {
+    let (other, _) = elsewhere().await;
+    let base = hostile(&other).await;
+    let run = hostile_run(&format!("{base}/big-json"), "get").await;
+    let response = run.record("api_response").unwrap();
+    let bytes = response["response_bytes"].as_u64().unwrap();
+    assert!(bytes > 30_000, "{bytes}");
+    let data = response["data"]
+        .as_str()
+        .expect("cut JSON is logged as text");
+    assert_eq!(data.len(), ccfn_core::http::MAX_LOGGED_JSON);
+    assert!(
+        data.starts_with(r#"{"tasks":[{"auth_token":"[REDACTED]","sid":"WT"#)
+            || data.starts_with(r#"{"tasks":[{"sid":"WT"#),
+        "{}",
+        &data[..80]
+    );
+    assert!(!data.contains("never-logged-canary"));
+    assert_eq!(response["data_truncated"], true);
+    let cut = response["data_cut_bytes"].as_u64().unwrap();
+    assert!(cut > 0);
+    assert!(run.lines().iter().all(|line| line.len() < 32 * 1024));
+}
+
+#[tokio::test]
+async fn a_hanging_upstream_ends_before_the_function_times_out() {
+    let (other, _) = elsewhere().await;
+    let base = hostile(&other).await;
+    let started = std::time::Instant::now();
+    let run = hostile_run(&format!("{base}/hang"), "get").await;
+    // The default timeout (6 s) is longer than the function's (1 s): the
+    // call is cut 500 ms before the function would time out, so the
+    // function still answers, and the log says why.
+    assert!(started.elapsed() < Duration::from_millis(1000));
+    let result = result(&run);
+    let why = result["why"].as_str().unwrap();
+    assert!(
+        why.starts_with(&format!("GET {base}/hang failed: timed out after "))
+            && why.ends_with("ms, ended 500 ms before the function's own timeout"),
+        "{why}"
+    );
+    assert_eq!(run.record("end").unwrap()["outcome"], "success");
+    assert!(run.records_of("error").is_empty());
+}
+
+#[tokio::test]
+async fn default_timeouts_leave_the_function_time_to_answer() {
+    let config = HttpConfig::default();
+    assert!(config.timeout + ccfn_core::http::DEADLINE_RESERVE < Duration::from_secs(10));
+    assert!(config.connect_timeout < config.timeout);
+    assert!(
+        config.slow_response < config.timeout,
+        "the slow alert can fire"
+    );
+}
+
+#[tokio::test]
+async fn basic_credentials_are_not_sent_to_another_origin_on_redirect() {
+    let (other, seen) = elsewhere().await;
+    let base = hostile(&other).await;
+    let run = hostile_run(&format!("{base}/away"), "basic").await;
+    assert_eq!(result(&run), json!({"status": 200, "text": "landed"}));
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 1);
+    assert!(seen[0].get("authorization").is_none(), "{:?}", seen[0]);
+}
+
+#[tokio::test]
+async fn a_sensitive_header_of_the_caller_stops_a_redirect_to_another_origin() {
+    let (other, seen) = elsewhere().await;
+    let base = hostile(&other).await;
+    let run = hostile_run(&format!("{base}/away"), "api-key").await;
+    // The redirect itself is the answer; the other origin heard nothing.
+    assert_eq!(result(&run)["status"], 307);
+    assert!(seen.lock().unwrap().is_empty());
+}

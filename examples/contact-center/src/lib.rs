@@ -9,6 +9,7 @@
 //! provider's key and the platform's credentials, to the real services.
 
 use ccfn_core::email::{Attachment, EmailMessage};
+use ccfn_core::http::is_within;
 use ccfn_core::prelude::*;
 use ccfn_core::runtime::{Feature, Runtime};
 use ccfn_core::taskrouter::{NewTask, Task, TaskRouterError, CALLER_MESSAGE};
@@ -39,12 +40,10 @@ pub const LOCAL_DEFAULTS: [(&str, &str); 4] = [
 ];
 
 /// A recording of at most this many bytes is attached to the notice;
-/// a longer one is linked.
+/// a longer one is linked. The size is what the recording host sends
+/// (its `Content-Length`, and the bytes as they arrive), never the
+/// duration the request claims: the download stops at this cap.
 pub const ATTACH_MAX_BYTES: u64 = 5 * 1024 * 1024;
-
-/// The bytes per second of a recording as the platform serves it (MP3 at
-/// 32 kbit/s), to estimate its size from its duration.
-const RECORDING_BYTES_PER_SECOND: u64 = 4000;
 
 /// Every example function, under its feature and path.
 pub fn runtime(runtime: Runtime) -> Runtime {
@@ -170,8 +169,9 @@ async fn request_callback(context: &Context, event: &Event) -> Result<Task, Task
 /// recording attached when it is small enough and linked otherwise.
 ///
 /// The recording is downloaded with the account's credentials only from
-/// the platform's host (`RECORDINGS_BASE_URL`, default
-/// `https://api.twilio.com/`), never from another `RecordingUrl` host.
+/// the platform's recordings URL (`RECORDINGS_BASE_URL`, default
+/// `https://api.twilio.com/`, compared by scheme, host, port and path
+/// segments), never from another `RecordingUrl` host.
 ///
 /// # Trigger
 /// Recording status callback of the wait experience's Record verb.
@@ -213,20 +213,16 @@ pub async fn voicemail_notice(
                 .filter(|to| !to.is_empty()),
         )
         .subject(format!("New voicemail from {caller}"));
-    let attached = if seconds.saturating_mul(RECORDING_BYTES_PER_SECOND) <= ATTACH_MAX_BYTES {
-        match download_recording(&context, url).await {
-            Ok(bytes) => {
-                let name = format!("{}.mp3", event.get("RecordingSid").unwrap_or("voicemail"));
-                message = message.attach(Attachment::new(name, "audio/mpeg", bytes));
-                true
-            }
-            Err(error) => {
-                tracing::warn!(error = %error, "the recording could not be downloaded; linking it instead");
-                false
-            }
+    let attached = match download_recording(&context, url).await {
+        Ok(bytes) => {
+            let name = format!("{}.mp3", event.get("RecordingSid").unwrap_or("voicemail"));
+            message = message.attach(Attachment::new(name, "audio/mpeg", bytes));
+            true
         }
-    } else {
-        false
+        Err(error) => {
+            tracing::warn!(error = %error, "the recording could not be downloaded; linking it instead");
+            false
+        }
     };
     if attached {
         text.push_str("The recording is attached.\n");
@@ -241,15 +237,20 @@ pub async fn voicemail_notice(
 /// no other host (`RECORDINGS_BASE_URL` changes it).
 pub const RECORDINGS_BASE_URL: &str = "https://api.twilio.com/";
 
-/// The recording's MP3, with the account's credentials when they are set
-/// and the recording is on the platform's own host.
+/// The recording's MP3, at most [`ATTACH_MAX_BYTES`], with the account's
+/// credentials when they are set and the recording is within the
+/// platform's recordings URL (same scheme, host and port, path under it).
 async fn download_recording(context: &Context, url: &str) -> Result<Vec<u8>, Error> {
-    let mut request = context.http()?.get(format!("{url}.mp3"));
+    let url = format!("{url}.mp3");
+    let mut request = context
+        .http()?
+        .get(url.as_str())
+        .max_response_bytes(ATTACH_MAX_BYTES);
     let platform = context
         .get("RECORDINGS_BASE_URL")
         .unwrap_or(RECORDINGS_BASE_URL);
     if let (true, Some(account), Some(token)) = (
-        url.starts_with(platform),
+        is_within(platform, &url),
         context.account_sid(),
         context.secret("AUTH_TOKEN"),
     ) {

@@ -512,6 +512,35 @@ async fn callback_with_a_workflow_of_another_environment_is_not_available() {
 }
 
 #[tokio::test]
+async fn callback_with_a_hanging_task_router_is_not_available() {
+    // The task router answers after 3 s; its client gives up after its own
+    // timeout, well before the function's, so the caller hears the
+    // fallback rather than the call failing with a 504.
+    let router = router_with_workflow().await.delay(Duration::from_secs(3));
+    let email = FakeEmailProvider::start().await;
+    let started = std::time::Instant::now();
+    let records = callback_fails(
+        &router,
+        deployed(&router, &email)
+            .value("TASKROUTER_TIMEOUT_MS", "300")
+            .build(),
+        "lookup_failed",
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(3));
+    let error = only(&records, "api_error");
+    let message = error["error"].as_str().unwrap();
+    assert!(
+        message.ends_with("failed: timed out after 300 ms"),
+        "{message}"
+    );
+    assert!(only(&records, "task_error")["message"]
+        .as_str()
+        .unwrap()
+        .contains("timed out after 300 ms"));
+}
+
+#[tokio::test]
 async fn callback_with_a_disabled_workflow_is_not_available() {
     let router = router_with_workflow().await.disable(WORKFLOW);
     let email = FakeEmailProvider::start().await;
@@ -774,29 +803,37 @@ async fn small_recording_is_attached_to_the_email() {
     email.verify();
 }
 
-#[tokio::test]
-async fn long_recording_is_linked_not_attached() {
+/// A recording larger than the attachment limit is linked, whether its
+/// host declares its length or streams it without one: the download is
+/// abandoned at the cap, never read whole.
+async fn huge_recording_is_abandoned_at_the_cap(declared: bool) {
     let recordings = RecordingServer::start().await;
     let router = router_with_workflow().await;
     let email = FakeEmailProvider::start().await;
     email.expect(1);
     let server = Server::start(deployed(&router, &email).build()).await;
-    let url = recordings.recording_url();
-    // 1,400 s of 32 kbit/s MP3 is 5.6 MB: over the 5 MiB attachment limit.
-    let answer = server
-        .post(&notice_path(), &notice_params(&url, "1400"))
-        .await;
+    let url = recordings.huge_url(declared);
+    // The duration the request claims says nothing of the size: a short
+    // one does not make a huge recording small.
+    let answer = server.post(&notice_path(), &notice_params(&url, "3")).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!(
         serde_json::from_str::<Value>(&answer.body).unwrap(),
         json!({"email_id": "<fake.1@mg.example.com>", "attached": false})
     );
-    assert!(recordings.requests().is_empty(), "not downloaded");
+    assert_eq!(recordings.requests().len(), 1, "one download, abandoned");
+    // Of 512 MiB, no more than the cap and what the sockets buffer left the
+    // server: the rest was never read, nor held in memory.
+    let sent = recordings.huge_bytes_sent();
+    assert!(
+        sent < example_contact_center::ATTACH_MAX_BYTES + 16 * 1024 * 1024,
+        "{sent} bytes sent: the download was not abandoned at the cap"
+    );
     let sent = &email.requests()[0];
     assert!(sent.attachments.is_empty());
     assert_eq!(
         sent.text.as_deref().unwrap(),
-        format!("New voicemail from +15551230000 (1400 s), call CA123.\nListen to the recording: {url}.mp3\n")
+        format!("New voicemail from +15551230000 (3 s), call CA123.\nListen to the recording: {url}.mp3\n")
     );
     let records = answer.records();
     assert!(records.iter().all(|r| r["step"] != "attachment"));
@@ -804,29 +841,54 @@ async fn long_recording_is_linked_not_attached() {
         &records,
         &[
             "caller",
-            "email_request",
             "api_request",
-            "api_response",
+            "api_error",
+            "log",
+            "email_request",
             "email_result",
             "success",
             "end",
         ],
     );
+    let error = only(&records, "api_error");
+    assert_eq!(error["level"], "ERROR");
     assert_eq!(
-        steps(&records)
-            .iter()
-            .filter(|s| **s == "api_request")
-            .count(),
-        1,
-        "only the email is sent"
+        error["max_response_bytes"],
+        example_contact_center::ATTACH_MAX_BYTES
+    );
+    assert_eq!(error["status"], 200);
+    let what = if declared {
+        format!("Content-Length {}", common::HUGE_RECORDING_BYTES)
+    } else {
+        format!(
+            "over {} bytes received",
+            example_contact_center::ATTACH_MAX_BYTES
+        )
+    };
+    assert_eq!(
+        error["error"],
+        format!(
+            "GET {url}.mp3 failed: the response (200) is larger than the {}-byte cap ({what}); abandoned",
+            example_contact_center::ATTACH_MAX_BYTES
+        )
     );
     server.stop().await;
 }
 
 #[tokio::test]
-async fn huge_recording_duration_is_linked_not_attached() {
-    // A duration whose size estimate does not fit in 64 bits is over any
-    // limit: linked, and the caller's notice still goes out.
+async fn huge_recording_with_its_length_declared_is_not_read() {
+    huge_recording_is_abandoned_at_the_cap(true).await;
+}
+
+#[tokio::test]
+async fn huge_recording_streamed_without_a_length_is_abandoned_at_the_cap() {
+    huge_recording_is_abandoned_at_the_cap(false).await;
+}
+
+#[tokio::test]
+async fn a_claimed_duration_does_not_stop_a_small_recording_being_attached() {
+    // The request says the recording is enormously long; the host sends
+    // 4 kB. What the host sends decides.
     let recordings = RecordingServer::start().await;
     let router = router_with_workflow().await;
     let email = FakeEmailProvider::start().await;
@@ -838,10 +900,10 @@ async fn huge_recording_duration_is_linked_not_attached() {
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!(
         serde_json::from_str::<Value>(&answer.body).unwrap(),
-        json!({"email_id": "<fake.1@mg.example.com>", "attached": false})
+        json!({"email_id": "<fake.1@mg.example.com>", "attached": true})
     );
-    assert!(recordings.requests().is_empty(), "not downloaded");
-    assert_eq!(email.requests().len(), 1);
+    assert_eq!(recordings.requests().len(), 1);
+    assert_eq!(email.requests()[0].attachments.len(), 1);
     server.stop().await;
 }
 
@@ -1206,6 +1268,51 @@ async fn canaries_never_reach_a_log_line() {
     // The basic-auth header, encoded, is a secret too.
     let encoded = expected.trim_start_matches("Basic ");
     assert!(lines.iter().all(|l| !l.contains(encoded)));
+}
+
+#[tokio::test]
+async fn credentials_never_go_to_a_url_that_only_starts_like_the_platform() {
+    // `http://127.0.0.1:1` is a string prefix of the recording server's
+    // `http://127.0.0.1:1xxxx/...`, as `https://api.twilio.com` is of
+    // `https://api.twilio.com.evil.example/...`: only the same scheme,
+    // host and port, and a path under the platform's, get credentials.
+    let recordings = RecordingServer::start().await;
+    let router = router_with_workflow().await;
+    let email = FakeEmailProvider::start().await;
+    let url = recordings.recording_url();
+    let port = url.split(':').nth(2).unwrap().split('/').next().unwrap();
+    let prefix_port = &port[..1];
+    let bases = [
+        format!("http://127.0.0.1:{prefix_port}"),
+        format!("https://127.0.0.1:{port}/"),
+        format!("http://127.0.0.1:{port}/2010-04-01/Accounts/{ACCOUNT}/Recordings/RE0"),
+        format!("http://127.0.0.1:{port}/2010"),
+    ];
+    for base in bases {
+        assert!(
+            url.starts_with(&base) || base.starts_with("https"),
+            "{base}"
+        );
+        let server = Server::start(
+            deployed(&router, &email)
+                .value("RECORDINGS_BASE_URL", base.as_str())
+                .build(),
+        )
+        .await;
+        let answer = server
+            .post(&notice_path(), &notice_params(&url, "12"))
+            .await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        server.stop().await;
+    }
+    let fetched = recordings.requests();
+    assert_eq!(fetched.len(), 4);
+    assert!(
+        fetched
+            .iter()
+            .all(|(_, authorization)| authorization.is_none()),
+        "credentials sent to a URL outside the platform's: {fetched:?}"
+    );
 }
 
 #[tokio::test]

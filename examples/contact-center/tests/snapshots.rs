@@ -292,14 +292,20 @@ async fn voicemail_notice_long_recording_linked() {
     let run = invoke(
         voicemail_notice,
         deployed(&router, &email),
-        notice_event(&recordings.recording_url(), "1400"),
+        // A recording over the attachment cap, whatever the duration says:
+        // its download is abandoned at the cap.
+        notice_event(&recordings.huge_url(true), "3"),
     )
     .await;
     assert_eq!(
         reply(&run),
         r#"{"email_id":"<fake.1@mg.example.com>","attached":false}"#
     );
-    assert!(recordings.requests().is_empty());
+    assert_eq!(recordings.requests().len(), 1);
+    assert!(
+        recordings.huge_bytes_sent() < 64 * 1024 * 1024,
+        "not read whole"
+    );
     assert!(email.requests()[0].attachments.is_empty());
     snapshot("notice_linked_long", &run, &[]);
 }

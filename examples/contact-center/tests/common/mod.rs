@@ -3,6 +3,7 @@
 //! records stable.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
@@ -18,6 +19,10 @@ pub(crate) const RECORDING_SID: &str = "RE0123456789abcdef0123456789abcdef";
 /// The size of the recording the server serves.
 pub(crate) const RECORDING_BYTES: usize = 4321;
 
+/// How large the "huge" recordings are: far more than any function may
+/// read, so that reading one whole would show.
+pub(crate) const HUGE_RECORDING_BYTES: u64 = 512 * 1024 * 1024;
+
 #[derive(Default)]
 struct Seen {
     /// Path and `Authorization` header of every request.
@@ -31,6 +36,8 @@ struct Seen {
 pub(crate) struct RecordingServer {
     addr: SocketAddr,
     seen: Arc<Mutex<Seen>>,
+    /// Bytes of huge recordings handed to the connection so far.
+    sent: Arc<AtomicU64>,
     server: tokio::task::JoinHandle<()>,
 }
 
@@ -46,11 +53,41 @@ impl RecordingServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let seen = Arc::new(Mutex::new(Seen::default()));
-        let app = Router::new().fallback(serve).with_state(Arc::clone(&seen));
+        let sent = Arc::new(AtomicU64::new(0));
+        let app = Router::new()
+            .fallback(serve)
+            .with_state((Arc::clone(&seen), Arc::clone(&sent)));
         let server = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        RecordingServer { addr, seen, server }
+        RecordingServer {
+            addr,
+            seen,
+            sent,
+            server,
+        }
+    }
+
+    /// A `RecordingUrl` whose MP3 is [`HUGE_RECORDING_BYTES`] long, made
+    /// as it is sent: with its `Content-Length` when `declared`, else
+    /// chunked with no length given.
+    pub(crate) fn huge_url(&self, declared: bool) -> String {
+        let sid = if declared {
+            "RE-huge-declared"
+        } else {
+            "RE-huge-chunked"
+        };
+        format!(
+            "http://{}/2010-04-01/Accounts/{ACCOUNT}/Recordings/{sid}",
+            self.addr
+        )
+    }
+
+    /// How many bytes of huge recordings the server has handed to its
+    /// connections: what a client that stops reading leaves unread stays
+    /// unsent.
+    pub(crate) fn huge_bytes_sent(&self) -> u64 {
+        self.sent.load(Ordering::Relaxed)
     }
 
     /// The recording's `RecordingUrl`, as the platform sends it: without
@@ -81,7 +118,28 @@ pub(crate) fn recording_bytes() -> Vec<u8> {
     (0..RECORDING_BYTES).map(|i| (i % 251) as u8).collect()
 }
 
-async fn serve(State(seen): State<Arc<Mutex<Seen>>>, uri: Uri, headers: HeaderMap) -> Response {
+/// The body of a huge recording: 64 KiB chunks, counted into `sent` as
+/// the connection takes them.
+fn huge_body(sent: Arc<AtomicU64>) -> Body {
+    const CHUNK: u64 = 64 * 1024;
+    let chunks = futures_util::stream::unfold(0u64, move |at| {
+        let sent = Arc::clone(&sent);
+        async move {
+            (at < HUGE_RECORDING_BYTES).then(|| {
+                sent.fetch_add(CHUNK, Ordering::Relaxed);
+                let chunk = axum::body::Bytes::from(vec![0x55u8; CHUNK as usize]);
+                (Ok::<_, std::io::Error>(chunk), at + CHUNK)
+            })
+        }
+    });
+    Body::from_stream(chunks)
+}
+
+async fn serve(
+    State((seen, sent)): State<(Arc<Mutex<Seen>>, Arc<AtomicU64>)>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
     let authorization = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -90,6 +148,20 @@ async fn serve(State(seen): State<Arc<Mutex<Seen>>>, uri: Uri, headers: HeaderMa
         .unwrap()
         .requests
         .push((uri.path().to_owned(), authorization));
+    let huge =
+        |sid: &str| uri.path() == format!("/2010-04-01/Accounts/{ACCOUNT}/Recordings/{sid}.mp3");
+    if huge("RE-huge-declared") || huge("RE-huge-chunked") {
+        let mut response = Response::new(huge_body(sent));
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static("audio/mpeg"),
+        );
+        if huge("RE-huge-declared") {
+            headers.insert(header::CONTENT_LENGTH, HUGE_RECORDING_BYTES.into());
+        }
+        return response;
+    }
     let mut response =
         if uri.path() == format!("/2010-04-01/Accounts/{ACCOUNT}/Recordings/{RECORDING_SID}.mp3") {
             let mut response = Response::new(Body::from(recording_bytes()));
