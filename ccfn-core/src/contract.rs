@@ -21,7 +21,7 @@ fn fields<const N: usize>(pairs: [(&'static str, Value); N]) -> Fields {
     Vec::from(pairs)
 }
 
-fn info(step: &str, message: &str, pairs: Fields) {
+fn info(step: &'static crate::record::Step, message: &str, pairs: Fields) {
     emit(Level::INFO, step, message, &pairs);
 }
 
@@ -126,13 +126,13 @@ where
     let domain = context.domain_name().map_or(Value::Null, Value::from);
 
     info(
-        "start",
+        &crate::record::START,
         &format!("=== FUNCTION START: {name} ==="),
         fields([("event", event_json.clone()), ("domain", domain.clone())]),
     );
     if context.local_logging() || event.get("ENABLE_LOCAL_LOGGING") == Some("true") {
         info(
-            "verbose",
+            &crate::record::VERBOSE,
             "Verbose logging enabled",
             fields([
                 ("event_keys", json!(event.keys())),
@@ -143,7 +143,7 @@ where
     }
     if context.debug_mode() || event.mode() == "debug" {
         info(
-            "debug",
+            &crate::record::DEBUG,
             "Debug mode enabled",
             fields([
                 (
@@ -160,7 +160,7 @@ where
     }
 
     info(
-        "validation",
+        &crate::record::VALIDATION,
         "Validating required parameters",
         fields([
             ("phase", json!("begin")),
@@ -174,7 +174,7 @@ where
         return Err(error);
     }
     info(
-        "validation",
+        &crate::record::VALIDATION,
         "Validation passed",
         fields([
             ("phase", json!("passed")),
@@ -184,12 +184,12 @@ where
 
     let mode = event.mode().to_owned();
     info(
-        "processing",
+        &crate::record::PROCESSING,
         &format!("Processing mode: {mode}"),
         fields([("mode", json!(mode))]),
     );
     info(
-        "caller",
+        &crate::record::CALLER,
         "Caller info",
         fields([
             ("from", json!(event.from())),
@@ -252,7 +252,7 @@ where
                 _ => reply.to_log_json(),
             };
             info(
-                "success",
+                &crate::record::SUCCESS,
                 "Function completed successfully",
                 fields([("result", result)]),
             );
@@ -286,7 +286,7 @@ fn flow(event: &Event) {
         format!("Flow transition data, without {}", absent.join(", "))
     };
     info(
-        "flow",
+        &crate::record::FLOW,
         &message,
         fields([
             ("flow_sid", json!(values[0])),
@@ -304,12 +304,12 @@ fn voice_records(context: &Context, reply: &Reply) {
         Reply::Voice(voice) => {
             let built = voice.built().unwrap_or(voice.xml());
             info(
-                "voice_response",
+                &crate::record::VOICE_RESPONSE,
                 "Voice response as first built",
                 fields([("phase", json!("built")), ("twiml", json!(built))]),
             );
             info(
-                "voice_response",
+                &crate::record::VOICE_RESPONSE,
                 "Voice response as returned",
                 fields([
                     ("phase", json!("returned")),
@@ -323,7 +323,7 @@ fn voice_records(context: &Context, reply: &Reply) {
     };
     let workflow_sid = workflow_sid.or_else(|| context.get("workflowSid"));
     info(
-        "taskrouter_config",
+        &crate::record::TASKROUTER_CONFIG,
         "Task-routing configuration",
         fields([
             ("workspace_sid", json!(context.workspace_sid())),
@@ -337,7 +337,7 @@ fn voice_records(context: &Context, reply: &Reply) {
 fn log_error(meta: &FunctionMeta, context: &Context, error: &Error, event: Value, domain: Value) {
     emit(
         Level::ERROR,
-        "error",
+        &crate::record::ERROR,
         &format!("=== FUNCTION ERROR: {} ===", meta.name()),
         &fields([
             ("kind", json!(error.kind().as_str())),
@@ -418,7 +418,7 @@ fn validate(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Err
     for (parameter, message) in missing_params.chain(missing_env) {
         emit(
             Level::WARN,
-            "validation_error",
+            &crate::record::VALIDATION_ERROR,
             &message,
             &fields([("parameter", json!(parameter)), ("error", json!(message))]),
         );
@@ -441,7 +441,7 @@ fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Optio
     let memory = metrics::rss_bytes_sampled();
     let limit = context.memory_limit();
     info(
-        "metrics",
+        &crate::record::METRICS,
         "Execution metrics",
         fields([
             ("execution_ms", json!(millis(elapsed))),
@@ -605,7 +605,7 @@ mod error_rate {
 pub(crate) fn alert(kind: &str, message: &str, value: Value, threshold: Value) {
     emit(
         Level::WARN,
-        "alert",
+        &crate::record::ALERT,
         &format!("ALERT: {message}"),
         &fields([
             ("kind", json!(kind)),
@@ -617,7 +617,7 @@ pub(crate) fn alert(kind: &str, message: &str, value: Value, threshold: Value) {
 
 fn end(meta: &FunctionMeta, started: Instant, ok: bool) {
     info(
-        "end",
+        &crate::record::END,
         &format!("=== FUNCTION END: {} ===", meta.name()),
         fields([
             ("outcome", json!(if ok { "success" } else { "error" })),

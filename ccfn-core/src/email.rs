@@ -720,7 +720,7 @@ impl std::error::Error for Cause {
 fn log_request(url: &str, domain: &str, message: &EmailMessage) {
     emit(
         Level::INFO,
-        "email_request",
+        &crate::record::EMAIL_REQUEST,
         &format!(
             "Sending email to {} recipient(s) through {url}",
             message.to.len()
@@ -735,7 +735,7 @@ fn log_request(url: &str, domain: &str, message: &EmailMessage) {
     for attachment in &message.attachments {
         emit(
             Level::INFO,
-            "attachment",
+            &crate::record::ATTACHMENT,
             &format!(
                 "Attachment {} ({} bytes, {})",
                 attachment.filename,
@@ -765,7 +765,7 @@ fn log_result(sent: &EmailSent, extra: &[(&'static str, Value)]) {
     } else {
         sent.message.as_str()
     };
-    emit(Level::INFO, "email_result", message, &fields);
+    emit(Level::INFO, &crate::record::EMAIL_RESULT, message, &fields);
 }
 
 /// Logs `email_error` and hands the error back.
@@ -778,7 +778,12 @@ fn log_error(error: Error, domain: &str, status: Option<u16>) -> Error {
     if let Some(status) = status {
         fields.push(("status", json!(status)));
     }
-    emit(Level::ERROR, "email_error", error.message(), &fields);
+    emit(
+        Level::ERROR,
+        &crate::record::EMAIL_ERROR,
+        error.message(),
+        &fields,
+    );
     error
 }
 

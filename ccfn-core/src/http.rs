@@ -477,7 +477,7 @@ impl ApiRequest {
         }
         emit(
             Level::INFO,
-            "api_request",
+            &crate::record::API_REQUEST,
             &format!("API request: {method} {url}"),
             &vec![
                 ("method", json!(method.as_str())),
@@ -631,7 +631,7 @@ impl ApiRequest {
         };
         emit(
             level,
-            "api_response",
+            &crate::record::API_RESPONSE,
             &format!("API response: {status} from {method} {url}"),
             &fields,
         );
@@ -663,7 +663,7 @@ fn logged_header(name: &str, value: &str) -> Value {
 fn log_auth(token_type: &str, authenticated: bool, expires_at: Option<SystemTime>) {
     emit(
         Level::INFO,
-        "auth",
+        &crate::record::AUTH,
         if authenticated {
             "Authenticated call"
         } else {
@@ -696,7 +696,7 @@ fn fail(
         ("elapsed_ms", json!(millis(elapsed))),
     ];
     fields.extend(extra);
-    emit(Level::ERROR, "api_error", &message, &fields);
+    emit(Level::ERROR, &crate::record::API_ERROR, &message, &fields);
     Error::new(ErrorKind::Upstream, message)
 }
 

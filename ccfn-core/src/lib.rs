@@ -53,6 +53,7 @@ mod meta;
 pub mod metrics;
 mod panic;
 pub mod params;
+pub mod record;
 pub mod runtime;
 mod secret;
 pub mod signature;

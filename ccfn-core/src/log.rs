@@ -83,8 +83,14 @@ fn with_timestamp<R>(f: impl FnOnce(&str) -> R) -> R {
     })
 }
 
-/// Emits one contract record.
-pub(crate) fn emit(level: Level, step: &str, message: &str, fields: &Fields) {
+/// Emits one contract record of `step`, whose fields are `fields`.
+pub(crate) fn emit(
+    level: Level,
+    step: &'static crate::record::Step,
+    message: &str,
+    fields: &Fields,
+) {
+    let step = step.name();
     set_text(step, message);
     FIELDS.set(fields, || match level {
         Level::ERROR => tracing::error!(target: "ccfn", step, "{message}"),
@@ -97,7 +103,8 @@ pub(crate) fn emit(level: Level, step: &str, message: &str, fields: &Fields) {
 
 /// Emits a record that is written whatever the log filter says: the
 /// spec's critical events (the task creation result).
-pub(crate) fn emit_critical(step: &str, message: &str, fields: &Fields) {
+pub(crate) fn emit_critical(step: &'static crate::record::Step, message: &str, fields: &Fields) {
+    let step = step.name();
     set_text(step, message);
     FIELDS.set(fields, || {
         tracing::info!(target: "ccfn::critical", step, "{message}");
@@ -761,7 +768,7 @@ impl LogGuard {
         if total > before {
             emit(
                 Level::WARN,
-                "log_dropped",
+                &crate::record::LOG_DROPPED,
                 &format!(
                     "{} log lines dropped: the log writer could not keep up",
                     total - before

@@ -568,7 +568,7 @@ impl TaskRouterError {
     pub fn log(&self) {
         emit(
             Level::ERROR,
-            "task_error",
+            &crate::record::TASK_ERROR,
             &format!("Task routing failed: {self}"),
             &vec![
                 ("cause", json!(self.cause())),
@@ -973,13 +973,13 @@ fn status_error(method: &str, url: &reqwest::Url, response: &ApiResponse) -> Tas
 fn log_task_request(task: &NewTask) {
     emit(
         Level::INFO,
-        "workflow",
+        &crate::record::WORKFLOW,
         &format!("Workflow: {}", task.workflow_sid),
         &vec![("workflow_sid", json!(task.workflow_sid))],
     );
     emit(
         Level::INFO,
-        "task_attributes",
+        &crate::record::TASK_ATTRIBUTES,
         "Task attributes",
         &vec![("attributes", task.attributes.clone())],
     );
@@ -988,7 +988,7 @@ fn log_task_request(task: &NewTask) {
 /// Writes `critical`, then checks the queue.
 fn finish(task: &NewTask, created: Task) -> Result<Task, TaskRouterError> {
     emit_critical(
-        "critical",
+        &crate::record::CRITICAL,
         &format!(
             "Task created: {} in queue {} by workflow {}",
             created.sid,
@@ -1300,7 +1300,7 @@ impl TaskRouter {
         }
         emit(
             Level::WARN,
-            "task_store",
+            &crate::record::TASK_STORE,
             &format!(
                 "No task-router credentials: tasks are recorded in {path}, not sent to the platform"
             ),

@@ -26,14 +26,41 @@ fn logs() -> &'static Lines {
     })
 }
 
-/// The records of one invocation.
+/// The records of one invocation, each checked against the record
+/// catalogue.
 fn records_of(id: &str) -> Vec<Value> {
-    logs()
+    let records: Vec<Value> = logs()
         .contents()
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).expect("every line is JSON"))
         .filter(|record| record["invocation_id"] == id)
-        .collect()
+        .collect();
+    for record in &records {
+        let problems = ccfn_core::record::violations(record.as_object().unwrap());
+        assert!(problems.is_empty(), "{problems:?} in {record}");
+    }
+    records
+}
+
+#[tokio::test]
+async fn every_line_of_the_runtime_is_a_catalogued_record() {
+    let server = Server::local().await;
+    let _ = post(&server.url("/features/test/nothing"), FORM, VOICE).await;
+    let _ = post(&server.url("/features/test/echo"), FORM, VOICE).await;
+    server.stop().await.unwrap();
+    // Whatever the other tests of this file wrote so far too: rejections,
+    // invocations, the runtime's own records.
+    let lines = logs().contents();
+    let mut steps = std::collections::BTreeSet::new();
+    for line in lines.lines() {
+        let record: Value = serde_json::from_str(line).expect("every line is JSON");
+        let problems = ccfn_core::record::violations(record.as_object().unwrap());
+        assert!(problems.is_empty(), "{problems:?} in {line}");
+        steps.insert(record["step"].as_str().unwrap().to_owned());
+    }
+    for step in ["request_rejected", "runtime", "start", "end"] {
+        assert!(steps.contains(step), "no `{step}` record seen: {steps:?}");
+    }
 }
 
 fn steps_of(id: &str) -> Vec<String> {

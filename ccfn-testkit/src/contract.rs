@@ -11,72 +11,13 @@
 //!   or `validation` passed, `processing`, `caller`, the business steps,
 //!   and `metrics`, alerts, `success`, `end` on success, or `error`,
 //!   `metrics`, alerts, `end` on failure.
-//! - Each step carries its fields (see `docs/logging-contract.md`).
+//! - Each record is of a step of the catalogue (`ccfn_core::record`), at
+//!   one of its levels, with the fields that step defines.
 //! - No secret value of the context appears in any line of either format.
 
 use serde_json::Value;
 
 use crate::run::{step_of, Record, Run};
-
-/// The fields each step must carry.
-pub const STEP_FIELDS: &[(&str, &[&str])] = &[
-    ("start", &["event", "domain"]),
-    ("validation", &["phase", "required"]),
-    ("validation_error", &["parameter", "error"]),
-    ("processing", &["mode"]),
-    ("caller", &["from", "to", "call_sid"]),
-    ("verbose", &["event_keys", "context_keys", "memory_bytes"]),
-    (
-        "debug",
-        &["function_name", "function_version", "execution_environment"],
-    ),
-    (
-        "metrics",
-        &["execution_ms", "memory_bytes", "memory_limit_bytes"],
-    ),
-    ("alert", &["kind", "value", "threshold"]),
-    ("success", &["result"]),
-    (
-        "error",
-        &["kind", "error", "stack", "event", "domain", "account_sid"],
-    ),
-    ("end", &["outcome", "execution_ms"]),
-    (
-        "api_request",
-        &["method", "url", "headers", "request_bytes"],
-    ),
-    ("auth", &["authenticated", "token_type", "expires_at"]),
-    (
-        "api_response",
-        &[
-            "status",
-            "ok",
-            "content_type",
-            "response_bytes",
-            "data",
-            "elapsed_ms",
-        ],
-    ),
-    ("workflow", &["workflow_sid"]),
-    ("task_attributes", &["attributes"]),
-    ("voice_response", &["phase", "twiml"]),
-    ("flow", &["flow_sid", "execution_sid", "step_sid", "absent"]),
-    (
-        "taskrouter_config",
-        &["workspace_sid", "workflow_sid", "queue"],
-    ),
-    ("email_request", &["url", "domain", "recipients", "subject"]),
-    ("email_result", &["id", "recipient_count"]),
-    ("email_error", &["error", "kind", "domain"]),
-    ("api_error", &["method", "url", "error", "elapsed_ms"]),
-    ("task_error", &["cause", "workflow_sid", "caller_message"]),
-    ("task_store", &["path", "missing"]),
-    ("attachment", &["filename", "size", "content_type"]),
-    (
-        "critical",
-        &["task_sid", "queue_sid", "workflow_sid", "attributes"],
-    ),
-];
 
 const COMMON: [&str; 6] = [
     "timestamp",
@@ -143,15 +84,11 @@ fn check_common(run: &Run, violations: &mut Vec<String>) {
     }
 }
 
+/// Each record against its step in `ccfn_core::record`.
 fn check_fields(records: &[Record], violations: &mut Vec<String>) {
     for (index, record) in records.iter().enumerate() {
-        let step = step_of(record);
-        if let Some((_, fields)) = STEP_FIELDS.iter().find(|(s, _)| *s == step) {
-            for field in *fields {
-                if !record.contains_key(*field) {
-                    violations.push(format!("record {index} (`{step}`) has no `{field}` field"));
-                }
-            }
+        for violation in ccfn_core::record::violations(record) {
+            violations.push(format!("record {index}: {violation}"));
         }
     }
     if let Some(start) = records.iter().find(|r| step_of(r) == "start") {

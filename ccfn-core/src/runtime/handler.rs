@@ -528,7 +528,7 @@ fn reject(
     span.in_scope(|| {
         emit(
             level,
-            "request_rejected",
+            &crate::record::REQUEST_REJECTED,
             &format!("request rejected: {message}"),
             &fields,
         )

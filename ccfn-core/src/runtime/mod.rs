@@ -332,7 +332,7 @@ impl Runtime {
         {
             emit(
                 Level::WARN,
-                "runtime",
+                &crate::record::RUNTIME,
                 &format!(
                     "{AUTH_TOKEN} is not set: request signatures are not checked (local mode)"
                 ),
@@ -387,7 +387,7 @@ impl Runtime {
         ];
         emit(
             Level::INFO,
-            "runtime",
+            &crate::record::RUNTIME,
             &format!("listening on http://{addr}"),
             &fields,
         );
@@ -397,7 +397,7 @@ impl Runtime {
             shutdown.await;
             emit(
                 Level::INFO,
-                "runtime",
+                &crate::record::RUNTIME,
                 "shutting down: finishing in-flight invocations",
                 &Vec::new(),
             );
@@ -419,7 +419,7 @@ impl Runtime {
                 let still_running = in_flight.cancel_all(std::time::Duration::from_secs(1)).await;
                 emit(
                     Level::WARN,
-                    "runtime",
+                    &crate::record::RUNTIME,
                     &format!(
                         "shutdown grace of {} ms expired: in-flight invocations were cancelled{}",
                         grace.as_millis(),
@@ -429,7 +429,7 @@ impl Runtime {
                 );
             }
         }
-        emit(Level::INFO, "runtime", "stopped", &Vec::new());
+        emit(Level::INFO, &crate::record::RUNTIME, "stopped", &Vec::new());
         Ok(())
     }
 }

@@ -106,7 +106,7 @@ async fn accept_failed(error: &io::Error) {
     }
     emit(
         Level::WARN,
-        "runtime",
+        &crate::record::RUNTIME,
         &format!("cannot accept connections: {error}; retrying in 1 s"),
         &Vec::new(),
     );

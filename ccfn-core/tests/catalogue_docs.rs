@@ -1,0 +1,69 @@
+//! `docs/logging-contract.md` and the record catalogue say the same thing:
+//! every step and every field of the catalogue is documented there, and
+//! every step the page names is in the catalogue.
+
+use ccfn_core::record::{self, ALL};
+
+fn page() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/logging-contract.md");
+    std::fs::read_to_string(path).expect("docs/logging-contract.md")
+}
+
+#[test]
+fn every_step_and_field_is_documented() {
+    let page = page();
+    let mut missing = Vec::new();
+    for step in ALL {
+        if !page.contains(&format!("`{}`", step.name())) {
+            missing.push(format!("step `{}`", step.name()));
+        }
+        for field in step.fields().iter().chain(step.optional()) {
+            // A field table's row, or a field named in a row's text.
+            if !page.contains(&format!("| `{field}` |")) && !page.contains(&format!("`{field}`")) {
+                missing.push(format!("field `{field}` of `{}`", step.name()));
+            }
+        }
+    }
+    for field in record::COMMON_FIELDS {
+        if !page.contains(&format!("| `{field}` |")) {
+            missing.push(format!("common field `{field}`"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/logging-contract.md does not document: {missing:#?}"
+    );
+}
+
+#[test]
+fn every_step_the_page_names_is_in_the_catalogue() {
+    let page = page();
+    let mut unknown = Vec::new();
+    // The page introduces each record as "Step `name`" and lists steps in
+    // the first column of its tables.
+    for (at, _) in page.match_indices("Step `") {
+        let rest = &page[at + 6..];
+        let name = &rest[..rest.find('`').unwrap()];
+        if record::step(name).is_none() {
+            unknown.push(name.to_owned());
+        }
+    }
+    // The first column of tables headed `| Step |`.
+    let mut in_step_table = false;
+    for line in page.lines() {
+        if !line.starts_with('|') {
+            in_step_table = false;
+        } else if line.starts_with("| Step |") {
+            in_step_table = true;
+        } else if let (true, Some(rest)) = (in_step_table, line.strip_prefix("| `")) {
+            let name = &rest[..rest.find('`').unwrap()];
+            if record::step(name).is_none() {
+                unknown.push(name.to_owned());
+            }
+        }
+    }
+    assert!(
+        unknown.is_empty(),
+        "steps not in the catalogue: {unknown:?}"
+    );
+}
