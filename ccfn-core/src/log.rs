@@ -194,18 +194,12 @@ struct Header<'a> {
     message: &'a str,
 }
 
-/// Keys a handler's own fields are renamed from (to `fields.<key>`).
-const RESERVED_KEYS: [&str; 9] = [
-    "timestamp",
-    "level",
-    "function",
-    "invocation_id",
-    "call_sid",
-    "step",
-    "message",
-    "target",
-    "user_step",
-];
+/// Whether a handler's own field named `key` is renamed (to
+/// `fields.<key>`): a field every record has, or one ccfn adds to a
+/// handler's lines.
+fn is_reserved(key: &str) -> bool {
+    crate::record::COMMON_FIELDS.contains(&key) || key == "target" || key == "user_step"
+}
 
 const HEADER_KEYS: [&str; 6] = [
     "timestamp",
@@ -652,7 +646,7 @@ where
             } else {
                 value.clone()
             };
-            if RESERVED_KEYS.contains(&key.as_str()) {
+            if is_reserved(key) {
                 (format!("fields.{key}"), value)
             } else {
                 (key.clone(), value)
