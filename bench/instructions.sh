@@ -3,8 +3,10 @@
 # a figure that does not move with what else the machine is doing, unlike
 # times. Runs the release server under valgrind, drives the
 # wait-experience path with wrk (4 connections) for DURATION, and prints
-# the server's instructions divided by the requests answered, with JSON
-# logs and with logging off, then the functions that cost the most.
+# the server's instructions divided by the requests answered, for the
+# floor (bench/floor: axum alone, the same route and answer, no
+# contract), with JSON logs and with logging off, then the functions that
+# cost the most, and each as a multiple of the floor.
 #
 #   bash bench/instructions.sh
 #   DURATION=10s TOP=40 bash bench/instructions.sh
@@ -25,13 +27,14 @@ source bench/common.sh
 need valgrind wrk
 
 prepare
+cargo build --release -p ccfn-bench-floor --quiet
 
-# run NAME LOG_FILTER
+# run NAME LOG_FILTER [SERVER]
 run() {
-  local name="$1" filter="$2"
+  local name="$1" filter="$2" server="${3:-example-contact-center}"
   CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" TOKIO_WORKER_THREADS=1 \
     valgrind --tool=callgrind --callgrind-out-file="$OUT/$name.callgrind" \
-    ./target/release/example-contact-center >"$OUT/$name.log" 2>"$OUT/$name.stderr" &
+    "./target/release/$server" >"$OUT/$name.log" 2>"$OUT/$name.stderr" &
   local pid=$!
   for _ in $(seq 100); do
     curl -s -o /dev/null -X HEAD "$URL" && break
@@ -45,11 +48,19 @@ run() {
   total=$(callgrind_annotate "$OUT/$name.callgrind" 2>/dev/null |
     awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
   printf '%-5s %8s requests %9s instructions/request\n' "$name" "$answered" "$((total / answered))"
+  echo "$((total / answered))" >"$OUT/$name.per-request"
   callgrind_annotate "$OUT/$name.callgrind" 2>/dev/null |
     awk -v n="$answered" -v top="$TOP" '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ && shown++ < top {
       count = $1; gsub(",", "", count); $1 = "";
       sub(/^ *\( *[0-9.]+%\) */, ""); sub(/ \[.*$/, ""); printf "      %8d  %s\n", count / n, $0 }'
 }
 
+run floor off ccfn-bench-floor
 run json info
 run off off
+
+echo
+for name in json off; do
+  awk -v name="$name" -v a="$(cat "$OUT/$name.per-request")" -v b="$(cat "$OUT/floor.per-request")" \
+    'BEGIN { printf "%-5s %.2fx the floor'"'"'s instructions per request\n", name, a / b }'
+done

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Load test of the examples server: requests/s, latency, non-2xx, peak
-# memory and log volume, with JSON contract logs written to a file and
-# with logging off, at 16 and 64 connections. It also checks that every
-# answered request has exactly one `start` and one `end` record.
+# Load test of the examples server beside the floor (axum alone, the same
+# route and answer, no contract: bench/floor): requests/s, latency,
+# non-2xx, peak memory and log volume, with JSON contract logs written to
+# a file and with logging off, at 16 and 64 connections, then each ccfn
+# run's throughput as a share of the floor's in the same run. It also
+# checks that every answered request has exactly one `start` and one
+# `end` record.
 #
 #   bash bench/load.sh            # 10 s per run
 #   DURATION=30s bash bench/load.sh
@@ -22,13 +25,14 @@ source bench/common.sh
 need wrk
 
 prepare
+cargo build --release -p ccfn-bench-floor --quiet
 
-# run NAME CONNECTIONS LOG_FILTER
+# run NAME CONNECTIONS LOG_FILTER [SERVER]
 run() {
-  local name="$1" connections="$2" filter="$3"
+  local name="$1" connections="$2" filter="$3" server="${4:-example-contact-center}"
   local log="$OUT/$name.log"
   CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
-    ./target/release/example-contact-center >"$log" 2>"$OUT/$name.stderr" &
+    "./target/release/$server" >"$log" 2>"$OUT/$name.stderr" &
   local pid=$!
   for _ in $(seq 50); do
     curl -s -o /dev/null -X HEAD "$URL" && break
@@ -68,7 +72,19 @@ run() {
 
 echo "$(nproc) cores, $DURATION per run, $URL"
 printf '%-14s %5s %10s %9s %9s %7s %9s %9s\n' run conns "req/s" p50 p99 non-2xx "peak RSS" "log B/req"
+run floor-16 16 off ccfn-bench-floor
 run json-16 16 info
 run off-16 16 off
+run floor-64 64 off ccfn-bench-floor
 run json-64 64 info
 run off-64 64 off
+
+# Throughput as a share of the floor's, from this run only.
+rps() { awk '/Requests\/sec/ {print $2}' "$OUT/$1.wrk"; }
+echo
+for conns in 16 64; do
+  for name in json off; do
+    awk -v name="$name-$conns" -v a="$(rps "$name-$conns")" -v b="$(rps "floor-$conns")" \
+      'BEGIN { printf "%-8s %5.1f%% of the floor'"'"'s req/s\n", name, 100 * a / b }'
+  done
+done
