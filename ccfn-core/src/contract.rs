@@ -21,8 +21,14 @@ fn fields<const N: usize>(pairs: [(&'static str, Value); N]) -> Fields {
     Vec::from(pairs)
 }
 
-fn info(step: &'static crate::record::Step, message: &str, pairs: Fields) {
-    emit(Level::INFO, step, message, &pairs);
+/// Emits an INFO record of `step`; its message and fields are not even
+/// built when no subscriber would write it.
+macro_rules! info {
+    ($step:expr, $message:expr, $fields:expr $(,)?) => {
+        if crate::log::enabled(Level::INFO) {
+            emit(Level::INFO, $step, $message, &$fields);
+        }
+    };
 }
 
 /// Runs `handler` under the logging contract: the records of
@@ -122,16 +128,21 @@ where
 {
     let started = Instant::now();
     let name = meta.name();
-    let event_json = event.to_log_json();
+    // Logged in `start` and `error`: not built when neither is written.
+    let event_json = if crate::log::enabled(Level::ERROR) {
+        event.to_log_json()
+    } else {
+        Value::Null
+    };
     let domain = context.domain_name().map_or(Value::Null, Value::from);
 
-    info(
+    info!(
         &crate::record::START,
         &format!("=== FUNCTION START: {name} ==="),
         fields([("event", event_json.clone()), ("domain", domain.clone())]),
     );
     if context.local_logging() || event.get("ENABLE_LOCAL_LOGGING") == Some("true") {
-        info(
+        info!(
             &crate::record::VERBOSE,
             "Verbose logging enabled",
             fields([
@@ -142,7 +153,7 @@ where
         );
     }
     if context.debug_mode() || event.mode() == "debug" {
-        info(
+        info!(
             &crate::record::DEBUG,
             "Debug mode enabled",
             fields([
@@ -159,7 +170,7 @@ where
         );
     }
 
-    info(
+    info!(
         &crate::record::VALIDATION,
         "Validating required parameters",
         fields([
@@ -173,7 +184,7 @@ where
         end(meta, started, false);
         return Err(error);
     }
-    info(
+    info!(
         &crate::record::VALIDATION,
         "Validation passed",
         fields([
@@ -183,12 +194,12 @@ where
     );
 
     let mode = event.mode().to_owned();
-    info(
+    info!(
         &crate::record::PROCESSING,
         &format!("Processing mode: {mode}"),
         fields([("mode", json!(mode))]),
     );
-    info(
+    info!(
         &crate::record::CALLER,
         "Caller info",
         fields([
@@ -251,7 +262,7 @@ where
                 }
                 _ => reply.to_log_json(),
             };
-            info(
+            info!(
                 &crate::record::SUCCESS,
                 "Function completed successfully",
                 fields([("result", result)]),
@@ -285,7 +296,7 @@ fn flow(event: &Event) {
     } else {
         format!("Flow transition data, without {}", absent.join(", "))
     };
-    info(
+    info!(
         &crate::record::FLOW,
         &message,
         fields([
@@ -303,12 +314,12 @@ fn voice_records(context: &Context, reply: &Reply) {
     let (workflow_sid, queue) = match reply {
         Reply::Voice(voice) => {
             let built = voice.built().unwrap_or(voice.xml());
-            info(
+            info!(
                 &crate::record::VOICE_RESPONSE,
                 "Voice response as first built",
                 fields([("phase", json!("built")), ("twiml", json!(built))]),
             );
-            info(
+            info!(
                 &crate::record::VOICE_RESPONSE,
                 "Voice response as returned",
                 fields([
@@ -322,7 +333,7 @@ fn voice_records(context: &Context, reply: &Reply) {
         _ => (None, None),
     };
     let workflow_sid = workflow_sid.or_else(|| context.get("workflowSid"));
-    info(
+    info!(
         &crate::record::TASKROUTER_CONFIG,
         "Task-routing configuration",
         fields([
@@ -440,7 +451,7 @@ fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Optio
     let elapsed = started.elapsed();
     let memory = metrics::rss_bytes_sampled();
     let limit = context.memory_limit();
-    info(
+    info!(
         &crate::record::METRICS,
         "Execution metrics",
         fields([
@@ -616,7 +627,7 @@ pub(crate) fn alert(kind: &str, message: &str, value: Value, threshold: Value) {
 }
 
 fn end(meta: &FunctionMeta, started: Instant, ok: bool) {
-    info(
+    info!(
         &crate::record::END,
         &format!("=== FUNCTION END: {} ===", meta.name()),
         fields([

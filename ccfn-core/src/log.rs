@@ -83,6 +83,18 @@ fn with_timestamp<R>(f: impl FnOnce(&str) -> R) -> R {
     })
 }
 
+/// Whether a contract record at `level` would be written by the
+/// subscriber in place: when not, its fields need not be built.
+pub(crate) fn enabled(level: Level) -> bool {
+    match level {
+        Level::ERROR => tracing::enabled!(target: "ccfn", Level::ERROR),
+        Level::WARN => tracing::enabled!(target: "ccfn", Level::WARN),
+        Level::INFO => tracing::enabled!(target: "ccfn", Level::INFO),
+        Level::DEBUG => tracing::enabled!(target: "ccfn", Level::DEBUG),
+        _ => tracing::enabled!(target: "ccfn", Level::TRACE),
+    }
+}
+
 /// Emits one contract record of `step`, whose fields are `fields`.
 pub(crate) fn emit(
     level: Level,
