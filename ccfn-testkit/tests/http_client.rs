@@ -478,3 +478,29 @@ async fn a_sensitive_header_of_the_caller_stops_a_redirect_to_another_origin() {
     assert_eq!(result(&run)["status"], 307);
     assert!(seen.lock().unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_connection_closed_in_the_middle_of_the_body_says_so() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut request = [0; 4096];
+        let _ = stream.read(&mut request).await;
+        // 100 bytes announced, 10 sent, then the connection closes.
+        let _ = stream
+            .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{\"id\":\"12")
+            .await;
+    });
+    let run = hostile_run(&format!("http://{addr}/cut"), "get").await;
+    let why = result(&run)["why"].as_str().unwrap().to_owned();
+    assert!(
+        why.starts_with(&format!(
+            "GET http://{addr}/cut failed reading the response: "
+        )),
+        "{why}"
+    );
+    assert_eq!(run.record("api_error").unwrap()["error"], why);
+    assert!(run.record("api_response").is_none());
+}

@@ -695,3 +695,22 @@ async fn slow_task_router_raises_the_api_response_time_alert() {
     assert!(alert["value"].as_f64().unwrap() >= 60.0, "{alert:?}");
     assert!(run.record("critical").is_some());
 }
+
+#[tokio::test]
+async fn an_answer_that_is_not_json_is_a_lookup_failure() {
+    let fake = FakeTaskRouter::start()
+        .await
+        .with_workflow(WORKFLOW, "Callbacks", routing(QUEUE))
+        .fail_with(200, "<html>maintenance</html>");
+    let run = invoke(checked_callback, remote(&fake), FakeEvent::voice()).await;
+    run.assert_contract();
+    assert!(reply_text(&run).contains(CALLER_MESSAGE));
+    let error = task_error(&run);
+    assert_eq!(error["cause"], "lookup_failed");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("the response (status 200) is not the JSON expected"),
+        "{message}"
+    );
+    assert!(run.record("critical").is_none());
+}
