@@ -197,3 +197,170 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod properties {
+    //! Whatever the text, the writer's output is exactly what `serde_json`
+    //! writes, and `serde_json` reads it back as the value written.
+
+    use proptest::prelude::*;
+    use serde_json::{Map, Number, Value};
+
+    use super::{push_str, push_value};
+
+    /// Characters the escaper treats specially, and their neighbours.
+    const SPECIAL: &str =
+        "\0\u{1}\u{7}\u{8}\t\n\u{b}\u{c}\r\u{1b}\u{1f} !\"#/[\\]\u{7f}\u{80}\u{9f}é€\
+        \u{2028}\u{2029}\u{FEFF}\u{FFFD}\u{FFFE}\u{FFFF}\u{10000}😀\u{10FFFF}";
+
+    /// One of [`SPECIAL`].
+    fn special() -> impl Strategy<Value = char> {
+        prop::sample::select(SPECIAL.chars().collect::<Vec<_>>())
+    }
+
+    /// Strings of up to a few dozen characters: arbitrary Unicode biased
+    /// towards [`SPECIAL`], or arbitrary bytes read lossily (replacement
+    /// characters among the rest).
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => prop::collection::vec(
+                prop_oneof![
+                    3 => special(),
+                    2 => prop::char::range(' ', '~'),
+                    1 => any::<char>(),
+                ],
+                0..40,
+            )
+            .prop_map(String::from_iter),
+            1 => prop::collection::vec(any::<u8>(), 0..64)
+                .prop_map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+            1 => any::<String>(),
+        ]
+    }
+
+    /// 100 kB strings and more: a generated piece repeated, arbitrary bytes
+    /// read lossily, or one special character at any offset of a long run
+    /// that the word-at-a-time scan skips.
+    fn large_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::collection::vec(text(), 1..8).prop_map(|pieces| {
+                let unit = pieces.concat() + "\"";
+                unit.repeat(100_000 / unit.len() + 1)
+            }),
+            prop::collection::vec(any::<u8>(), 100_000..100_100)
+                .prop_map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+            (0..100_000_usize, special()).prop_map(|(offset, special)| {
+                format!("{}{special}{}", "a".repeat(offset), "é".repeat(50_000))
+            }),
+        ]
+    }
+
+    /// Numbers `serde_json` reads back exactly: any integer, and dyadic
+    /// fractions with few digits. (Without its `float_roundtrip` feature
+    /// `serde_json` may read an arbitrary float one ulp off, whoever wrote
+    /// it; [`arbitrary_floats_are_written_as_serde_json_writes_them`]
+    /// covers the writing of every float.)
+    fn number() -> impl Strategy<Value = Number> {
+        prop_oneof![
+            any::<i64>().prop_map(Number::from),
+            any::<u64>().prop_map(Number::from),
+            (-(1_i32 << 20)..(1_i32 << 20), 0..=10_u32).prop_map(|(mantissa, shift)| {
+                let value = f64::from(mantissa) / f64::from(1_u32 << shift);
+                Number::from_f64(value).expect("finite")
+            }),
+        ]
+    }
+
+    /// Any JSON value, nested up to four levels.
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            number().prop_map(Value::Number),
+            text().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 64, 8, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+                prop::collection::vec((text(), inner), 0..8)
+                    .prop_map(|members| Value::Object(members.into_iter().collect::<Map<_, _>>())),
+            ]
+        })
+    }
+
+    /// `push_str` after `prefix`.
+    fn written(prefix: &[u8], text: &str) -> Vec<u8> {
+        let mut out = prefix.to_vec();
+        push_str(&mut out, text);
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        /// `push_str` appends exactly `serde_json::to_string(text)` to what
+        /// the buffer already holds, and that reads back as `text`.
+        #[test]
+        fn strings_are_serde_json_strings(
+            prefix in prop::collection::vec(any::<u8>(), 0..9),
+            text in text(),
+        ) {
+            let out = written(&prefix, &text);
+            prop_assert_eq!(&out[..prefix.len()], &prefix[..]);
+            let json = &out[prefix.len()..];
+            let expected = serde_json::to_vec(&text).unwrap();
+            prop_assert_eq!(json, expected.as_slice());
+            prop_assert_eq!(serde_json::from_slice::<String>(json).unwrap(), text);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// `push_value` writes any value (nested arrays and objects, any
+        /// member names) as `serde_json::to_string` does, and it reads back
+        /// as the same value, members in the same order. (Except an object
+        /// whose first member is named `$serde_json::private::RawValue`,
+        /// which `serde_json`, with the `raw_value` feature axum turns on,
+        /// reads as the JSON text in that member, whoever wrote it; the
+        /// generated names never are.)
+        #[test]
+        fn values_are_serde_json_values(value in value()) {
+            let mut out = Vec::new();
+            push_value(&mut out, &value);
+            prop_assert_eq!(
+                String::from_utf8(out.clone()).unwrap(),
+                serde_json::to_string(&value).unwrap()
+            );
+            prop_assert_eq!(serde_json::from_slice::<Value>(&out).unwrap(), value);
+        }
+
+        /// Every finite float, normal or not, is written as `serde_json`
+        /// writes it.
+        #[test]
+        fn arbitrary_floats_are_written_as_serde_json_writes_them(
+            float in prop::num::f64::POSITIVE
+                | prop::num::f64::NEGATIVE
+                | prop::num::f64::NORMAL
+                | prop::num::f64::SUBNORMAL
+                | prop::num::f64::ZERO,
+        ) {
+            let value = Value::from(float);
+            let mut out = Vec::new();
+            push_value(&mut out, &value);
+            prop_assert_eq!(out, serde_json::to_vec(&value).unwrap());
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+
+        /// The same for strings of 100 kB and more.
+        #[test]
+        fn large_strings_are_serde_json_strings(text in large_text()) {
+            let out = written(b"", &text);
+            prop_assert!(out == serde_json::to_vec(&text).unwrap());
+            prop_assert!(serde_json::from_slice::<String>(&out).unwrap() == text);
+        }
+    }
+}

@@ -46,6 +46,9 @@ pub mod email;
 mod error;
 mod event;
 mod function;
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod fuzz;
 pub mod http;
 mod json;
 mod log;

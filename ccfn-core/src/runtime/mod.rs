@@ -34,6 +34,8 @@
 mod config;
 mod handler;
 mod params;
+#[cfg(fuzzing)]
+pub(crate) use params::{parse_form, parse_json};
 mod serve;
 
 use std::collections::HashMap;

@@ -62,12 +62,19 @@ fn decode(bytes: &[u8]) -> Result<String, String> {
 
 /// Parses a JSON body: an object whose members become parameters.
 ///
+/// Read as plain JSON, as every other reader reads it: `serde_json`'s own
+/// `Value` gives a member named `$serde_json::private::RawValue` a meaning
+/// of its own when its `raw_value` feature is on (axum turns it on), and
+/// would read `{"$serde_json::private::RawValue": "{\"To\": ..}"}` as the
+/// parameter `To`.
+///
 /// # Errors
 /// Not JSON, or JSON that is not an object.
 pub(crate) fn parse_json(input: &[u8]) -> Result<Vec<(String, Value)>, String> {
-    match serde_json::from_slice::<Value>(input) {
-        // Numbers and booleans become the text they were sent as, as the
-        // platform's form parameters are; objects and arrays stay JSON.
+    match serde_json::from_slice::<PlainJson>(input).map(|plain| plain.0) {
+        // Numbers and booleans become text, as the platform's form
+        // parameters are (a number as serde_json writes it: `1.50` gives
+        // `1.5`, `1e2` gives `100.0`); objects and arrays stay JSON.
         Ok(Value::Object(map)) => Ok(map
             .into_iter()
             .map(|(name, value)| {
@@ -84,9 +91,104 @@ pub(crate) fn parse_json(input: &[u8]) -> Result<Vec<(String, Value)>, String> {
     }
 }
 
+/// A JSON value read with no member name reserved.
+struct PlainJson(Value);
+
+impl<'de> serde::Deserialize<'de> for PlainJson {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(PlainVisitor).map(PlainJson)
+    }
+}
+
+struct PlainVisitor;
+
+impl<'de> serde::de::Visitor<'de> for PlainVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_owned()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(PlainJson(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut members = serde_json::Map::new();
+        while let Some((name, PlainJson(value))) = map.next_entry::<String, PlainJson>()? {
+            // The last of repeated names wins, as with `serde_json::Value`.
+            members.insert(name, value);
+        }
+        Ok(Value::Object(members))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reserved_member_name_is_an_ordinary_parameter() {
+        let body = br#"{"$serde_json::private::RawValue":"{\"To\":\"+15551230000\"}","n":1.5,"big":18446744073709551615,"a":[true,null,{"b":-2}]}"#;
+        let params = parse_json(body).unwrap();
+        assert_eq!(
+            params,
+            vec![
+                (
+                    "$serde_json::private::RawValue".to_owned(),
+                    Value::from(r#"{"To":"+15551230000"}"#)
+                ),
+                ("n".to_owned(), Value::from("1.5")),
+                ("big".to_owned(), Value::from("18446744073709551615")),
+                ("a".to_owned(), serde_json::json!([true, null, {"b": -2}])),
+            ]
+        );
+        // Nested too, and with a null member (an error for serde_json's Value).
+        let nested = parse_json(br#"{"x":{"$serde_json::private::RawValue":null}}"#).unwrap();
+        assert_eq!(
+            nested,
+            vec![(
+                "x".to_owned(),
+                serde_json::json!({"$serde_json::private::RawValue": null})
+            )]
+        );
+    }
 
     fn pairs(input: &str) -> Vec<(String, String)> {
         parse_form(input.as_bytes(), "body")
@@ -158,5 +260,176 @@ mod tests {
         assert!(parse_json(b"{")
             .unwrap_err()
             .starts_with("the body is not valid JSON"));
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    //! The form parser takes any bytes without panicking and reads back
+    //! exactly what a standard form encoder writes; the JSON body parser
+    //! takes any bytes without panicking.
+
+    use proptest::prelude::*;
+    use serde_json::{Map, Value};
+
+    use super::{parse_form, parse_json};
+
+    /// The parsed pairs as text (form values are always strings).
+    fn texts(pairs: Vec<(String, Value)>) -> Vec<(String, String)> {
+        pairs
+            .into_iter()
+            .map(|(name, value)| match value {
+                Value::String(value) => (name, value),
+                other => panic!("the form value {other:?} of `{name}` is not a string"),
+            })
+            .collect()
+    }
+
+    /// `application/x-www-form-urlencoded` as browsers and the platform
+    /// write it: `name=value` pairs joined by `&`, space as `+`, and
+    /// everything but `*-._` and ASCII letters and digits percent-encoded.
+    fn encode(pairs: &[(String, String)]) -> String {
+        form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(pairs)
+            .finish()
+    }
+
+    /// Bytes biased towards those the form parser looks at.
+    fn form_bytes() -> impl Strategy<Value = Vec<u8>> {
+        const SPECIAL: &[u8] = b"%%&&==+09afAFgz \x00\xc3\xa9\xe2\x82\xac\xff\x80";
+        prop::collection::vec(
+            prop_oneof![2 => any::<u8>(), 3 => prop::sample::select(SPECIAL)],
+            0..128,
+        )
+    }
+
+    /// Names and values: arbitrary Unicode (control characters included),
+    /// biased towards the form syntax's own characters, often empty.
+    fn text() -> impl Strategy<Value = String> {
+        const SPECIAL: &[char] = &[
+            '&', '=', '+', '%', ' ', ';', '#', '?', '*', '-', '.', '_', '~', '\0', '\t', '\n',
+            '\r', '\u{1f}', '\u{7f}', 'é', '\u{FEFF}', '\u{FFFD}', '\u{FFFF}', '😀',
+        ];
+        prop::collection::vec(
+            prop_oneof![
+                3 => prop::sample::select(SPECIAL),
+                2 => prop::char::range('0', 'z'),
+                1 => any::<char>(),
+            ],
+            0..12,
+        )
+        .prop_map(String::from_iter)
+    }
+
+    /// Bytes biased towards JSON syntax.
+    fn json_bytes() -> impl Strategy<Value = Vec<u8>> {
+        const SPECIAL: &[u8] = b"{}[]\":,\\ 0123456789-+.eEtruefalsnu\x00\xff";
+        prop::collection::vec(
+            prop_oneof![1 => any::<u8>(), 4 => prop::sample::select(SPECIAL)],
+            0..128,
+        )
+    }
+
+    /// JSON values whose numbers `serde_json` writes in the form it reads
+    /// them back in (integers).
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            text().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec((text(), inner), 0..6)
+                    .prop_map(|members| Value::Object(members.into_iter().collect::<Map<_, _>>())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        /// Any bytes give `Ok` or `Err`, never a panic; what is accepted
+        /// is a list of string pairs that, encoded again, parses to the
+        /// same pairs.
+        #[test]
+        fn form_never_panics_and_accepted_input_reencodes(input in form_bytes()) {
+            if let Ok(pairs) = parse_form(&input, "body") {
+                let pairs = texts(pairs);
+                let again = parse_form(encode(&pairs).as_bytes(), "body").unwrap();
+                prop_assert_eq!(texts(again), pairs);
+            }
+        }
+
+        /// What a standard encoder writes parses back to exactly the pairs
+        /// encoded, in order, repeated names included, whatever the text.
+        ///
+        /// Nothing is lost: the encoder writes every pair as `name=value`
+        /// (a pair with an empty name and value as `=`, which the parser
+        /// reads as that pair) and joins them with one `&`, so none of the
+        /// forms the parser reads differently ever occurs in its output
+        /// (an empty part from `&&` or a leading or trailing `&` is
+        /// skipped; a bare `name` without `=` reads as an empty value).
+        #[test]
+        fn encoded_pairs_round_trip(pairs in prop::collection::vec((text(), text()), 0..8)) {
+            let parsed = parse_form(encode(&pairs).as_bytes(), "body").unwrap();
+            prop_assert_eq!(texts(parsed), pairs);
+        }
+
+        /// Every byte of the names and values written as a percent escape,
+        /// with upper- or lower-case hexadecimal digits, decodes to the
+        /// same pairs: escapes are decoded exactly once.
+        #[test]
+        fn fully_percent_encoded_pairs_round_trip(
+            pairs in prop::collection::vec((text(), text()), 0..6),
+            upper in any::<bool>(),
+        ) {
+            let escape = |text: &str| -> String {
+                text.bytes()
+                    .map(|byte| if upper { format!("%{byte:02X}") } else { format!("%{byte:02x}") })
+                    .collect()
+            };
+            let input = pairs
+                .iter()
+                .map(|(name, value)| format!("{}={}", escape(name), escape(value)))
+                .collect::<Vec<_>>()
+                .join("&");
+            let parsed = parse_form(input.as_bytes(), "query string").unwrap();
+            prop_assert_eq!(texts(parsed), pairs);
+        }
+
+        /// Any bytes give `Ok` or `Err`, never a panic.
+        #[test]
+        fn json_never_panics(input in json_bytes()) {
+            let _ = parse_json(&input);
+        }
+
+        /// A JSON object's members become the parameters, in order; numbers
+        /// and booleans become the text `serde_json` writes for them, and
+        /// everything else stays as it was, whatever the names (the one
+        /// `serde_json` reserves included: see
+        /// `a_reserved_member_name_is_an_ordinary_parameter`).
+        #[test]
+        fn json_objects_become_parameters(
+            members in prop::collection::vec((text(), json_value()), 0..8),
+        ) {
+            let object: Map<String, Value> = members.into_iter().collect();
+            let body = serde_json::to_vec(&object).unwrap();
+            let expected: Vec<(String, Value)> = object
+                .into_iter()
+                .map(|(name, value)| {
+                    let value = match value {
+                        Value::Number(n) => Value::String(n.to_string()),
+                        Value::Bool(b) => Value::String(b.to_string()),
+                        other => other,
+                    };
+                    (name, value)
+                })
+                .collect();
+            prop_assert_eq!(parse_json(&body).unwrap(), expected);
+        }
     }
 }
