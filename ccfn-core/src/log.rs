@@ -102,25 +102,26 @@ pub(crate) fn emit(
     message: &str,
     fields: &Fields,
 ) {
-    let step = step.name();
-    set_text(step, message);
-    FIELDS.set(fields, || match level {
-        Level::ERROR => tracing::error!(target: "ccfn", step, "{message}"),
-        Level::WARN => tracing::warn!(target: "ccfn", step, "{message}"),
-        Level::DEBUG => tracing::debug!(target: "ccfn", step, "{message}"),
-        Level::TRACE => tracing::trace!(target: "ccfn", step, "{message}"),
-        _ => tracing::info!(target: "ccfn", step, "{message}"),
-    });
+    set_text(step.name(), message);
+    FIELDS.set(fields, || step.event(level, false, message, fields));
 }
 
 /// Emits a record that is written whatever the log filter says: the
 /// spec's critical events (the task creation result).
 pub(crate) fn emit_critical(step: &'static crate::record::Step, message: &str, fields: &Fields) {
-    let step = step.name();
-    set_text(step, message);
-    FIELDS.set(fields, || {
-        tracing::info!(target: "ccfn::critical", step, "{message}");
-    });
+    set_text(step.name(), message);
+    FIELDS.set(fields, || step.event(Level::INFO, true, message, fields));
+}
+
+/// Scrubs `text` of every registered secret, and of the values of the
+/// invocation this thread is polling: how a record's fields reach layers
+/// other than ccfn's own.
+pub(crate) fn scrub_for_current(text: &mut String) {
+    if CURRENT.is_set() {
+        CURRENT.with(|invocation| scrub(text, &invocation.secrets));
+    } else {
+        scrub(text, NONE);
+    }
 }
 
 /// The two output formats of the same records.

@@ -67,8 +67,10 @@ impl fmt::Display for Level {
     }
 }
 
+/// The fields of a record as the writer is given them.
+type Fields = [(&'static str, serde_json::Value)];
+
 /// One step of the catalogue.
-#[derive(Debug, PartialEq, Eq)]
 pub struct Step {
     name: &'static str,
     levels: &'static [Level],
@@ -76,9 +78,57 @@ pub struct Step {
     optional: &'static [&'static str],
     open: bool,
     summary: &'static str,
+    /// Emits a `tracing` event of this step carrying each of its fields
+    /// (as JSON text), so that any layer can read them.
+    event: fn(tracing::Level, bool, &str, &Fields),
+}
+
+impl fmt::Debug for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Step")
+            .field("name", &self.name)
+            .field("levels", &self.levels)
+            .field("fields", &self.fields)
+            .field("optional", &self.optional)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A field's value as a `tracing` field: its JSON text, with every secret
+/// scrubbed as in the log lines, written only if a layer records it.
+struct JsonText<'a>(&'a serde_json::Value);
+
+impl fmt::Display for JsonText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = match self.0 {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        crate::log::scrub_for_current(&mut text);
+        f.write_str(&text)
+    }
+}
+
+/// The value of field `name` among `fields`, as a `tracing` value.
+fn field<'a>(fields: &'a Fields, name: &str) -> Option<tracing::field::DisplayValue<JsonText<'a>>> {
+    fields
+        .iter()
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| tracing::field::display(JsonText(value)))
 }
 
 impl Step {
+    /// Emits the `tracing` event of a record of this step.
+    pub(crate) fn event(
+        &'static self,
+        level: tracing::Level,
+        critical: bool,
+        message: &str,
+        fields: &Fields,
+    ) {
+        (self.event)(level, critical, message, fields);
+    }
+
     /// The `step` field of its records.
     #[must_use]
     pub const fn name(&self) -> &'static str {
@@ -199,6 +249,33 @@ macro_rules! catalogue {
                 optional: &[$($($optional),*)?],
                 open: catalogue!(@open $($open)?),
                 summary: concat!($($doc),+),
+                event: {
+                    fn event(level: tracing::Level, critical: bool, message: &str, fields: &Fields) {
+                        let _ = fields;
+                        macro_rules! at {
+                            ($target:literal, $at:expr) => {
+                                tracing::event!(
+                                    target: $target,
+                                    $at,
+                                    step = $name,
+                                    $({ $field } = field(fields, $field),)*
+                                    $($({ $optional } = field(fields, $optional),)*)?
+                                    "{}",
+                                    message
+                                )
+                            };
+                        }
+                        match level {
+                            _ if critical => at!("ccfn::critical", tracing::Level::INFO),
+                            tracing::Level::ERROR => at!("ccfn", tracing::Level::ERROR),
+                            tracing::Level::WARN => at!("ccfn", tracing::Level::WARN),
+                            tracing::Level::DEBUG => at!("ccfn", tracing::Level::DEBUG),
+                            tracing::Level::TRACE => at!("ccfn", tracing::Level::TRACE),
+                            _ => at!("ccfn", tracing::Level::INFO),
+                        }
+                    }
+                    event
+                },
             };
         )+
 

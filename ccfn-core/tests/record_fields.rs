@@ -1,0 +1,105 @@
+//! A record's fields are on its `tracing` event: any layer, not only
+//! ccfn's writer, receives every one of them, scrubbed as in the lines.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use ccfn_core::record;
+use ccfn_core::taskrouter::{NewTask, TaskStore};
+use ccfn_core::Secret;
+use serde_json::json;
+use tracing::field::{Field, Visit};
+use tracing_subscriber::layer::{Context, SubscriberExt as _};
+use tracing_subscriber::Layer;
+
+type Events = Arc<Mutex<Vec<BTreeMap<String, String>>>>;
+
+/// Keeps every field of every event, as text.
+struct Capture(Events);
+
+struct Fields(BTreeMap<String, String>);
+
+impl Visit for Fields {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+}
+
+impl<S: tracing::Subscriber> Layer<S> for Capture {
+    fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
+        let mut fields = Fields(BTreeMap::new());
+        event.record(&mut fields);
+        self.0.lock().unwrap().push(fields.0);
+    }
+}
+
+#[test]
+fn another_layer_receives_every_field_of_a_task_attributes_record() {
+    let secret = Secret::new("record-fields-canary-8e2d");
+    let events = Events::default();
+    let subscriber = tracing_subscriber::registry().with(Capture(Arc::clone(&events)));
+    let dir = std::env::temp_dir().join(format!("ccfn-record-fields-{}", std::process::id()));
+    let store = TaskStore::new(dir.join("tasks.jsonl"));
+    let attributes = json!({
+        "type": "callback",
+        "from": "+15551230000",
+        "note": format!("pasted {}", secret.expose()),
+    });
+    tracing::subscriber::with_default(subscriber, || {
+        store
+            .create_task(&NewTask::new(
+                "WW0123456789abcdef0123456789abcdef",
+                attributes,
+            ))
+            .unwrap();
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let events = events.lock().unwrap();
+    let task_attributes = events
+        .iter()
+        .find(|fields| fields.get("step").map(String::as_str) == Some("task_attributes"))
+        .expect("a task_attributes event");
+    for field in record::TASK_ATTRIBUTES.fields() {
+        assert!(
+            task_attributes.contains_key(*field),
+            "no `{field}`: {task_attributes:?}"
+        );
+    }
+    assert_eq!(
+        task_attributes["attributes"],
+        r#"{"type":"callback","from":"+15551230000","note":"pasted [REDACTED]"}"#
+    );
+    assert_eq!(task_attributes["message"], "Task attributes");
+    // Every record of the call carries the fields of its step, scrubbed.
+    for fields in events.iter() {
+        let Some(step) = fields.get("step").and_then(|name| record::step(name)) else {
+            continue;
+        };
+        for field in step.fields() {
+            assert!(
+                fields.contains_key(*field),
+                "`{}` lacks `{field}`: {fields:?}",
+                step.name()
+            );
+        }
+        assert!(
+            fields
+                .values()
+                .all(|value| !value.contains(secret.expose())),
+            "{fields:?}"
+        );
+    }
+    let critical = events
+        .iter()
+        .find(|fields| fields.get("step").map(String::as_str) == Some("critical"))
+        .expect("the critical event");
+    assert_eq!(
+        critical["workflow_sid"],
+        "WW0123456789abcdef0123456789abcdef"
+    );
+}
