@@ -213,10 +213,10 @@ pub(crate) fn forms(value: &str) -> Vec<Box<str>> {
     let encoded: String = form_urlencoded::byte_serialize(value.as_bytes()).collect();
     let bases = [
         value.to_owned(),
-        xml(value, crate::voice::escape_text),
-        xml(value, crate::voice::escape_attr),
-        xml(&once, crate::voice::escape_text),
-        xml(&once, crate::voice::escape_attr),
+        xml(value, crate::text::xml::escape_text),
+        xml(value, crate::text::xml::escape_attr),
+        xml(&once, crate::text::xml::escape_text),
+        xml(&once, crate::text::xml::escape_attr),
         encoded.replace('+', "%20"),
         encoded,
     ];
@@ -228,7 +228,7 @@ pub(crate) fn forms(value: &str) -> Vec<Box<str>> {
         add(twice);
     }
     let mut clean = String::with_capacity(value.len());
-    crate::log::push_clean(&mut clean, value);
+    crate::text::push_clean(&mut clean, value);
     add(clean);
     forms
 }
@@ -305,6 +305,30 @@ fn replace_each(line: &mut String, secrets: &[Box<str>], with: &str) -> bool {
     found
 }
 
+/// How much of a request's own text (a media type, a path, a method, a
+/// parameter name) a record or an answer repeats.
+#[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+pub(crate) const MAX_ECHOED_BYTES: usize = 128;
+
+/// `text` as a record or an answer may repeat it: secrets scrubbed,
+/// control characters shown as `\u{..}`, and cut at
+/// [`MAX_ECHOED_BYTES`] with an ellipsis. Whatever a client sends, it
+/// cannot make a long line or put a token in one this way.
+#[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+pub(crate) fn echo(text: &str) -> String {
+    let mut end = text.len().min(MAX_ECHOED_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut out = String::with_capacity(end + 4);
+    crate::text::push_clean(&mut out, &text[..end]);
+    scrub(&mut out, &[]);
+    if end < text.len() {
+        out.push('…');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,16 +366,16 @@ mod tests {
         let _secret = Secret::new(value);
         let json = |s: &str| serde_json::to_string(s).unwrap();
         let mut xml_text = String::new();
-        crate::voice::escape_text(value, &mut xml_text);
+        crate::text::xml::escape_text(value, &mut xml_text);
         let mut xml_attr = String::new();
-        crate::voice::escape_attr(value, &mut xml_attr);
+        crate::text::xml::escape_attr(value, &mut xml_attr);
         let percent: String = form_urlencoded::byte_serialize(value.as_bytes()).collect();
         // A voice document holding the value, as a JSON line holds it.
         let markup =
             format!("<Say>{xml_text}</Say><Redirect a=\"{xml_attr}\">/x?p={percent}</Redirect>");
         let task = {
             let mut out = String::new();
-            crate::voice::escape_text(&json(value), &mut out);
+            crate::text::xml::escape_text(&json(value), &mut out);
             format!("<Task>{{\"p\":{out}}}</Task>")
         };
         for text in [

@@ -3,7 +3,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use crate::{Error, ErrorKind};
+use crate::error::Error;
+use crate::error::ErrorKind;
 
 /// Where the runtime runs: it decides what a missing auth token means.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -12,11 +12,16 @@ use serde_json::{json, Value};
 use tracing::Level;
 
 use super::config::RuntimeConfig;
+use super::feature::{Registered, AUTH_TOKEN};
 use super::params::{parse_form, parse_json};
-use super::{Registered, AUTH_TOKEN};
-use crate::log::{emit, SPAN_NAME};
+use crate::error::ErrorKind;
+use crate::function::callback::InvocationId;
+use crate::function::callback::Reply;
+use crate::function::context::Context;
+use crate::function::event::Event;
+use crate::record::{emit, SPAN_NAME};
+use crate::secret::echo;
 use crate::signature::{self, SignedBody};
-use crate::{Context, ErrorKind, Event, InvocationId, Reply};
 
 /// What every request shares.
 pub(super) struct State {
@@ -343,28 +348,6 @@ pub(super) async fn handle(Extract(state): Extract<Arc<State>>, request: Request
     };
     set_id(&mut response, &outcome.invocation_id);
     response
-}
-
-/// How much of a request's own text (a media type, a path, a method, a
-/// parameter name) a record or an answer repeats.
-pub(crate) const MAX_ECHOED_BYTES: usize = 128;
-
-/// `text` as a record or an answer may repeat it: secrets scrubbed,
-/// control characters shown as `\u{..}`, and cut at
-/// [`MAX_ECHOED_BYTES`] with an ellipsis. Whatever a client sends, it
-/// cannot make a long line or put a token in one this way.
-pub(crate) fn echo(text: &str) -> String {
-    let mut end = text.len().min(MAX_ECHOED_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let mut out = String::with_capacity(end + 4);
-    crate::log::push_clean(&mut out, &text[..end]);
-    crate::secret::scrub(&mut out, &[]);
-    if end < text.len() {
-        out.push('…');
-    }
-    out
 }
 
 /// The request's `Host`: HTTP/1.1 requires exactly one (RFC 9112, 3.2),

@@ -32,6 +32,7 @@
 //! ```
 
 mod config;
+mod feature;
 mod handler;
 mod params;
 #[cfg(fuzzing)]
@@ -50,83 +51,18 @@ use tokio::net::TcpListener;
 use tracing::Level;
 
 pub use config::{Mode, RuntimeConfig, DEFAULT_ADDR};
+use feature::Registered;
+pub use feature::{Feature, AUTH_TOKEN};
 /// The `lambda_http` crate the runtime runs on, for its request and
 /// response types.
 #[cfg(feature = "lambda")]
 #[doc(no_inline)]
 pub use lambda_http;
 
-use crate::log::emit;
-use crate::{ContactFunction, Context, Error, ErrorKind};
-
-/// The name of the context value that holds the account's auth token,
-/// the key of request signatures.
-pub const AUTH_TOKEN: &str = "AUTH_TOKEN";
-
-/// A feature: functions served under `/features/<name>/`.
-#[must_use = "give the feature to Runtime::feature"]
-pub struct Feature {
-    name: String,
-    functions: Vec<Registered>,
-}
-
-impl fmt::Debug for Feature {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Feature")
-            .field("name", &self.name)
-            .field(
-                "functions",
-                &self.functions.iter().map(|r| &r.path).collect::<Vec<_>>(),
-            )
-            .finish()
-    }
-}
-
-struct Registered {
-    feature: String,
-    path: String,
-    function: Arc<dyn ContactFunction>,
-    public: bool,
-}
-
-impl Registered {
-    fn url_path(&self) -> String {
-        format!("/features/{}/{}", self.feature, self.path)
-    }
-}
-
-impl Feature {
-    /// A feature named `name` (ASCII letters, digits, `-`, `_`, `.`).
-    pub fn new(name: impl Into<String>) -> Self {
-        Feature {
-            name: name.into(),
-            functions: Vec::new(),
-        }
-    }
-
-    /// Serves `function` at `path` (segments separated by `/`, such as
-    /// `studio/wait-experience`); requests must carry a valid platform
-    /// signature.
-    pub fn function(self, path: impl Into<String>, function: impl ContactFunction) -> Self {
-        self.register(path.into(), Arc::new(function), false)
-    }
-
-    /// Serves `function` at `path` without checking request signatures:
-    /// anyone who knows the URL can invoke it.
-    pub fn public_function(self, path: impl Into<String>, function: impl ContactFunction) -> Self {
-        self.register(path.into(), Arc::new(function), true)
-    }
-
-    fn register(mut self, path: String, function: Arc<dyn ContactFunction>, public: bool) -> Self {
-        self.functions.push(Registered {
-            feature: self.name.clone(),
-            path,
-            function,
-            public,
-        });
-        self
-    }
-}
+use crate::error::Error;
+use crate::error::ErrorKind;
+use crate::function::context::Context;
+use crate::record::emit;
 
 /// Serves registered functions; see the [module docs](self).
 #[must_use = "call .serve() or .router()"]
@@ -326,7 +262,7 @@ impl Runtime {
     pub async fn serve(self) -> Result<(), Error> {
         // Every start-up problem is reported before the port is bound.
         self.check()?;
-        let logs = crate::init_logging()?;
+        let logs = crate::record::writer::init_logging()?;
         let addr = self.config.addr;
         if self.config.mode == Mode::Local
             && !self.context.is_present(AUTH_TOKEN)
@@ -447,7 +383,7 @@ impl Runtime {
     /// Logging cannot be installed, [`Runtime::check`] fails, or the
     /// Lambda runtime fails.
     pub async fn serve_lambda(self) -> Result<(), Error> {
-        let logs = crate::init_logging()?;
+        let logs = crate::record::writer::init_logging()?;
         let router = self.router()?;
         let result = lambda_http::run(router)
             .await

@@ -20,12 +20,8 @@ pub(crate) fn parse_form(input: &[u8], what: &str) -> Result<Vec<(String, Value)
         };
         let name =
             decode(name).map_err(|e| format!("{what}: pair {} has {e} in its name", index + 1))?;
-        let value = decode(value).map_err(|e| {
-            format!(
-                "{what}: parameter `{}` has {e}",
-                super::handler::echo(&name)
-            )
-        })?;
+        let value = decode(value)
+            .map_err(|e| format!("{what}: parameter `{}` has {e}", crate::secret::echo(&name)))?;
         pairs.push((name, Value::String(value)));
     }
     Ok(pairs)

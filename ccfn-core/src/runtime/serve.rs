@@ -16,7 +16,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 use tracing::Level;
 
-use crate::log::emit;
+use crate::record::emit;
 
 /// What one client may hold.
 #[derive(Clone, Copy, Debug)]

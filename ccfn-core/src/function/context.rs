@@ -1,11 +1,13 @@
 //! The function context: configuration values, secrets and limits.
 
+use std::any::{Any, TypeId};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use crate::error::{Error, ErrorKind};
 use crate::secret::{is_sensitive_name, Secret};
 
 /// The thresholds that raise an `alert` record (spec, "Limits").
@@ -39,7 +41,7 @@ impl Thresholds {
     /// # Errors
     /// A variable is set to something that is not a number of its kind;
     /// the error names it and quotes the value.
-    pub fn from_env() -> Result<Self, crate::Error> {
+    pub fn from_env() -> Result<Self, Error> {
         let mut thresholds = Thresholds::default();
         if let Some(ms) = env_number::<u64>("CCFN_ALERT_EXECUTION_MS", "milliseconds")? {
             thresholds.execution = Duration::from_millis(ms);
@@ -78,12 +80,12 @@ impl Thresholds {
 pub(crate) fn env_number<T: std::str::FromStr>(
     name: &str,
     expected: &str,
-) -> Result<Option<T>, crate::Error> {
+) -> Result<Option<T>, Error> {
     match std::env::var(name) {
         Err(_) => Ok(None),
         Ok(value) => value.trim().parse().map(Some).map_err(|_| {
-            crate::Error::new(
-                crate::ErrorKind::Validation,
+            Error::new(
+                ErrorKind::Validation,
                 format!("{name}={value:?} is not valid: expected {expected}"),
             )
         }),
@@ -114,26 +116,59 @@ struct Inner {
     values: BTreeMap<String, Value>,
     thresholds: Thresholds,
     memory_limit: Option<u64>,
-    clients: Clients,
+    extensions: Extensions,
 }
 
-/// The clients made from the context's values, once, on first use.
+/// A part made from a context's values once, on first use, and kept with
+/// the context: how the clients are reached from it (`context.http()` is
+/// `context.extension::<HttpClient>()`), without the context naming them.
+///
+/// ```
+/// use ccfn_core::{Context, Error};
+/// use ccfn_core::context::Extension;
+///
+/// struct Greeting(String);
+///
+/// impl Extension for Greeting {
+///     fn from_context(context: &Context) -> Result<Self, Error> {
+///         Ok(Greeting(format!("Hello from {}", context.get("TEAM").unwrap_or("us"))))
+///     }
+/// }
+///
+/// let context = Context::builder().value("TEAM", "support").build();
+/// assert_eq!(context.extension::<Greeting>().unwrap().0, "Hello from support");
+/// ```
+pub trait Extension: Send + Sync + Sized + 'static {
+    /// Makes the part from the context's values.
+    ///
+    /// # Errors
+    /// The values are incomplete or invalid; the error says which (it is
+    /// kept, and reported again as a configuration error on every use).
+    fn from_context(context: &Context) -> Result<Self, Error>;
+}
+
+/// The parts made from a context, by type: each a `Result<Arc<T>, String>`.
 #[derive(Default)]
-struct Clients {
-    http: OnceLock<Result<crate::http::HttpClient, String>>,
-    email: OnceLock<Result<crate::email::EmailSender, String>>,
-    task_router: OnceLock<Result<crate::taskrouter::TaskRouter, String>>,
-}
+struct Extensions(Mutex<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>);
 
-/// The client in `slot`, made by `make` on first use; a failure is kept
-/// and reported again (as a configuration error) on every use.
-fn client<T>(
-    slot: &OnceLock<Result<T, String>>,
-    make: impl FnOnce() -> Result<T, crate::Error>,
-) -> Result<&T, crate::Error> {
-    slot.get_or_init(|| make().map_err(|e| e.message().to_owned()))
-        .as_ref()
-        .map_err(|message| crate::Error::new(crate::ErrorKind::Configuration, message.clone()))
+impl Extensions {
+    fn get<T: Extension>(&self) -> Option<Result<Arc<T>, String>> {
+        let parts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let (_, part) = parts.iter().find(|(id, _)| *id == TypeId::of::<T>())?;
+        part.downcast_ref::<Result<Arc<T>, String>>().cloned()
+    }
+
+    /// Keeps `made` unless another thread kept one first; returns the kept.
+    fn keep<T: Extension>(&self, made: Result<Arc<T>, String>) -> Result<Arc<T>, String> {
+        let mut parts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, part)) = parts.iter().find(|(id, _)| *id == TypeId::of::<T>()) {
+            if let Some(kept) = part.downcast_ref::<Result<Arc<T>, String>>() {
+                return kept.clone();
+            }
+        }
+        parts.push((TypeId::of::<T>(), Arc::new(made.clone())));
+        made
+    }
 }
 
 /// What a function knows of its deployment: configuration values (the
@@ -176,7 +211,7 @@ impl Context {
     /// # Errors
     /// A `.env` file that exists but cannot be read or parsed, or a
     /// threshold variable that is not a number.
-    pub fn from_env() -> Result<Self, crate::Error> {
+    pub fn from_env() -> Result<Self, Error> {
         let mut builder = Context::builder();
         let dotenv = Path::new(".env");
         if dotenv.exists() {
@@ -192,7 +227,7 @@ impl Context {
             .memory_limit(
                 match env_number::<u64>("CCFN_MEMORY_LIMIT_BYTES", "bytes")? {
                     Some(bytes) => Some(bytes),
-                    None => crate::metrics::memory_limit_bytes(),
+                    None => crate::function::metrics::memory_limit_bytes(),
                 },
             )
             .build())
@@ -291,48 +326,23 @@ impl Context {
         self.inner.memory_limit
     }
 
-    /// The logged HTTP client, with the context's slow-response threshold
-    /// and `CCFN_HTTP_TIMEOUT_MS` (default 6 000),
-    /// `CCFN_HTTP_CONNECT_TIMEOUT_MS` (default 3 000) and
-    /// `CCFN_HTTP_MAX_RESPONSE_BYTES` (default 1 MiB) when set; made once
-    /// and shared.
+    /// The part `T` made from this context's values: made on first use
+    /// (by [`Extension::from_context`]) and shared by every later use.
     ///
     /// # Errors
-    /// A `CCFN_HTTP_*` value is not a whole number above 0, or the client
-    /// cannot be set up.
-    pub fn http(&self) -> Result<&crate::http::HttpClient, crate::Error> {
-        client(&self.inner.clients.http, || {
-            let config = crate::http::HttpConfig {
-                slow_response: self.inner.thresholds.api_response,
-                ..crate::http::HttpConfig::default()
+    /// `T` cannot be made from these values: a configuration error that
+    /// says why, the same on every use.
+    pub fn extension<T: Extension>(&self) -> Result<Arc<T>, Error> {
+        let kept = match self.inner.extensions.get::<T>() {
+            Some(kept) => kept,
+            None => {
+                let made = T::from_context(self)
+                    .map(Arc::new)
+                    .map_err(|e| e.message().to_owned());
+                self.inner.extensions.keep(made)
             }
-            .with_settings("CCFN_HTTP", |name| self.get(name))?;
-            crate::http::HttpClient::new(config)
-        })
-    }
-
-    /// Where email goes: the email provider when `EMAILPROVIDER_API_KEY`
-    /// is set, else the local outbox (see
-    /// [`crate::email::EmailSender::from_context`]); made once and shared.
-    ///
-    /// # Errors
-    /// The email settings are incomplete or invalid; the error says which.
-    pub fn email(&self) -> Result<&crate::email::EmailSender, crate::Error> {
-        client(&self.inner.clients.email, || {
-            crate::email::EmailSender::from_context(self)
-        })
-    }
-
-    /// The task router: the platform's when credentials are set, else the
-    /// local task store (see [`crate::taskrouter::TaskRouter::from_context`]);
-    /// made once and shared.
-    ///
-    /// # Errors
-    /// The task-router settings are incomplete or invalid.
-    pub fn task_router(&self) -> Result<&crate::taskrouter::TaskRouter, crate::Error> {
-        client(&self.inner.clients.task_router, || {
-            crate::taskrouter::TaskRouter::from_context(self)
-        })
+        };
+        kept.map_err(|message| Error::new(ErrorKind::Configuration, message))
     }
 
     /// A copy with `name` set to `value` when it has no value yet (a
@@ -354,7 +364,7 @@ impl Context {
                 values,
                 thresholds: self.inner.thresholds,
                 memory_limit: self.inner.memory_limit,
-                clients: Clients::default(),
+                extensions: Extensions::default(),
             }),
         }
     }
@@ -415,17 +425,14 @@ impl ContextBuilder {
     /// # Errors
     /// The file cannot be read, or a line cannot be parsed; the error names
     /// the file and the line but never a value.
-    pub fn dotenv(mut self, path: &Path) -> Result<Self, crate::Error> {
-        let describe = |e: dotenvy::Error| -> crate::Error {
+    pub fn dotenv(mut self, path: &Path) -> Result<Self, Error> {
+        let describe = |e: dotenvy::Error| -> Error {
             let what = match e {
                 dotenvy::Error::LineParse(_, index) => format!("cannot parse it at byte {index}"),
                 dotenvy::Error::Io(io) => io.to_string(),
                 _ => "cannot read it".to_string(),
             };
-            crate::Error::new(
-                crate::ErrorKind::Validation,
-                format!("{}: {what}", path.display()),
-            )
+            Error::new(ErrorKind::Validation, format!("{}: {what}", path.display()))
         };
         for item in dotenvy::from_path_iter(path).map_err(describe)? {
             let (name, value) = item.map_err(describe)?;
@@ -453,7 +460,7 @@ impl ContextBuilder {
                 values: self.values,
                 thresholds: self.thresholds,
                 memory_limit: self.memory_limit,
-                clients: Clients::default(),
+                extensions: Extensions::default(),
             }),
         }
     }

@@ -83,9 +83,12 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use tracing::Level;
 
-use crate::http::{sanitize_url, ApiResponse, HttpClient, HttpConfig};
-use crate::log::{emit, emit_critical};
-use crate::{Context, Error, ErrorKind, Secret};
+use crate::client::http::{sanitize_url, ApiResponse, HttpClient, HttpConfig};
+use crate::error::Error;
+use crate::error::ErrorKind;
+use crate::function::context::Context;
+use crate::record::emit::{emit, emit_critical};
+use crate::secret::Secret;
 
 /// The platform's TaskRouter REST API.
 pub const DEFAULT_BASE_URL: &str = "https://taskrouter.twilio.com/v1";
@@ -841,7 +844,7 @@ impl TaskRouterClient {
                 sanitize_url(next)
             ))
         })?;
-        if crate::http::same_origin(&url, &self.inner.base) {
+        if crate::client::http::same_origin(&url, &self.inner.base) {
             Ok(url)
         } else {
             Err(lookup(format!(

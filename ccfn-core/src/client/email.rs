@@ -83,10 +83,12 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use tracing::Level;
 
-use crate::http::{sanitize_url, ApiResponse, HttpClient, HttpConfig};
-use crate::log::emit;
+use crate::client::http::{sanitize_url, ApiResponse, HttpClient, HttpConfig};
+use crate::error::Error;
+use crate::error::ErrorKind;
+use crate::function::context::Context;
+use crate::record::emit;
 use crate::secret::{Secret, REDACTED};
-use crate::{Context, Error, ErrorKind};
 
 /// The provider's US endpoint, the default base URL.
 pub const US_BASE_URL: &str = "https://api.mailgun.net/v3";

@@ -1,7 +1,21 @@
-//! The trait every `#[contact_fn]` function implements.
+//! The function model: what a handler receives (its [`Context`] and
+//! [`Event`]), how it completes ([`Callback`]), its header
+//! ([`FunctionMeta`]) and the contract that runs around it. It depends on
+//! the records below it, and on nothing above: the clients reach the
+//! context through its extension slot ([`Context::extension`]).
 
-use crate::contract::BoxFuture;
-use crate::{Context, Event, FunctionMeta, Outcome};
+pub(crate) mod callback;
+pub(crate) mod context;
+pub(crate) mod contract;
+pub(crate) mod event;
+pub(crate) mod meta;
+pub mod metrics;
+
+use self::callback::Outcome;
+use self::context::Context;
+use self::contract::BoxFuture;
+use self::event::Event;
+use self::meta::FunctionMeta;
 
 /// A contact-center function: its header and its contract-wrapped handler.
 ///

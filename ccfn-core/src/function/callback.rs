@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::Error;
+use crate::error::Error;
 
 /// The callback a handler completes through.
 ///
@@ -183,7 +183,7 @@ impl IntoReply for Response {
     }
 }
 
-impl IntoReply for crate::VoiceResponse {
+impl IntoReply for crate::voice::VoiceResponse {
     fn into_reply(mut self) -> Result<Reply, Error> {
         let built = self.take_built();
         let (workflow_sid, queue) = self.enqueued().unwrap_or_default();
@@ -196,7 +196,7 @@ impl IntoReply for crate::VoiceResponse {
     }
 }
 
-impl IntoReply for &crate::VoiceResponse {
+impl IntoReply for &crate::voice::VoiceResponse {
     fn into_reply(self) -> Result<Reply, Error> {
         let (workflow_sid, queue) = self.enqueued().unwrap_or_default();
         Ok(Reply::Voice(VoiceReply {

@@ -10,10 +10,11 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{json, Value};
 use tracing::Level;
 
-use crate::contract::alert;
-use crate::log::emit;
+use crate::error::Error;
+use crate::error::ErrorKind;
+use crate::function::contract::alert;
+use crate::record::emit;
 use crate::secret::{is_sensitive_name, redact_json, Secret, REDACTED};
-use crate::{Error, ErrorKind};
 
 pub use reqwest::Method;
 
@@ -687,7 +688,7 @@ fn fail(
     url: &str,
     message: String,
     elapsed: Duration,
-    extra: crate::log::Fields,
+    extra: crate::record::Fields,
 ) -> Error {
     let mut fields = vec![
         ("method", json!(method.as_str())),
@@ -712,7 +713,7 @@ impl ApiRequest {
     /// before the invocation's deadline; an error when no time is left.
     fn time_limit(&self) -> Result<TimeLimit, String> {
         let configured = self.timeout.unwrap_or(self.client.config.timeout);
-        let Some(deadline) = crate::log::invocation_deadline() else {
+        let Some(deadline) = crate::record::scope::invocation_deadline() else {
             return Ok(TimeLimit {
                 timeout: configured,
                 by_deadline: false,

@@ -64,6 +64,8 @@ pub(crate) struct Background {
 thread_local! {
     /// Lines of the current poll, and the writer they are for.
     static BATCH: RefCell<Option<Batch>> = const { RefCell::new(None) };
+    /// Whether this thread gathers its lines into a batch now.
+    static BATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// The lines of the current poll, how many, and the writer they are for.
@@ -141,8 +143,24 @@ fn write_all<W: Write>(mut out: W, messages: &Receiver<Message>, queued: &Atomic
     }
 }
 
-/// Queues the lines this thread gathered during the poll that just ended.
-pub(crate) fn flush_batch() {
+/// Runs `f` (one poll of an invocation) with the lines this thread writes
+/// gathered, then queues them together.
+pub(crate) fn batched<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            BATCHING.with(|batching| batching.set(self.0));
+            if !self.0 {
+                flush_batch();
+            }
+        }
+    }
+    let _reset = Reset(BATCHING.with(|batching| batching.replace(true)));
+    f()
+}
+
+/// Queues the lines this thread gathered.
+fn flush_batch() {
     let pending = BATCH.with(|batch| batch.borrow_mut().take());
     if let Some(batch) = pending {
         if batch.count > 0 {
@@ -158,7 +176,7 @@ pub(crate) struct Line {
 
 impl Write for Line {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        if !crate::log::in_invocation() {
+        if !BATCHING.with(std::cell::Cell::get) {
             self.shared.send(bytes.to_vec(), 1);
             return Ok(bytes.len());
         }

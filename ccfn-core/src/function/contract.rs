@@ -8,10 +8,17 @@ use futures_util::FutureExt as _;
 use serde_json::{json, Value};
 use tracing::{Instrument as _, Level};
 
-use crate::callback::{Callback, IntoCompletion, InvocationId, Outcome, Reply};
-use crate::log::{emit, Fields, InInvocation, Invocation, SPAN_NAME};
+use crate::error::Error;
+use crate::error::ErrorKind;
+use crate::function::callback::{Callback, IntoCompletion, InvocationId, Outcome, Reply};
+use crate::function::context::Context;
+use crate::function::event::Event;
+use crate::function::meta::FunctionMeta;
+use crate::function::meta::Kind;
+use crate::function::metrics;
+use crate::record::panic;
+use crate::record::{emit, Fields, InInvocation, Invocation, SPAN_NAME};
 use crate::secret::{invocation_secrets, is_sensitive_name};
-use crate::{metrics, panic, Context, Error, ErrorKind, Event, FunctionMeta, Kind};
 
 /// A boxed, sendable future: what [`crate::ContactFunction::invoke`]
 /// returns.
@@ -25,7 +32,7 @@ fn fields<const N: usize>(pairs: [(&'static str, Value); N]) -> Fields {
 /// built when no subscriber would write it.
 macro_rules! info {
     ($step:expr, $message:expr, $fields:expr $(,)?) => {
-        if crate::log::enabled(Level::INFO) {
+        if crate::record::enabled(Level::INFO) {
             emit(Level::INFO, $step, $message, &$fields);
         }
     };
@@ -129,7 +136,7 @@ where
     let started = Instant::now();
     let name = meta.name();
     // Logged in `start` and `error`: not built when neither is written.
-    let event_json = if crate::log::enabled(Level::ERROR) {
+    let event_json = if crate::record::enabled(Level::ERROR) {
         event.to_log_json()
     } else {
         Value::Null
@@ -536,7 +543,7 @@ mod error_rate {
     use std::sync::{Mutex, OnceLock};
     use std::time::{Duration, Instant};
 
-    use crate::Thresholds;
+    use crate::function::context::Thresholds;
 
     const BUCKETS: usize = 60;
 

@@ -1,20 +1,5 @@
-//! The record catalogue: every step ccfn writes, defined once.
-//!
-//! Each [`Step`] says its name (the `step` field of its records), the
-//! levels it is written at, the fields every one of its records has, the
-//! fields some have, and what it is for. [`ALL`] lists them; the writer
-//! emits records by these definitions, `ccfn-testkit` checks every record
-//! against them, and a test keeps `docs/logging-contract.md` in step. To
-//! add a step, add it here.
-//!
-//! ```
-//! use ccfn_core::record::{self, Step};
-//!
-//! let start: &Step = record::step("start").unwrap();
-//! assert_eq!(start.fields(), ["event", "domain"]);
-//! assert!(record::ALL.iter().any(|step| step.name() == "critical"));
-//! assert!(record::step("no-such-step").is_none());
-//! ```
+//! The record catalogue: every step ccfn writes, defined once (see the
+//! module above for how it is used).
 
 use std::fmt;
 
@@ -104,7 +89,7 @@ impl fmt::Display for JsonText<'_> {
             serde_json::Value::String(text) => text.clone(),
             other => other.to_string(),
         };
-        crate::log::scrub_for_current(&mut text);
+        super::scope::scrub_for_current(&mut text);
         f.write_str(&text)
     }
 }

@@ -21,48 +21,24 @@ use tracing_subscriber::layer::Context as LayerContext;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
+use super::emit::{self, CRITICAL_TARGET, SPAN_NAME, TARGET};
+use super::scope::{self, Invocation, JsonIdentity};
 use crate::secret::scrub;
+use crate::text::push_clean;
 
 /// No values to scrub beyond the registered secrets.
 const NONE: &[Box<str>] = &[];
 
-/// The fields of one record, in order.
-pub(crate) type Fields = Vec<(&'static str, Value)>;
-
-/// Target of contract records.
-pub(crate) const TARGET: &str = "ccfn";
-/// Target of records written whatever the filter says.
-pub(crate) const CRITICAL_TARGET: &str = "ccfn::critical";
-/// Name of the span around each invocation.
-pub(crate) const SPAN_NAME: &str = "ccfn.invocation";
-
-scoped_tls::scoped_thread_local!(static FIELDS: Fields);
+/// The largest line buffer a thread keeps for its next line.
+const LINE_KEPT_BYTES: usize = 64 * 1024;
 
 thread_local! {
-    /// The step and message of the record being emitted on this thread,
-    /// so that the layer need not visit the event for them.
-    static TEXT: std::cell::RefCell<(String, String)> = const {
-        std::cell::RefCell::new((String::new(), String::new()))
-    };
     /// The buffer this thread formats its lines in, kept between lines.
     static LINE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     /// The last timestamp written on this thread, and its millisecond.
     static NOW: std::cell::RefCell<(u128, String)> = const {
         std::cell::RefCell::new((u128::MAX, String::new()))
     };
-}
-
-/// The largest line buffer a thread keeps for its next line.
-const LINE_KEPT_BYTES: usize = 64 * 1024;
-
-fn set_text(step: &str, message: &str) {
-    TEXT.with(|text| {
-        let mut text = text.borrow_mut();
-        text.0.clear();
-        text.0.push_str(step);
-        text.1.clear();
-        text.1.push_str(message);
-    });
 }
 
 /// Calls `f` with the current time in RFC 3339 (milliseconds, UTC),
@@ -83,47 +59,6 @@ fn with_timestamp<R>(f: impl FnOnce(&str) -> R) -> R {
     })
 }
 
-/// Whether a contract record at `level` would be written by the
-/// subscriber in place: when not, its fields need not be built.
-pub(crate) fn enabled(level: Level) -> bool {
-    match level {
-        Level::ERROR => tracing::enabled!(target: "ccfn", Level::ERROR),
-        Level::WARN => tracing::enabled!(target: "ccfn", Level::WARN),
-        Level::INFO => tracing::enabled!(target: "ccfn", Level::INFO),
-        Level::DEBUG => tracing::enabled!(target: "ccfn", Level::DEBUG),
-        _ => tracing::enabled!(target: "ccfn", Level::TRACE),
-    }
-}
-
-/// Emits one contract record of `step`, whose fields are `fields`.
-pub(crate) fn emit(
-    level: Level,
-    step: &'static crate::record::Step,
-    message: &str,
-    fields: &Fields,
-) {
-    set_text(step.name(), message);
-    FIELDS.set(fields, || step.event(level, false, message, fields));
-}
-
-/// Emits a record that is written whatever the log filter says: the
-/// spec's critical events (the task creation result).
-pub(crate) fn emit_critical(step: &'static crate::record::Step, message: &str, fields: &Fields) {
-    set_text(step.name(), message);
-    FIELDS.set(fields, || step.event(Level::INFO, true, message, fields));
-}
-
-/// Scrubs `text` of every registered secret, and of the values of the
-/// invocation this thread is polling: how a record's fields reach layers
-/// other than ccfn's own.
-pub(crate) fn scrub_for_current(text: &mut String) {
-    if CURRENT.is_set() {
-        CURRENT.with(|invocation| scrub(text, &invocation.secrets));
-    } else {
-        scrub(text, NONE);
-    }
-}
-
 /// The two output formats of the same records.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LogFormat {
@@ -137,14 +72,14 @@ pub enum LogFormat {
 }
 
 impl FromStr for LogFormat {
-    type Err = crate::Error;
+    type Err = crate::error::Error;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim() {
             "pretty" => Ok(LogFormat::Pretty),
             "json" => Ok(LogFormat::Json),
-            other => Err(crate::Error::new(
-                crate::ErrorKind::Validation,
+            other => Err(crate::error::Error::new(
+                crate::error::ErrorKind::Validation,
                 format!("unknown log format `{other}`: expected `pretty` or `json`"),
             )),
         }
@@ -211,7 +146,7 @@ struct Header<'a> {
 /// `fields.<key>`): a field every record has, or one ccfn adds to a
 /// handler's lines.
 fn is_reserved(key: &str) -> bool {
-    crate::record::COMMON_FIELDS.contains(&key) || key == "target" || key == "user_step"
+    super::catalogue::COMMON_FIELDS.contains(&key) || key == "target" || key == "user_step"
 }
 
 const HEADER_KEYS: [&str; 6] = [
@@ -228,7 +163,7 @@ fn write_json<'a>(
     fields: impl Iterator<Item = (&'a str, &'a Value)> + Clone,
     out: &mut String,
 ) {
-    use crate::json::{push_str, push_value};
+    use crate::text::json::{push_str, push_value};
     fn name(out: &mut Vec<u8>, name: &str) {
         out.push(b',');
         push_str(out, name);
@@ -300,18 +235,6 @@ fn write_pretty<'a>(
     }
 }
 
-/// Appends `text` with every control character but the line feed shown
-/// as `\u{..}`: a caller-controlled value must not drive the terminal.
-pub(crate) fn push_clean(out: &mut String, text: &str) {
-    for c in text.chars() {
-        if c.is_control() && c != '\n' {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-}
-
 fn pretty_field(out: &mut String, key: &str, value: &Value, also: &[Box<str>]) {
     let _ = write!(out, "\n  {key}: ");
     match value {
@@ -333,130 +256,6 @@ fn pretty_field(out: &mut String, key: &str, value: &Value, also: &[Box<str>]) {
         other => {
             let _ = write!(out, "{other}");
         }
-    }
-}
-
-/// The invocation a span stands for.
-pub(crate) struct Invocation {
-    function: String,
-    invocation_id: String,
-    call_sid: Option<String>,
-    /// Values scrubbed from this invocation's lines only (see
-    /// [`crate::secret::invocation_secrets`]).
-    secrets: Vec<Box<str>>,
-    /// The identity as JSON members, written once for all its lines
-    /// (when the first is written).
-    json: std::sync::OnceLock<JsonIdentity>,
-    /// When the function times out, for the clients to stop before it.
-    deadline: Option<std::time::Instant>,
-}
-
-impl Invocation {
-    pub(crate) fn new(
-        function: String,
-        invocation_id: String,
-        call_sid: Option<String>,
-        secrets: Vec<Box<str>>,
-    ) -> Self {
-        Invocation {
-            function,
-            invocation_id,
-            call_sid,
-            secrets,
-            json: std::sync::OnceLock::new(),
-            deadline: None,
-        }
-    }
-
-    /// The same invocation, timing out at `deadline`.
-    pub(crate) fn with_deadline(mut self, deadline: std::time::Instant) -> Self {
-        self.deadline = Some(deadline);
-        self
-    }
-
-    fn json(&self) -> &JsonIdentity {
-        self.json.get_or_init(|| {
-            JsonIdentity::new(
-                Some(&self.function),
-                Some(&self.invocation_id),
-                self.call_sid.as_deref(),
-            )
-        })
-    }
-}
-
-/// `,"function":…,"invocation_id":…` and `,"call_sid":…` as written in a
-/// JSON line (each empty when absent).
-struct JsonIdentity {
-    function_and_id: String,
-    call_sid: String,
-}
-
-impl JsonIdentity {
-    fn new(function: Option<&str>, invocation_id: Option<&str>, call_sid: Option<&str>) -> Self {
-        let member = |name: &str, value: Option<&str>| {
-            let mut out = Vec::new();
-            if let Some(value) = value {
-                out.push(b',');
-                crate::json::push_str(&mut out, name);
-                out.push(b':');
-                crate::json::push_str(&mut out, value);
-            }
-            String::from_utf8(out).unwrap_or_default()
-        };
-        JsonIdentity {
-            function_and_id: member("function", function) + &member("invocation_id", invocation_id),
-            call_sid: member("call_sid", call_sid),
-        }
-    }
-}
-
-scoped_tls::scoped_thread_local!(static CURRENT: Invocation);
-
-/// Whether this thread is polling an invocation now.
-pub(crate) fn in_invocation() -> bool {
-    CURRENT.is_set()
-}
-
-/// When the invocation this thread is polling times out, if it is polling
-/// one.
-pub(crate) fn invocation_deadline() -> Option<std::time::Instant> {
-    if CURRENT.is_set() {
-        CURRENT.with(|invocation| invocation.deadline)
-    } else {
-        None
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// Polls an invocation's future with its identity (and the values its
-    /// lines must not show) at hand for the layer, which then need not look
-    /// it up among the spans.
-    pub(crate) struct InInvocation<F> {
-        invocation: Invocation,
-        #[pin]
-        future: F,
-    }
-}
-
-impl<F> InInvocation<F> {
-    pub(crate) fn new(invocation: Invocation, future: F) -> Self {
-        InInvocation { invocation, future }
-    }
-}
-
-impl<F: std::future::Future> std::future::Future for InInvocation<F> {
-    type Output = F::Output;
-
-    fn poll(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<F::Output> {
-        let this = self.project();
-        let poll = CURRENT.set(this.invocation, || this.future.poll(cx));
-        // The lines of this poll go to the writer together.
-        crate::background::flush_batch();
-        poll
     }
 }
 
@@ -579,14 +378,14 @@ where
         S: Subscriber + for<'a> LookupSpan<'a>,
     {
         let meta = event.metadata();
-        let contract = meta.target().starts_with(TARGET) && FIELDS.is_set();
+        let contract = meta.target().starts_with(TARGET) && emit::emitting();
         let mut visitor = EventVisitor::default();
         if !contract {
             event.record(&mut visitor);
         }
         with_timestamp(|timestamp| {
-            if CURRENT.is_set() {
-                CURRENT.with(|invocation| {
+            if scope::in_invocation() {
+                scope::with_current(|invocation| {
                     self.write_line(event, &visitor, contract, timestamp, Some(invocation), line);
                 });
             } else {
@@ -634,13 +433,10 @@ where
         let level = meta.level().as_str();
         let secrets = invocation.map_or(NONE, |i| &i.secrets);
         if contract {
-            TEXT.with(|text| {
-                let text = text.borrow();
-                FIELDS.with(|fields| {
-                    let fields = fields.iter().map(|(k, v)| (*k, v));
-                    let header = header(timestamp, level, invocation, &text.0, &text.1);
-                    self.format.write(&header, fields, line, secrets);
-                });
+            emit::with_emitted(|step, message, fields| {
+                let fields = fields.iter().map(|(k, v)| (*k, v));
+                let header = header(timestamp, level, invocation, step, message);
+                self.format.write(&header, fields, line, secrets);
             });
             scrub(line, secrets);
             line.push('\n');
@@ -731,10 +527,10 @@ where
 ///
 /// # Errors
 /// The filter cannot be parsed; the error quotes it and says the syntax.
-pub fn parse_filter(filter: &str) -> Result<Targets, crate::Error> {
+pub fn parse_filter(filter: &str) -> Result<Targets, crate::error::Error> {
     filter.parse::<Targets>().map_err(|e| {
-        crate::Error::new(
-            crate::ErrorKind::Validation,
+        crate::error::Error::new(
+            crate::error::ErrorKind::Validation,
             format!(
                 "invalid log filter `{filter}`: {e}; expected a level (`info`) or `target=level` pairs separated by commas"
             ),
@@ -747,7 +543,7 @@ pub fn parse_filter(filter: &str) -> Result<Targets, crate::Error> {
 /// process (the runtime does).
 #[must_use = "dropping the guard stops the log writer; hold it until the process ends"]
 pub struct LogGuard {
-    writer: crate::background::Background,
+    writer: crate::record::background::Background,
     reported: std::sync::atomic::AtomicUsize,
 }
 
@@ -773,9 +569,9 @@ impl LogGuard {
         let total = self.dropped_lines();
         let before = self.reported.swap(total, Ordering::Relaxed);
         if total > before {
-            emit(
+            emit::emit(
                 Level::WARN,
-                &crate::record::LOG_DROPPED,
+                &super::catalogue::LOG_DROPPED,
                 &format!(
                     "{} log lines dropped: the log writer could not keep up",
                     total - before
@@ -809,7 +605,7 @@ pub const LOG_QUEUE_LINES: usize = 256 * 1024;
 /// # Errors
 /// `CCFN_LOG_FORMAT` or `CCFN_LOG` cannot be parsed, or logging was
 /// already installed.
-pub fn init_logging() -> Result<LogGuard, crate::Error> {
+pub fn init_logging() -> Result<LogGuard, crate::error::Error> {
     let format = match std::env::var("CCFN_LOG_FORMAT") {
         Ok(value) => value.parse()?,
         Err(_) => LogFormat::default(),
@@ -834,19 +630,22 @@ pub fn init_logging_to<W>(
     filter: Targets,
     writer: W,
     queue_lines: usize,
-) -> Result<LogGuard, crate::Error>
+) -> Result<LogGuard, crate::error::Error>
 where
     W: std::io::Write + Send + 'static,
 {
-    let writer =
-        crate::background::Background::start(writer, queue_lines, crate::background::QUEUE_BYTES)
-            .map_err(|e| {
-            crate::Error::new(
-                crate::ErrorKind::Function,
-                format!("cannot start the log writer thread: {e}"),
-            )
-            .with_source(e)
-        })?;
+    let writer = crate::record::background::Background::start(
+        writer,
+        queue_lines,
+        crate::record::background::QUEUE_BYTES,
+    )
+    .map_err(|e| {
+        crate::error::Error::new(
+            crate::error::ErrorKind::Function,
+            format!("cannot start the log writer thread: {e}"),
+        )
+        .with_source(e)
+    })?;
     init_logging_with(format, filter, writer.clone())?;
     Ok(LogGuard {
         writer,
@@ -863,17 +662,17 @@ pub fn init_logging_with<W>(
     format: LogFormat,
     filter: Targets,
     writer: W,
-) -> Result<(), crate::Error>
+) -> Result<(), crate::error::Error>
 where
     W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {
     use tracing_subscriber::layer::SubscriberExt as _;
-    crate::panic::install_hook();
+    crate::record::panic::install_hook();
     let subscriber =
         tracing_subscriber::registry().with(ContractLayer::new(format, writer).with_filter(filter));
     tracing::subscriber::set_global_default(subscriber).map_err(|_| {
-        crate::Error::new(
-            crate::ErrorKind::Function,
+        crate::error::Error::new(
+            crate::error::ErrorKind::Function,
             "logging is already installed in this process; call init_logging once",
         )
     })

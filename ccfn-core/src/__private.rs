@@ -1,0 +1,94 @@
+//! Support for the code `#[contact_fn]` generates: used by the macro's
+//! output only, and not public API (it is `#[doc(hidden)]`).
+
+pub use crate::function::contract::{run, BoxFuture};
+
+use crate::function::callback::IntoCompletion;
+pub use crate::function::meta::meta;
+
+/// Installs the hook that keeps handler panics out of standard error
+/// and records where they happened; the testkit calls it.
+pub fn install_panic_hook() {
+    crate::record::panic::install_hook();
+}
+
+/// A handler parameter's declared type, which must be `Expected`.
+#[diagnostic::on_unimplemented(
+    message = "this parameter of a `#[contact_fn]` handler must be `{Expected}`, not `{Self}`",
+    label = "must be `{Expected}`",
+    note = "a handler takes `(context: Context, event: Event, callback: Callback)`, in this order"
+)]
+pub trait Param<Expected> {
+    /// The argument as the handler declares it.
+    fn from_arg(arg: Expected) -> Self;
+}
+
+macro_rules! params {
+    ($($ty:ty),*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl Param<$ty> for $ty {
+            fn from_arg(arg: $ty) -> Self {
+                arg
+            }
+        }
+    )*};
+}
+params!(
+    crate::function::context::Context,
+    crate::function::event::Event,
+    crate::function::callback::Callback
+);
+
+/// Passes a handler its argument; spanned at the parameter's type, so a
+/// wrong type is reported there.
+pub fn param<T: Param<U>, U>(arg: U) -> T {
+    T::from_arg(arg)
+}
+
+/// The handler's future, unchanged; spanned at its return type, so a
+/// wrong return type is reported there.
+pub fn completion<F>(future: F) -> F
+where
+    F: core::future::Future,
+    F::Output: IntoCompletion,
+{
+    future
+}
+
+/// Whether `required` holds `CallSid`, `From` and `To`.
+///
+/// `#[contact_fn]` checks this itself, except when it takes an
+/// identifier for a misspelled call parameter (`Frm`) and leaves it to
+/// rustc; the expansion then asserts this at compile time, in case that
+/// identifier is a well-known parameter after all.
+#[must_use]
+pub const fn has_voice_params(required: &[&str]) -> bool {
+    contains(required, "CallSid") && contains(required, "From") && contains(required, "To")
+}
+
+/// `names.contains(&name)`, in a `const fn`.
+const fn contains(names: &[&str], name: &str) -> bool {
+    let mut i = 0;
+    while i < names.len() {
+        if eq(names[i].as_bytes(), name.as_bytes()) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// `a == b`, in a `const fn`.
+const fn eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
