@@ -382,7 +382,16 @@ pub struct VoiceResponse {
     verbs: Vec<Verb>,
     /// The document as first built, when [`VoiceResponse::mark_built`]
     /// was called.
-    built: Option<String>,
+    built: Option<Built>,
+}
+
+/// The document as first built: verbs are only ever appended, so it is
+/// the first `verbs` verbs, written only when someone asks for it (with
+/// logging off, nobody does).
+#[derive(Debug, Clone)]
+struct Built {
+    verbs: usize,
+    xml: std::sync::OnceLock<String>,
 }
 
 /// Two responses are equal when they write the same document; a
@@ -475,18 +484,28 @@ impl VoiceResponse {
     /// );
     /// ```
     pub fn mark_built(&mut self) -> &mut Self {
-        self.built = Some(self.to_xml());
+        self.built = Some(Built {
+            verbs: self.verbs.len(),
+            xml: std::sync::OnceLock::new(),
+        });
         self
     }
 
     /// The document remembered by [`VoiceResponse::mark_built`].
     pub fn built(&self) -> Option<&str> {
-        self.built.as_deref()
+        let built = self.built.as_ref()?;
+        Some(
+            built
+                .xml
+                .get_or_init(|| write_document(&self.verbs[..built.verbs])),
+        )
     }
 
-    /// Takes the document remembered by [`VoiceResponse::mark_built`].
-    pub(crate) fn take_built(&mut self) -> Option<String> {
-        self.built.take()
+    /// Whether the document was marked as built and has not changed since.
+    pub(crate) fn unchanged_since_built(&self) -> bool {
+        self.built
+            .as_ref()
+            .is_some_and(|built| built.verbs == self.verbs.len())
     }
 
     /// The workflow and queue name of the first `<Enqueue>`, if any:
@@ -594,11 +613,16 @@ impl VoiceResponse {
     /// The XML document, byte for byte what the platform's helper libraries
     /// write: declaration, then compact XML.
     pub fn to_xml(&self) -> String {
-        let mut out = String::with_capacity(DECLARATION.len() + 24 + 64 * self.verbs.len());
-        out.push_str(DECLARATION);
-        write_element(&mut out, "Response", &Attrs::default(), "", &self.verbs);
-        out
+        write_document(&self.verbs)
     }
+}
+
+/// The document of `verbs`: declaration, then compact XML.
+fn write_document(verbs: &[Verb]) -> String {
+    let mut out = String::with_capacity(DECLARATION.len() + 24 + 64 * verbs.len());
+    out.push_str(DECLARATION);
+    write_element(&mut out, "Response", &Attrs::default(), "", verbs);
+    out
 }
 
 impl fmt::Display for VoiceResponse {

@@ -184,27 +184,21 @@ impl IntoReply for Response {
 }
 
 impl IntoReply for crate::voice::VoiceResponse {
-    fn into_reply(mut self) -> Result<Reply, Error> {
-        let built = self.take_built();
+    fn into_reply(self) -> Result<Reply, Error> {
         let (workflow_sid, queue) = self.enqueued().unwrap_or_default();
+        let (workflow_sid, queue) = (workflow_sid.map(str::to_owned), queue.map(str::to_owned));
         Ok(Reply::Voice(VoiceReply {
             xml: self.to_xml(),
-            built,
-            workflow_sid: workflow_sid.map(str::to_owned),
-            queue: queue.map(str::to_owned),
+            response: self,
+            workflow_sid,
+            queue,
         }))
     }
 }
 
 impl IntoReply for &crate::voice::VoiceResponse {
     fn into_reply(self) -> Result<Reply, Error> {
-        let (workflow_sid, queue) = self.enqueued().unwrap_or_default();
-        Ok(Reply::Voice(VoiceReply {
-            xml: self.to_xml(),
-            built: self.built().map(str::to_owned),
-            workflow_sid: workflow_sid.map(str::to_owned),
-            queue: queue.map(str::to_owned),
-        }))
+        self.clone().into_reply()
     }
 }
 
@@ -212,7 +206,9 @@ impl IntoReply for &crate::voice::VoiceResponse {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VoiceReply {
     xml: String,
-    built: Option<String>,
+    /// The response it was written from, for the document as first built
+    /// (written only when asked for).
+    response: crate::voice::VoiceResponse,
     workflow_sid: Option<String>,
     queue: Option<String>,
 }
@@ -228,7 +224,11 @@ impl VoiceReply {
     /// [`crate::VoiceResponse::mark_built`]).
     #[must_use]
     pub fn built(&self) -> Option<&str> {
-        self.built.as_deref()
+        if self.response.unchanged_since_built() {
+            Some(&self.xml)
+        } else {
+            self.response.built()
+        }
     }
 
     /// The `workflowSid` of the first `<Enqueue>`.
@@ -294,7 +294,13 @@ impl InvocationId {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let count = COUNTER.fetch_add(1, Ordering::Relaxed);
         let random = SEED.get_or_init(RandomState::new).hash_one(count);
-        InvocationId(format!("{random:016x}{:08x}", count as u32).into())
+        // `{random:016x}{count as u32:08x}`, without the formatter.
+        let mut hex = [0u8; 24];
+        let digits = (u128::from(random) << 32) | u128::from(count as u32);
+        for (at, digit) in hex.iter_mut().enumerate() {
+            *digit = b"0123456789abcdef"[((digits >> (4 * (23 - at))) & 0xF) as usize];
+        }
+        InvocationId(std::str::from_utf8(&hex).unwrap_or_default().into())
     }
 
     /// The identifier as text.
@@ -375,5 +381,13 @@ mod tests {
         let b = InvocationId::new();
         assert_ne!(a, b);
         assert_eq!(a.as_str().len(), 24);
+        assert!(a
+            .as_str()
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+        // The last eight digits count invocations (other tests may make
+        // some in between).
+        let count = |id: &InvocationId| u32::from_str_radix(&id.as_str()[16..], 16).unwrap();
+        assert!(count(&b) > count(&a));
     }
 }
