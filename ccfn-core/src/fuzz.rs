@@ -31,14 +31,14 @@ pub fn parse_json(input: &[u8]) -> Result<Vec<(String, Value)>, String> {
 
 /// `text` as a JSON string, written by the log writer's string escaper.
 pub fn json_string(text: &str) -> Vec<u8> {
-    let mut out = Vec::new();
+    let mut out = String::new();
     crate::text::json::push_str(&mut out, text);
-    out
+    out.into_bytes()
 }
 
 /// `value` as compact JSON, written by the log writer.
 pub fn json_value(value: &Value) -> Vec<u8> {
-    let mut out = Vec::new();
+    let mut out = String::new();
     crate::text::json::push_value(&mut out, value);
-    out
+    out.into_bytes()
 }

@@ -81,14 +81,14 @@ impl JsonIdentity {
         call_sid: Option<&str>,
     ) -> Self {
         let member = |name: &str, value: Option<&str>| {
-            let mut out = Vec::new();
+            let mut out = String::new();
             if let Some(value) = value {
-                out.push(b',');
+                out.push(',');
                 crate::text::json::push_str(&mut out, name);
-                out.push(b':');
+                out.push(':');
                 crate::text::json::push_str(&mut out, value);
             }
-            String::from_utf8(out).unwrap_or_default()
+            out
         };
         JsonIdentity {
             function_and_id: member("function", function) + &member("invocation_id", invocation_id),

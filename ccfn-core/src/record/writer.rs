@@ -164,16 +164,26 @@ fn write_json<'a>(
     out: &mut String,
 ) {
     use crate::text::json::{push_str, push_value};
-    fn name(out: &mut Vec<u8>, name: &str) {
-        out.push(b',');
-        push_str(out, name);
-        out.push(b':');
+    /// `,"name":`; names are almost always plain (a step's field names,
+    /// a handler's identifiers), and then need no escaping.
+    fn name(out: &mut String, name: &str) {
+        if name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        {
+            out.push_str(",\"");
+            out.push_str(name);
+            out.push_str("\":");
+        } else {
+            out.push(',');
+            push_str(out, name);
+            out.push(':');
+        }
     }
-    let mut bytes = std::mem::take(out).into_bytes();
-    bytes.extend_from_slice(b"{\"timestamp\":");
-    push_str(&mut bytes, header.timestamp);
-    name(&mut bytes, "level");
-    push_str(&mut bytes, header.level);
+    out.push_str("{\"timestamp\":");
+    push_str(out, header.timestamp);
+    out.push_str(",\"level\":");
+    push_str(out, header.level);
     let rendered;
     let identity = match header.invocation {
         Some(invocation) => invocation.json(),
@@ -182,29 +192,25 @@ fn write_json<'a>(
             &rendered
         }
     };
-    bytes.extend_from_slice(identity.function_and_id.as_bytes());
+    out.push_str(&identity.function_and_id);
     // A record's own `call_sid` field takes its place.
     if !fields.clone().any(|(key, _)| key == "call_sid") {
-        bytes.extend_from_slice(identity.call_sid.as_bytes());
+        out.push_str(&identity.call_sid);
     }
-    name(&mut bytes, "step");
-    push_str(&mut bytes, header.step);
-    name(&mut bytes, "message");
-    push_str(&mut bytes, header.message);
+    out.push_str(",\"step\":");
+    push_str(out, header.step);
+    out.push_str(",\"message\":");
+    push_str(out, header.message);
     for (key, value) in fields {
         if HEADER_KEYS.contains(&key) {
             // A field may not shadow what every record has.
-            name(&mut bytes, &format!("fields.{key}"));
+            name(out, &format!("fields.{key}"));
         } else {
-            name(&mut bytes, key);
+            name(out, key);
         }
-        push_value(&mut bytes, value);
+        push_value(out, value);
     }
-    bytes.push(b'}');
-    // Only whole UTF-8 strings went in; the check is a fast scan, never a
-    // copy.
-    *out = String::from_utf8(bytes)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    out.push('}');
 }
 
 fn write_pretty<'a>(
