@@ -23,6 +23,7 @@ const RANKS: &[(&str, u32)] = &[
     // The records and their writer.
     ("record/background", 3),
     ("record/scope", 4),
+    ("record/fields", 4),
     ("record/catalogue", 5),
     ("record/emit", 6),
     ("record/panic", 7),

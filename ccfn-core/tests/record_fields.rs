@@ -103,3 +103,25 @@ fn another_layer_receives_every_field_of_a_task_attributes_record() {
         "WW0123456789abcdef0123456789abcdef"
     );
 }
+
+/// A record's fields are written once, as JSON members, and copied into
+/// its line after the header: so no field may be named like a header
+/// member (`call_sid` excepted: a record's own takes the header's place),
+/// and every name must be plain, needing no escaping.
+#[test]
+fn no_step_field_shadows_the_header_and_every_name_is_plain() {
+    for step in ccfn_core::record::ALL {
+        for field in step.fields().iter().chain(step.optional()) {
+            assert!(
+                *field == "call_sid" || !ccfn_core::record::COMMON_FIELDS.contains(field),
+                "{}: field {field} shadows the header",
+                step.name()
+            );
+            assert!(
+                field.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+                "{}: field {field:?} is not a plain name",
+                step.name()
+            );
+        }
+    }
+}

@@ -17,16 +17,12 @@ use crate::function::meta::FunctionMeta;
 use crate::function::meta::Kind;
 use crate::function::metrics;
 use crate::record::panic;
-use crate::record::{emit, Fields, InInvocation, Invocation, SPAN_NAME};
+use crate::record::{emit, Field, InInvocation, Invocation, SPAN_NAME};
 use crate::secret::{invocation_secrets, is_sensitive_name};
 
 /// A boxed, sendable future: what [`crate::ContactFunction::invoke`]
 /// returns.
 pub type BoxFuture<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'static>>;
-
-fn fields<const N: usize>(pairs: [(&'static str, Value); N]) -> Fields {
-    Vec::from(pairs)
-}
 
 /// Emits an INFO record of `step`; its message and fields are not even
 /// built when no subscriber would write it.
@@ -146,45 +142,54 @@ where
     info!(
         &crate::record::START,
         &format!("=== FUNCTION START: {name} ==="),
-        fields([("event", event_json.clone()), ("domain", domain.clone())]),
+        [
+            ("event", Field::from(&event_json)),
+            ("domain", Field::from(&domain))
+        ],
     );
     if context.local_logging() || event.get("ENABLE_LOCAL_LOGGING") == Some("true") {
         info!(
             &crate::record::VERBOSE,
             "Verbose logging enabled",
-            fields([
-                ("event_keys", json!(event.keys())),
-                ("context_keys", json!(context.keys().collect::<Vec<_>>())),
-                ("memory_bytes", json!(metrics::rss_bytes_sampled())),
-            ]),
+            [
+                ("event_keys", Field::from(event.keys().as_slice())),
+                (
+                    "context_keys",
+                    Field::from(context.keys().collect::<Vec<_>>().as_slice())
+                ),
+                ("memory_bytes", Field::from(metrics::rss_bytes_sampled())),
+            ],
         );
     }
     if context.debug_mode() || event.mode() == "debug" {
         info!(
             &crate::record::DEBUG,
             "Debug mode enabled",
-            fields([
+            [
                 (
                     "function_name",
-                    json!(context.get("FUNCTION_NAME").unwrap_or(name)),
+                    Field::from(context.get("FUNCTION_NAME").unwrap_or(name)),
                 ),
-                ("function_version", json!(context.get("FUNCTION_VERSION"))),
+                (
+                    "function_version",
+                    Field::from(context.get("FUNCTION_VERSION"))
+                ),
                 (
                     "execution_environment",
-                    json!(context.get("EXECUTION_ENVIRONMENT").unwrap_or("local")),
+                    Field::from(context.get("EXECUTION_ENVIRONMENT").unwrap_or("local")),
                 ),
-            ]),
+            ],
         );
     }
 
     info!(
         &crate::record::VALIDATION,
         "Validating required parameters",
-        fields([
-            ("phase", json!("begin")),
-            ("required", json!(meta.required())),
-            ("env", json!(meta.env())),
-        ]),
+        [
+            ("phase", Field::from("begin")),
+            ("required", Field::from(meta.required())),
+            ("env", Field::from(meta.env())),
+        ],
     );
     if let Some(error) = validate(meta, &context, &event) {
         finish(meta, &context, started, None);
@@ -194,26 +199,26 @@ where
     info!(
         &crate::record::VALIDATION,
         "Validation passed",
-        fields([
-            ("phase", json!("passed")),
-            ("required", json!(meta.required())),
-        ]),
+        [
+            ("phase", Field::from("passed")),
+            ("required", Field::from(meta.required())),
+        ],
     );
 
     let mode = event.mode().to_owned();
     info!(
         &crate::record::PROCESSING,
         &format!("Processing mode: {mode}"),
-        fields([("mode", json!(mode))]),
+        [("mode", Field::from(&mode))],
     );
     info!(
         &crate::record::CALLER,
         "Caller info",
-        fields([
-            ("from", json!(event.from())),
-            ("to", json!(event.to())),
-            ("call_sid", json!(event.call_sid())),
-        ]),
+        [
+            ("from", Field::from(event.from())),
+            ("to", Field::from(event.to())),
+            ("call_sid", Field::from(event.call_sid())),
+        ],
     );
 
     if meta.kind() == Kind::Voice {
@@ -272,7 +277,7 @@ where
             info!(
                 &crate::record::SUCCESS,
                 "Function completed successfully",
-                fields([("result", result)]),
+                [("result", Field::from(&result))],
             );
         }
         Err(error) => {
@@ -306,12 +311,12 @@ fn flow(event: &Event) {
     info!(
         &crate::record::FLOW,
         &message,
-        fields([
-            ("flow_sid", json!(values[0])),
-            ("execution_sid", json!(values[1])),
-            ("step_sid", json!(values[2])),
-            ("absent", json!(absent)),
-        ]),
+        [
+            ("flow_sid", Field::from(values[0])),
+            ("execution_sid", Field::from(values[1])),
+            ("step_sid", Field::from(values[2])),
+            ("absent", Field::from(absent.as_slice())),
+        ],
     );
 }
 
@@ -324,16 +329,19 @@ fn voice_records(context: &Context, reply: &Reply) {
             info!(
                 &crate::record::VOICE_RESPONSE,
                 "Voice response as first built",
-                fields([("phase", json!("built")), ("twiml", json!(built))]),
+                [
+                    ("phase", Field::from("built")),
+                    ("twiml", Field::from(built))
+                ],
             );
             info!(
                 &crate::record::VOICE_RESPONSE,
                 "Voice response as returned",
-                fields([
-                    ("phase", json!("returned")),
-                    ("twiml", json!(voice.xml())),
-                    ("modified", json!(built != voice.xml())),
-                ]),
+                [
+                    ("phase", Field::from("returned")),
+                    ("twiml", Field::from(voice.xml())),
+                    ("modified", Field::from(built != voice.xml())),
+                ],
             );
             (voice.workflow_sid(), voice.queue())
         }
@@ -343,11 +351,11 @@ fn voice_records(context: &Context, reply: &Reply) {
     info!(
         &crate::record::TASKROUTER_CONFIG,
         "Task-routing configuration",
-        fields([
-            ("workspace_sid", json!(context.workspace_sid())),
-            ("workflow_sid", json!(workflow_sid)),
-            ("queue", json!(queue)),
-        ]),
+        [
+            ("workspace_sid", Field::from(context.workspace_sid())),
+            ("workflow_sid", Field::from(workflow_sid)),
+            ("queue", Field::from(queue)),
+        ],
     );
 }
 
@@ -357,14 +365,14 @@ fn log_error(meta: &FunctionMeta, context: &Context, error: &Error, event: Value
         Level::ERROR,
         &crate::record::ERROR,
         &format!("=== FUNCTION ERROR: {} ===", meta.name()),
-        &fields([
-            ("kind", json!(error.kind().as_str())),
-            ("error", json!(error.message())),
-            ("stack", json!(error.stack())),
-            ("event", event),
-            ("domain", domain),
-            ("account_sid", json!(context.account_sid())),
-        ]),
+        &[
+            ("kind", Field::from(error.kind().as_str())),
+            ("error", Field::from(error.message())),
+            ("stack", Field::from(&error.stack())),
+            ("event", Field::from(&event)),
+            ("domain", Field::from(&domain)),
+            ("account_sid", Field::from(context.account_sid())),
+        ],
     );
 }
 
@@ -438,7 +446,10 @@ fn validate(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Err
             Level::WARN,
             &crate::record::VALIDATION_ERROR,
             &message,
-            &fields([("parameter", json!(parameter)), ("error", json!(message))]),
+            &[
+                ("parameter", Field::from(parameter)),
+                ("error", Field::from(&message)),
+            ],
         );
         first.get_or_insert(message);
     }
@@ -461,11 +472,11 @@ fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Optio
     info!(
         &crate::record::METRICS,
         "Execution metrics",
-        fields([
-            ("execution_ms", json!(millis(elapsed))),
-            ("memory_bytes", json!(memory)),
-            ("memory_limit_bytes", json!(limit)),
-        ]),
+        [
+            ("execution_ms", Field::from(millis(elapsed))),
+            ("memory_bytes", Field::from(memory)),
+            ("memory_limit_bytes", Field::from(limit)),
+        ],
     );
     let thresholds = context.thresholds();
     if elapsed > thresholds.execution {
@@ -625,11 +636,11 @@ pub(crate) fn alert(kind: &str, message: &str, value: Value, threshold: Value) {
         Level::WARN,
         &crate::record::ALERT,
         &format!("ALERT: {message}"),
-        &fields([
-            ("kind", json!(kind)),
-            ("value", value),
-            ("threshold", threshold),
-        ]),
+        &[
+            ("kind", Field::from(kind)),
+            ("value", Field::from(&value)),
+            ("threshold", Field::from(&threshold)),
+        ],
     );
 }
 
@@ -637,10 +648,10 @@ fn end(meta: &FunctionMeta, started: Instant, ok: bool) {
     info!(
         &crate::record::END,
         &format!("=== FUNCTION END: {} ===", meta.name()),
-        fields([
-            ("outcome", json!(if ok { "success" } else { "error" })),
-            ("execution_ms", json!(millis(started.elapsed()))),
-        ]),
+        [
+            ("outcome", Field::from(if ok { "success" } else { "error" })),
+            ("execution_ms", Field::from(millis(started.elapsed()))),
+        ],
     );
 }
 

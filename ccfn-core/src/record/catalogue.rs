@@ -53,7 +53,7 @@ impl fmt::Display for Level {
 }
 
 /// The fields of a record as the writer is given them.
-type Fields = [(&'static str, serde_json::Value)];
+use super::fields::Written;
 
 /// One step of the catalogue.
 pub struct Step {
@@ -65,7 +65,7 @@ pub struct Step {
     summary: &'static str,
     /// Emits a `tracing` event of this step carrying each of its fields
     /// (as JSON text), so that any layer can read them.
-    event: fn(tracing::Level, bool, &str, &Fields),
+    event: fn(tracing::Level, bool, &str, &Written),
 }
 
 impl fmt::Debug for Step {
@@ -81,25 +81,33 @@ impl fmt::Debug for Step {
 
 /// A field's value as a `tracing` field: its JSON text, with every secret
 /// scrubbed as in the log lines, written only if a layer records it.
-struct JsonText<'a>(&'a serde_json::Value);
+/// A field's value as other layers see it: a string as itself, anything
+/// else as JSON text, scrubbed as the contract's lines are.
+struct JsonText<'a> {
+    json: &'a str,
+    is_str: bool,
+}
 
 impl fmt::Display for JsonText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut text = match self.0 {
-            serde_json::Value::String(text) => text.clone(),
-            other => other.to_string(),
+        let mut text = if self.is_str {
+            serde_json::from_str::<String>(self.json).unwrap_or_default()
+        } else {
+            self.json.to_owned()
         };
         super::scope::scrub_for_current(&mut text);
         f.write_str(&text)
     }
 }
 
-/// The value of field `name` among `fields`, as a `tracing` value.
-fn field<'a>(fields: &'a Fields, name: &str) -> Option<tracing::field::DisplayValue<JsonText<'a>>> {
+/// The value of field `name` of a record, as a `tracing` value.
+fn field<'a>(
+    fields: &'a Written,
+    name: &str,
+) -> Option<tracing::field::DisplayValue<JsonText<'a>>> {
     fields
-        .iter()
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| tracing::field::display(JsonText(value)))
+        .get(name)
+        .map(|(json, is_str)| tracing::field::display(JsonText { json, is_str }))
 }
 
 impl Step {
@@ -109,7 +117,7 @@ impl Step {
         level: tracing::Level,
         critical: bool,
         message: &str,
-        fields: &Fields,
+        fields: &Written,
     ) {
         (self.event)(level, critical, message, fields);
     }
@@ -235,7 +243,7 @@ macro_rules! catalogue {
                 open: catalogue!(@open $($open)?),
                 summary: concat!($($doc),+),
                 event: {
-                    fn event(level: tracing::Level, critical: bool, message: &str, fields: &Fields) {
+                    fn event(level: tracing::Level, critical: bool, message: &str, fields: &Written) {
                         let _ = fields;
                         macro_rules! at {
                             ($target:literal, $at:expr) => {

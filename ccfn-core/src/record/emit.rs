@@ -5,8 +5,10 @@ use serde_json::Value;
 use tracing::Level;
 
 use super::catalogue::Step;
+use super::fields::{RecordFields, Written};
 
-/// The fields of one record, in order.
+/// The fields of one record, in order, as values built beforehand (the
+/// clients' and the runtime's records; the contract's pass [`Field`]s).
 pub(crate) type Fields = Vec<(&'static str, Value)>;
 
 /// Target of contract records.
@@ -16,23 +18,56 @@ pub(crate) const CRITICAL_TARGET: &str = "ccfn::critical";
 /// Name of the span around each invocation.
 pub(crate) const SPAN_NAME: &str = "ccfn.invocation";
 
-scoped_tls::scoped_thread_local!(static FIELDS: Fields);
-
-thread_local! {
-    /// The step and message of the record being emitted on this thread,
-    /// so that the layer need not visit the event for them.
-    static TEXT: std::cell::RefCell<(String, String)> = const {
-        std::cell::RefCell::new((String::new(), String::new()))
-    };
+/// The record being emitted: its step, message and written fields.
+#[derive(Debug, Default)]
+pub(super) struct Emitted {
+    pub(super) step: &'static str,
+    pub(super) message: String,
+    pub(super) fields: Written,
 }
 
-fn set_text(step: &str, message: &str) {
-    TEXT.with(|text| {
-        let mut text = text.borrow_mut();
-        text.0.clear();
-        text.0.push_str(step);
-        text.1.clear();
-        text.1.push_str(message);
+impl Emitted {
+    fn fill(&mut self, step: &'static Step, message: &str, fields: &(impl RecordFields + ?Sized)) {
+        self.step = step.name();
+        self.message.clear();
+        self.message.push_str(message);
+        self.fields.clear();
+        fields.write_to(&mut self.fields);
+    }
+}
+
+scoped_tls::scoped_thread_local!(static EMITTED: Emitted);
+
+thread_local! {
+    /// Where this thread writes the records it emits, kept between them.
+    static BUFFER: std::cell::RefCell<Emitted> = std::cell::RefCell::default();
+}
+
+/// Writes the record's fields once, then emits its `tracing` event with the
+/// record at hand for the contract layer.
+fn emit_with(
+    level: Level,
+    critical: bool,
+    step: &'static Step,
+    message: &str,
+    fields: &(impl RecordFields + ?Sized),
+) {
+    let dispatch = |emitted: &Emitted| {
+        EMITTED.set(emitted, || {
+            step.event(level, critical, &emitted.message, &emitted.fields);
+        });
+    };
+    BUFFER.with(|buffer| {
+        // A record emitted while another is being written (by a layer)
+        // gets a buffer of its own.
+        if let Ok(mut emitted) = buffer.try_borrow_mut() {
+            emitted.fill(step, message, fields);
+        } else {
+            let mut own = Emitted::default();
+            own.fill(step, message, fields);
+            return dispatch(&own);
+        }
+        dispatch(&buffer.borrow());
     });
 }
 
@@ -49,29 +84,33 @@ pub(crate) fn enabled(level: Level) -> bool {
 }
 
 /// Emits one contract record of `step`, whose fields are `fields`.
-pub(crate) fn emit(level: Level, step: &'static Step, message: &str, fields: &Fields) {
-    set_text(step.name(), message);
-    FIELDS.set(fields, || step.event(level, false, message, fields));
+pub(crate) fn emit(
+    level: Level,
+    step: &'static Step,
+    message: &str,
+    fields: &(impl RecordFields + ?Sized),
+) {
+    emit_with(level, false, step, message, fields);
 }
 
 /// Emits a record that is written whatever the log filter says: the
 /// spec's critical events (the task creation result).
 #[cfg_attr(not(feature = "clients"), allow(dead_code))]
-pub(crate) fn emit_critical(step: &'static Step, message: &str, fields: &Fields) {
-    set_text(step.name(), message);
-    FIELDS.set(fields, || step.event(Level::INFO, true, message, fields));
+pub(crate) fn emit_critical(
+    step: &'static Step,
+    message: &str,
+    fields: &(impl RecordFields + ?Sized),
+) {
+    emit_with(Level::INFO, true, step, message, fields);
 }
 
 /// Whether this thread is emitting a contract record now.
 pub(super) fn emitting() -> bool {
-    FIELDS.is_set()
+    EMITTED.is_set()
 }
 
-/// Calls `f` with the step, message and fields of the record this thread
-/// is emitting; only while [`emitting`].
-pub(super) fn with_emitted<R>(f: impl FnOnce(&str, &str, &Fields) -> R) -> R {
-    TEXT.with(|text| {
-        let text = text.borrow();
-        FIELDS.with(|fields| f(&text.0, &text.1, fields))
-    })
+/// Calls `f` with the record this thread is emitting; only while
+/// [`emitting`].
+pub(super) fn with_emitted<R>(f: impl FnOnce(&Emitted) -> R) -> R {
+    EMITTED.with(f)
 }

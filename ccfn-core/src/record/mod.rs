@@ -21,10 +21,12 @@
 pub(crate) mod background;
 mod catalogue;
 pub(crate) mod emit;
+pub(crate) mod fields;
 pub(crate) mod panic;
 pub(crate) mod scope;
 pub(crate) mod writer;
 
 pub use catalogue::*;
 pub(crate) use emit::{emit, enabled, Fields, SPAN_NAME};
+pub(crate) use fields::Field;
 pub(crate) use scope::{InInvocation, Invocation};

@@ -22,6 +22,7 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
 use super::emit::{self, CRITICAL_TARGET, SPAN_NAME, TARGET};
+use super::fields::Written;
 use super::scope::{self, Invocation, JsonIdentity};
 use crate::secret::scrub;
 use crate::text::push_clean;
@@ -107,28 +108,47 @@ impl LogFormat {
             .filter(|(key, _)| !HEADER_KEYS.contains(&key.as_str()))
             .map(|(key, value)| (key.as_str(), value));
         let mut out = String::new();
-        self.write(&header, fields, &mut out, NONE);
+        self.write(&header, Body::Values(fields), &mut out, NONE);
         out
     }
 
     /// Writes one record into `out` (without the final newline); `also`
     /// are the invocation's own values to scrub (the registered secrets are
     /// scrubbed from the whole line afterwards).
-    fn write<'a>(
+    fn write<'a, I>(
         self,
         header: &Header<'_>,
-        fields: impl Iterator<Item = (&'a str, &'a Value)> + Clone,
+        body: Body<'_, I>,
         out: &mut String,
         also: &[Box<str>],
-    ) {
+    ) where
+        I: Iterator<Item = (&'a str, &'a Value)> + Clone,
+    {
         match self {
-            LogFormat::Json => write_json(header, fields, out),
-            LogFormat::Pretty => write_pretty(header, fields, out, also),
+            LogFormat::Json => write_json(header, body, out),
+            LogFormat::Pretty => write_pretty(header, body, out, also),
         }
     }
 }
 
 /// What every record starts with.
+/// The fields of a line: a contract record's, written once when it was
+/// emitted, or values (a handler's own line, a record read back).
+#[derive(Clone)]
+enum Body<'w, I> {
+    Written(&'w Written),
+    Values(I),
+}
+
+impl<'a, I: Iterator<Item = (&'a str, &'a Value)> + Clone> Body<'_, I> {
+    fn has(&self, name: &str) -> bool {
+        match self {
+            Body::Written(written) => written.has(name),
+            Body::Values(values) => values.clone().any(|(key, _)| key == name),
+        }
+    }
+}
+
 struct Header<'a> {
     timestamp: &'a str,
     level: &'a str,
@@ -158,11 +178,10 @@ const HEADER_KEYS: [&str; 6] = [
     "message",
 ];
 
-fn write_json<'a>(
-    header: &Header<'_>,
-    fields: impl Iterator<Item = (&'a str, &'a Value)> + Clone,
-    out: &mut String,
-) {
+fn write_json<'a, I>(header: &Header<'_>, body: Body<'_, I>, out: &mut String)
+where
+    I: Iterator<Item = (&'a str, &'a Value)> + Clone,
+{
     use crate::text::json::{push_str, push_value};
     /// `,"name":`; names are almost always plain (a step's field names,
     /// a handler's identifiers), and then need no escaping.
@@ -194,31 +213,35 @@ fn write_json<'a>(
     };
     out.push_str(&identity.function_and_id);
     // A record's own `call_sid` field takes its place.
-    if !fields.clone().any(|(key, _)| key == "call_sid") {
+    if !body.has("call_sid") {
         out.push_str(&identity.call_sid);
     }
     out.push_str(",\"step\":");
     push_str(out, header.step);
     out.push_str(",\"message\":");
     push_str(out, header.message);
-    for (key, value) in fields {
-        if HEADER_KEYS.contains(&key) {
-            // A field may not shadow what every record has.
-            name(out, &format!("fields.{key}"));
-        } else {
-            name(out, key);
+    match body {
+        // The catalogue's field names shadow none of the header's.
+        Body::Written(written) => out.push_str(written.members()),
+        Body::Values(fields) => {
+            for (key, value) in fields {
+                if HEADER_KEYS.contains(&key) {
+                    // A field may not shadow what every record has.
+                    name(out, &format!("fields.{key}"));
+                } else {
+                    name(out, key);
+                }
+                push_value(out, value);
+            }
         }
-        push_value(out, value);
     }
     out.push('}');
 }
 
-fn write_pretty<'a>(
-    header: &Header<'_>,
-    fields: impl Iterator<Item = (&'a str, &'a Value)> + Clone,
-    out: &mut String,
-    also: &[Box<str>],
-) {
+fn write_pretty<'a, I>(header: &Header<'_>, body: Body<'_, I>, out: &mut String, also: &[Box<str>])
+where
+    I: Iterator<Item = (&'a str, &'a Value)> + Clone,
+{
     let _ = write!(
         out,
         "{} {:<5} {} {} [{}] ",
@@ -231,13 +254,25 @@ fn write_pretty<'a>(
     push_clean(out, header.message);
     let call_sid = header
         .call_sid
-        .filter(|_| !fields.clone().any(|(k, _)| k == "call_sid"))
+        .filter(|_| !body.has("call_sid"))
         .map(Value::from);
     if let Some(call_sid) = &call_sid {
         pretty_field(out, "call_sid", call_sid, also);
     }
-    for (key, value) in fields {
-        pretty_field(out, key, value, also);
+    match body {
+        Body::Written(written) => {
+            // The human format reads the values back; it is not the fast
+            // path.
+            for (key, json) in written.iter() {
+                let value = serde_json::from_str(json).unwrap_or(Value::Null);
+                pretty_field(out, key, &value, also);
+            }
+        }
+        Body::Values(fields) => {
+            for (key, value) in fields {
+                pretty_field(out, key, value, also);
+            }
+        }
     }
 }
 
@@ -439,10 +474,10 @@ where
         let level = meta.level().as_str();
         let secrets = invocation.map_or(NONE, |i| &i.secrets);
         if contract {
-            emit::with_emitted(|step, message, fields| {
-                let fields = fields.iter().map(|(k, v)| (*k, v));
-                let header = header(timestamp, level, invocation, step, message);
-                self.format.write(&header, fields, line, secrets);
+            emit::with_emitted(|emitted| {
+                let header = header(timestamp, level, invocation, emitted.step, &emitted.message);
+                let body = Body::Written::<std::iter::Empty<(&str, &Value)>>(&emitted.fields);
+                self.format.write(&header, body, line, secrets);
             });
             scrub(line, secrets);
             line.push('\n');
@@ -469,7 +504,8 @@ where
         }));
         let fields = others.iter().map(|(k, v)| (k.as_str(), v));
         let header = header(timestamp, level, invocation, "log", &visitor.message);
-        self.format.write(&header, fields, line, secrets);
+        self.format
+            .write(&header, Body::Values(fields), line, secrets);
         scrub(line, secrets);
         line.push('\n');
     }
