@@ -619,7 +619,9 @@ impl VoiceResponse {
 
 /// The document of `verbs`: declaration, then compact XML.
 fn write_document(verbs: &[Verb]) -> String {
-    let mut out = String::with_capacity(DECLARATION.len() + 24 + 64 * verbs.len());
+    // Room for a typical menu at once: growing the buffer verb by verb
+    // costs more than the memory.
+    let mut out = String::with_capacity(1024.max(DECLARATION.len() + 24 + 96 * verbs.len()));
     out.push_str(DECLARATION);
     write_element(&mut out, "Response", &Attrs::default(), "", verbs);
     out

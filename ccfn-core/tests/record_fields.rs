@@ -118,7 +118,9 @@ fn no_step_field_shadows_the_header_and_every_name_is_plain() {
                 step.name()
             );
             assert!(
-                field.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+                field
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
                 "{}: field {field:?} is not a plain name",
                 step.name()
             );

@@ -323,6 +323,11 @@ fn flow(event: &Event) {
 /// Logs a voice function's `voice_response` records (the document as first
 /// built and as returned) and its `taskrouter_config`.
 fn voice_records(context: &Context, reply: &Reply) {
+    if !crate::record::enabled(Level::INFO) {
+        // Nothing below would be written: not even the document as first
+        // built need be written out.
+        return;
+    }
     let (workflow_sid, queue) = match reply {
         Reply::Voice(voice) => {
             let built = voice.built().unwrap_or(voice.xml());

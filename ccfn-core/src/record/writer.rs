@@ -525,7 +525,12 @@ where
     }
 
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: LayerContext<'_, S>) {
-        if attrs.metadata().name() != SPAN_NAME {
+        // The span stays enabled for other layers, but its identity is
+        // only read for lines written outside the invocation's own polls:
+        // with this layer's filter off for ccfn, there are none worth
+        // its cost (a critical line there goes without it).
+        if attrs.metadata().name() != SPAN_NAME || !self.filter.would_enable(TARGET, &Level::ERROR)
+        {
             return;
         }
         let mut visitor = InvocationVisitor::default();
