@@ -363,6 +363,28 @@ impl Setting {
         self.parse(source, |value| value.parse().ok())
     }
 
+    /// Whether the value, when set, is one the variable accepts.
+    ///
+    /// # Errors
+    /// It is not; the error says why.
+    pub fn check<S: Source + ?Sized>(&'static self, source: &S) -> Result<(), ConfigError> {
+        match self.kind {
+            Kind::Text | Kind::Flag => Ok(()),
+            Kind::Whole { .. } => self.whole(source).map(drop),
+            Kind::Ratio => self.ratio(source).map(drop),
+            Kind::Choice(_) => self.choice(source).map(drop),
+            Kind::Url => self.url(source).map(drop),
+            Kind::Addr => self.addr(source).map(drop),
+            Kind::Filter => match self.text(source) {
+                None => Ok(()),
+                Some(value) => value
+                    .parse::<tracing_subscriber::filter::Targets>()
+                    .map(drop)
+                    .map_err(|e| self.invalid(value, Some(&e.to_string()))),
+            },
+        }
+    }
+
     /// The error for `value` of this variable, with an optional `detail`
     /// (a parser's reason): names the variable, quotes the value (cut,
     /// control characters escaped; a secret's value is never shown) and
@@ -766,6 +788,26 @@ settings! {
         DefaultValue::Value("local"), "`execution_environment` of the `debug` record");
 }
 
+/// Checks every variable of the catalogue that `source` sets, in the
+/// catalogue's order: how a start-up finds a bad client setting before
+/// the first call needs it.
+///
+/// ```
+/// use ccfn_core::config::{check, Env};
+///
+/// assert!(check(&Env::from_vars([("CCFN_MODE", "local")])).is_ok());
+/// let error = check(&Env::from_vars([("EMAILPROVIDER_TIMEOUT_MS", "6s")])).unwrap_err();
+/// assert_eq!(error.variable(), Some("EMAILPROVIDER_TIMEOUT_MS"));
+/// ```
+///
+/// # Errors
+/// The first variable whose value cannot be used.
+pub fn check<S: Source + ?Sized>(source: &S) -> Result<(), ConfigError> {
+    SETTINGS
+        .iter()
+        .try_for_each(|setting| setting.check(source))
+}
+
 /// The setting named `name`, if ccfn reads it.
 #[must_use]
 pub fn setting(name: &str) -> Option<&'static Setting> {
@@ -815,15 +857,7 @@ mod tests {
 
     fn error(setting: &'static Setting, value: &str) -> String {
         let env = env(&[(setting.name(), value)]);
-        let result = match setting.kind() {
-            Kind::Whole { .. } => setting.whole(&env).map(drop),
-            Kind::Ratio => setting.ratio(&env).map(drop),
-            Kind::Choice(_) => setting.choice(&env).map(drop),
-            Kind::Url => setting.url(&env).map(drop),
-            Kind::Addr => setting.addr(&env).map(drop),
-            Kind::Text | Kind::Flag | Kind::Filter => Ok(()),
-        };
-        result.unwrap_err().to_string()
+        setting.check(&env).unwrap_err().to_string()
     }
 
     #[test]
@@ -1012,18 +1046,14 @@ mod tests {
             // Every documented value parses as its kind.
             if let DefaultValue::Value(value) = setting.default_value() {
                 let env = env(&[(setting.name(), value)]);
-                let parsed = match setting.kind() {
-                    Kind::Whole { .. } => setting.whole(&env).map(|v| v.is_some()),
-                    Kind::Ratio => setting.ratio(&env).map(|v| v.is_some()),
-                    Kind::Choice(_) => setting.choice(&env).map(|v| v.is_some()),
-                    Kind::Url => setting.url(&env).map(|v| v.is_some()),
-                    Kind::Addr => setting.addr(&env).map(|v| v.is_some()),
-                    Kind::Text | Kind::Flag | Kind::Filter => Ok(true),
-                };
+                let parsed = setting.check(&env).map(|()| true);
                 assert_eq!(parsed, Ok(true), "{}", setting.name());
             }
         }
         assert!(super::setting("PATH").is_none());
+        assert_eq!(check(&Env::default()), Ok(()));
+        let bad = env(&[("CCFN_LOG", "x=bogus"), ("TASKROUTER_TIMEOUT_MS", "0")]);
+        assert_eq!(check(&bad).unwrap_err().variable(), Some("CCFN_LOG"));
     }
 
     #[test]
