@@ -4,7 +4,7 @@
 //! thresholds) shares.
 //!
 //! Code reads a variable only through its [`Setting`] in the catalogue
-//! ([`SETTINGS`]): `CCFN_HTTP_TIMEOUT.millis(&env)`, never
+//! ([`SETTINGS`]): `CCFN_HTTP_TIMEOUT_MS.millis(&env)`, never
 //! `std::env::var("CCFN_HTTP_TIMEOUT_MS")`. A value that cannot be used is
 //! a [`ConfigError`] that names the variable, quotes the value (never a
 //! secret's) and says what the variable accepts:
@@ -398,12 +398,11 @@ impl Setting {
             format!("{}={}", self.name, quote(self.kind, value))
         };
         message.push_str(": ");
-        if let Some(detail) = detail {
+        // A parser's reason may repeat the value: a secret's is left out.
+        if let Some(detail) = detail.filter(|_| !self.secret) {
             let mut clean = String::new();
             push_escaped(&mut clean, detail);
-            if !self.secret {
-                scrub(&mut clean, &[]);
-            }
+            scrub(&mut clean, &[]);
             message.push_str(&clean);
             message.push_str("; ");
         }
@@ -1005,6 +1004,9 @@ mod tests {
             message,
             "CCFN_SECRET_TEST (a secret, its value not shown): expected a whole number of bytes"
         );
+        let with_detail =
+            SECRET_NUMBER.invalid("canary-secret-setting-1", Some("canary-secret-setting-1"));
+        assert_eq!(with_detail.to_string(), message);
         let env = env(&[("API_KEY_SECRET", " canary-secret-setting-2 ")]);
         assert_eq!(
             API_KEY_SECRET.secret_value(&env).unwrap().expose(),
