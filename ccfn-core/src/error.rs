@@ -1,5 +1,7 @@
-//! The error a function completes with.
+//! The error a function completes with, and the configuration error a
+//! start-up reports.
 
+use std::any::Any;
 use std::backtrace::{Backtrace, BacktraceStatus};
 use std::error::Error as StdError;
 use std::fmt;
@@ -10,8 +12,9 @@ use std::fmt;
 pub enum ErrorKind {
     /// A required parameter is missing (HTTP 400).
     Validation,
-    /// A required environment value is missing: a deployment fault
-    /// (HTTP 500).
+    /// A setting or a required environment value is missing or cannot be
+    /// used: a deployment fault (HTTP 500), never a request's fault. Every
+    /// [`ConfigError`] converts into an error of this kind.
     Configuration,
     /// The function failed (HTTP 500).
     Function,
@@ -200,16 +203,79 @@ impl StdError for StdErrorAdapter {
     }
 }
 
+/// Any error as a function error, but a [`ConfigError`], which becomes a
+/// configuration error (`?` on a setting reports a deployment fault, never
+/// a request's).
 impl<E: StdError + Send + Sync + 'static> From<E> for Error {
     fn from(error: E) -> Self {
+        let is_config = (&error as &dyn Any).is::<ConfigError>();
+        let (kind, backtrace) = if is_config {
+            (ErrorKind::Configuration, Backtrace::disabled())
+        } else {
+            (ErrorKind::Function, Backtrace::capture())
+        };
         Error {
-            kind: ErrorKind::Function,
+            kind,
             message: error.to_string(),
             source: Some(Box::new(error)),
-            backtrace: Backtrace::capture(),
+            backtrace,
         }
     }
 }
+
+/// A setting that cannot be used: its message names the variable, says
+/// what it accepts and quotes the value (never a secret's). It converts
+/// into an [`Error`] of kind [`ErrorKind::Configuration`]. See
+/// [`crate::config`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    variable: Option<&'static str>,
+    accepted: Option<String>,
+    message: String,
+}
+
+impl ConfigError {
+    /// An error about `variable` (none for a `.env` file that cannot be
+    /// read), which accepts `accepted`, with the whole `message`.
+    pub(crate) fn new(
+        variable: Option<&'static str>,
+        accepted: Option<String>,
+        message: String,
+    ) -> Self {
+        ConfigError {
+            variable,
+            accepted,
+            message,
+        }
+    }
+
+    /// The variable to fix, when the error is about one.
+    #[must_use]
+    pub fn variable(&self) -> Option<&'static str> {
+        self.variable
+    }
+
+    /// What the variable accepts, when the error is about the form of its
+    /// value.
+    #[must_use]
+    pub fn accepted(&self) -> Option<&str> {
+        self.accepted.as_deref()
+    }
+
+    /// The message.
+    #[must_use]
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl StdError for ConfigError {}
 
 #[cfg(test)]
 mod tests {
@@ -262,6 +328,22 @@ mod tests {
                 "{kind:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_config_error_becomes_a_configuration_error() {
+        let config = ConfigError::new(
+            Some("CCFN_MODE"),
+            Some("`local` or `production`".to_owned()),
+            "CCFN_MODE=\"prod\": expected `local` or `production`".to_owned(),
+        );
+        let error = Error::from(config.clone());
+        assert_eq!(error.kind(), ErrorKind::Configuration);
+        assert_eq!(error.message(), config.message());
+        assert_eq!(error.backtrace().status(), BacktraceStatus::Disabled);
+        assert_eq!(error.stack(), format!("configuration: {config}"));
+        let io = Error::from(std::io::Error::other("x"));
+        assert_eq!(io.kind(), ErrorKind::Function);
     }
 
     #[test]

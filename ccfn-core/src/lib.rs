@@ -45,6 +45,7 @@
 //! | layer | modules | feature |
 //! |---|---|---|
 //! | text and secrets | [`Secret`], [`params`], [`signature`] | always |
+//! | the configuration | [`config`] (every variable ccfn reads, [`ConfigError`]) | always |
 //! | the voice markup | [`voice`] | always |
 //! | records and their writer | [`record`], [`init_logging`], [`ContractLayer`] | always |
 //! | the function model and its contract | [`Context`], [`Event`], [`Callback`], [`contact_fn`] | always |
@@ -58,13 +59,14 @@
 #![doc(test(attr(deny(warnings))))]
 
 // The layers, each depending only on those listed before it (checked by
-// `tests/layers.rs`): text and secrets; the voice markup; the records and
+// `tests/layers.rs`): text and secrets; the configuration; the voice markup; the records and
 // their writer; the function model and its contract; the clients; the
 // runtime.
 #[doc(hidden)]
 pub mod __private;
 #[cfg(feature = "clients")]
 mod client;
+pub mod config;
 mod error;
 mod function;
 #[cfg(fuzzing)]
@@ -81,7 +83,7 @@ pub mod voice;
 
 #[cfg(feature = "clients")]
 pub use client::{email, http, taskrouter};
-pub use error::{Error, ErrorKind};
+pub use error::{ConfigError, Error, ErrorKind};
 pub use function::callback::{
     Callback, Completion, IntoCompletion, IntoReply, InvocationId, Outcome, Reply, Response,
     VoiceReply,
@@ -93,7 +95,7 @@ pub use function::meta::{FunctionMeta, Kind};
 pub use function::{metrics, ContactFunction};
 pub use record::writer::{
     init_logging, init_logging_to, init_logging_with, parse_filter, ContractLayer, LogFormat,
-    LogGuard, LOG_QUEUE_LINES,
+    LogGuard, LogSettings, LOG_QUEUE_LINES,
 };
 pub use secret::{is_sensitive_name, redact_json, Secret, MIN_SCRUBBED_LEN, REDACTED};
 pub use voice::VoiceResponse;

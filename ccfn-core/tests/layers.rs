@@ -18,6 +18,8 @@ const RANKS: &[(&str, u32)] = &[
     ("signature", 0),
     ("params", 0),
     ("secret", 1),
+    // The configuration: every variable ccfn reads, and their reader.
+    ("config", 2),
     // The voice markup.
     ("voice", 2),
     // The records and their writer.

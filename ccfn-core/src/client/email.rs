@@ -84,6 +84,7 @@ use serde_json::{json, Value};
 use tracing::Level;
 
 use crate::client::http::{sanitize_url, ApiResponse, HttpClient, HttpConfig};
+use crate::config;
 use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::function::context::Context;
@@ -1018,62 +1019,48 @@ impl EmailSender {
     /// The slow-response alert threshold is the context's
     /// [`Thresholds::api_response`](crate::Thresholds::api_response).
     ///
+    /// Each is read through its entry in [`crate::config`].
+    ///
     /// # Errors
     /// A key without a domain, an unknown region, a size or timeout that
     /// is not a number, or a base URL that is not an `http` or `https` URL (kind
-    /// `Configuration`); each message names the value to fix.
+    /// `Configuration`); each message names the variable to fix.
     pub fn from_context(context: &Context) -> Result<EmailSender, Error> {
-        let value = |name: &str| context.get(name).map(str::trim).filter(|v| !v.is_empty());
-        let max_total_bytes = match value("EMAILPROVIDER_MAX_BYTES") {
-            None => DEFAULT_MAX_TOTAL_BYTES,
-            Some(text) => text.parse().map_err(|_| {
-                Error::new(
-                    ErrorKind::Configuration,
-                    format!("EMAILPROVIDER_MAX_BYTES is {text:?}: expected a number of bytes"),
-                )
-            })?,
-        };
-        let key = context
-            .secret("EMAILPROVIDER_API_KEY")
-            .filter(|key| !key.expose().trim().is_empty());
-        let Some(key) = key else {
-            let dir = value("CCFN_OUTBOX_DIR").unwrap_or(DEFAULT_OUTBOX_DIR);
+        let max_total_bytes = config::EMAILPROVIDER_MAX_BYTES
+            .whole(context)?
+            .unwrap_or(DEFAULT_MAX_TOTAL_BYTES);
+        let domain = config::EMAILPROVIDER_DOMAIN.text(context);
+        let Some(key) = config::EMAILPROVIDER_API_KEY.secret_value(context) else {
+            let dir = config::CCFN_OUTBOX_DIR
+                .text(context)
+                .unwrap_or(DEFAULT_OUTBOX_DIR);
             let outbox = Outbox::new(dir).max_total_bytes(max_total_bytes);
-            return Ok(EmailSender::Outbox(match value("EMAILPROVIDER_DOMAIN") {
+            return Ok(EmailSender::Outbox(match domain {
                 Some(domain) => outbox.domain(domain),
                 None => outbox,
             }));
         };
-        let domain = value("EMAILPROVIDER_DOMAIN").ok_or_else(|| {
-            Error::new(
-                ErrorKind::Configuration,
+        let domain = domain.ok_or_else(|| {
+            config::EMAILPROVIDER_DOMAIN.problem(
                 "EMAILPROVIDER_API_KEY is set but EMAILPROVIDER_DOMAIN is not: set it to the \
                  verified sending domain (mg.example.com, say), or unset the key to use the local outbox",
             )
         })?;
-        let base_url = match (
-            value("EMAILPROVIDER_BASE_URL"),
-            value("EMAILPROVIDER_REGION"),
-        ) {
-            (Some(url), _) => url.to_owned(),
-            (None, Some(region)) => region
-                .parse::<EmailRegion>()
-                .map_err(|_| {
-                    Error::new(
-                        ErrorKind::Configuration,
-                        format!("EMAILPROVIDER_REGION is {region:?}: expected `us` or `eu`"),
-                    )
-                })?
-                .base_url()
-                .to_owned(),
-            (None, None) => US_BASE_URL.to_owned(),
+        let base_url = match config::EMAILPROVIDER_BASE_URL.url(context)? {
+            Some(url) => url,
+            None => match config::EMAILPROVIDER_REGION.choice(context)? {
+                Some("eu") => EmailRegion::Eu,
+                Some(_) | None => EmailRegion::Us,
+            }
+            .base_url()
+            .to_owned(),
         };
         let http = HttpConfig {
             slow_response: context.thresholds().api_response,
             ..HttpConfig::default()
         }
-        .with_settings("EMAILPROVIDER", |name| context.get(name))?;
-        let config = EmailProviderConfig::new(domain, key.clone())
+        .with_settings(&config::EMAILPROVIDER_HTTP, context)?;
+        let config = EmailProviderConfig::new(domain, key)
             .base_url(base_url)
             .max_total_bytes(max_total_bytes)
             .http(http);
@@ -1174,7 +1161,18 @@ mod tests {
         let error = EmailSender::from_context(&context).unwrap_err();
         assert_eq!(
             error.message(),
-            "EMAILPROVIDER_REGION is \"asia\": expected `us` or `eu`"
+            "EMAILPROVIDER_REGION=\"asia\": expected `us` or `eu`"
+        );
+        assert_eq!(error.kind(), ErrorKind::Configuration);
+        let context = Context::builder()
+            .value("EMAILPROVIDER_API_KEY", "key-canary-config-0001")
+            .value("EMAILPROVIDER_DOMAIN", "mg.example.com")
+            .value("EMAILPROVIDER_BASE_URL", "ftp://key-canary-config-0001@x")
+            .build();
+        let error = EmailSender::from_context(&context).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "EMAILPROVIDER_BASE_URL=\"ftp://[REDACTED]@x\": expected an http:// or https:// URL such as https://example.com"
         );
         let context = Context::builder()
             .value("EMAILPROVIDER_MAX_BYTES", "25MB")
@@ -1182,7 +1180,7 @@ mod tests {
         let error = EmailSender::from_context(&context).unwrap_err();
         assert_eq!(
             error.message(),
-            "EMAILPROVIDER_MAX_BYTES is \"25MB\": expected a number of bytes"
+            "EMAILPROVIDER_MAX_BYTES=\"25MB\": expected a whole number of bytes, at least 1"
         );
         let default = EmailSender::from_context(&Context::builder().build()).unwrap();
         assert!(

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{json, Value};
 use tracing::Level;
 
+use crate::config::{ConfigError, HttpVariables, Source};
 use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::function::contract::alert;
@@ -68,56 +69,43 @@ impl Default for HttpConfig {
 }
 
 impl HttpConfig {
-    /// This configuration with the settings named `{prefix}_TIMEOUT_MS`,
-    /// `{prefix}_CONNECT_TIMEOUT_MS` and `{prefix}_MAX_RESPONSE_BYTES`
-    /// applied where `value` has them (blank values are unset).
+    /// This configuration with the variables `vars` names applied where
+    /// `source` (a [`crate::Context`], a [`crate::config::Env`]) has them
+    /// (blank values are unset).
     ///
     /// ```
     /// use std::time::Duration;
+    /// use ccfn_core::config::{Env, TASKROUTER_HTTP};
     /// use ccfn_core::http::HttpConfig;
     ///
-    /// let config = HttpConfig::default()
-    ///     .with_settings("TASKROUTER", |name| (name == "TASKROUTER_TIMEOUT_MS").then_some("2500"))
-    ///     .unwrap();
+    /// let env = Env::from_vars([("TASKROUTER_TIMEOUT_MS", "2500")]);
+    /// let config = HttpConfig::default().with_settings(&TASKROUTER_HTTP, &env).unwrap();
     /// assert_eq!(config.timeout, Duration::from_millis(2500));
     ///
-    /// let error = HttpConfig::default()
-    ///     .with_settings("TASKROUTER", |name| (name == "TASKROUTER_MAX_RESPONSE_BYTES").then_some("1MB"))
-    ///     .unwrap_err();
+    /// let env = Env::from_vars([("TASKROUTER_MAX_RESPONSE_BYTES", "1MB")]);
+    /// let error = HttpConfig::default().with_settings(&TASKROUTER_HTTP, &env).unwrap_err();
     /// assert_eq!(
-    ///     error.message(),
-    ///     "TASKROUTER_MAX_RESPONSE_BYTES is \"1MB\": expected a number of bytes, at least 1"
+    ///     error.to_string(),
+    ///     "TASKROUTER_MAX_RESPONSE_BYTES=\"1MB\": expected a whole number of bytes, at least 1"
     /// );
     /// ```
     ///
     /// # Errors
-    /// A value that is not a whole number, or is 0 (kind `Configuration`);
-    /// the message names the variable and says what it takes.
-    pub fn with_settings<'a>(
+    /// A value that is not a whole number, or is 0; the message names the
+    /// variable and says what it takes. It converts into an [`Error`] of
+    /// kind `Configuration`.
+    pub fn with_settings<S: Source + ?Sized>(
         mut self,
-        prefix: &str,
-        value: impl Fn(&str) -> Option<&'a str>,
-    ) -> Result<Self, Error> {
-        let number = |suffix: &str, unit: &str| -> Result<Option<u64>, Error> {
-            let name = format!("{prefix}_{suffix}");
-            match value(&name).map(str::trim).filter(|v| !v.is_empty()) {
-                None => Ok(None),
-                Some(text) => match text.parse::<u64>() {
-                    Ok(n) if n > 0 => Ok(Some(n)),
-                    _ => Err(Error::new(
-                        ErrorKind::Configuration,
-                        format!("{name} is {text:?}: expected a number of {unit}, at least 1"),
-                    )),
-                },
-            }
-        };
-        if let Some(ms) = number("TIMEOUT_MS", "milliseconds")? {
-            self.timeout = Duration::from_millis(ms);
+        vars: &HttpVariables,
+        source: &S,
+    ) -> Result<Self, ConfigError> {
+        if let Some(timeout) = vars.timeout.millis(source)? {
+            self.timeout = timeout;
         }
-        if let Some(ms) = number("CONNECT_TIMEOUT_MS", "milliseconds")? {
-            self.connect_timeout = Duration::from_millis(ms);
+        if let Some(timeout) = vars.connect_timeout.millis(source)? {
+            self.connect_timeout = timeout;
         }
-        if let Some(bytes) = number("MAX_RESPONSE_BYTES", "bytes")? {
+        if let Some(bytes) = vars.max_response_bytes.whole(source)? {
             self.max_response_bytes = bytes;
         }
         Ok(self)
@@ -971,6 +959,23 @@ fn cut(mut text: String, max: usize) -> (Value, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_documented_defaults_are_the_defaults() {
+        use crate::config::{DefaultValue, Env, CCFN_HTTP, EMAILPROVIDER_HTTP, TASKROUTER_HTTP};
+        let documented = Env::from_vars(crate::config::SETTINGS.iter().filter_map(|setting| {
+            match setting.default_value() {
+                DefaultValue::Value(value) => Some((setting.name(), value)),
+                _ => None,
+            }
+        }));
+        for vars in [&CCFN_HTTP, &EMAILPROVIDER_HTTP, &TASKROUTER_HTTP] {
+            assert_eq!(
+                HttpConfig::default().with_settings(vars, &documented),
+                Ok(HttpConfig::default())
+            );
+        }
+    }
 
     #[test]
     fn urls_lose_credentials_and_secret_query_values() {

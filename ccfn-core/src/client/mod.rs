@@ -10,6 +10,7 @@ pub mod taskrouter;
 
 use std::sync::Arc;
 
+use crate::config;
 use crate::error::Error;
 use crate::function::context::{Context, Extension};
 
@@ -25,8 +26,8 @@ impl Context {
     /// and shared.
     ///
     /// # Errors
-    /// A `CCFN_HTTP_*` value is not a whole number above 0, or the client
-    /// cannot be set up.
+    /// A `CCFN_HTTP_*` value is not a whole number above 0 (kind
+    /// `Configuration`), or the client cannot be set up.
     pub fn http(&self) -> Result<Arc<HttpClient>, Error> {
         self.extension()
     }
@@ -58,7 +59,7 @@ impl Extension for HttpClient {
             slow_response: context.thresholds().api_response,
             ..HttpConfig::default()
         }
-        .with_settings("CCFN_HTTP", |name| context.get(name))?;
+        .with_settings(&config::CCFN_HTTP, context)?;
         HttpClient::new(config)
     }
 }

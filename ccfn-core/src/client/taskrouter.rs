@@ -84,6 +84,7 @@ use sha2::{Digest, Sha256};
 use tracing::Level;
 
 use crate::client::http::{sanitize_url, ApiResponse, HttpClient, HttpConfig};
+use crate::config;
 use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::function::context::Context;
@@ -1252,53 +1253,42 @@ impl TaskRouter {
     /// assert!(matches!(TaskRouter::from_context(&remote).unwrap(), TaskRouter::Remote(_)));
     /// ```
     ///
+    /// Each is read through its entry in [`crate::config`].
+    ///
     /// # Errors
     /// `TASKROUTER_BASE_URL` is not an http(s) URL, a `TASKROUTER_*`
-    /// timeout or size is not a whole number above 0, or the HTTP client
-    /// cannot be set up.
+    /// timeout or size is not a whole number above 0 (kind
+    /// `Configuration`), or the HTTP client cannot be set up.
     pub fn from_context(context: &Context) -> Result<Self, Error> {
-        let value = |name: &str| {
-            context
-                .get(name)
-                .map(str::to_owned)
-                .or_else(|| context.secret(name).map(|s| s.expose().to_owned()))
-                .filter(|value| !value.trim().is_empty())
-        };
-        let secret = |name: &str| {
-            context
-                .secret(name)
-                .cloned()
-                .or_else(|| context.get(name).map(Secret::new))
-                .filter(|secret| !secret.expose().trim().is_empty())
-        };
-        let workspace = value("PLATFORM_WORKSPACE_SID");
-        let credentials = match (value("API_KEY_SID"), secret("API_KEY_SECRET")) {
-            (Some(user), Some(password)) => Some((user, password)),
-            _ => match (value("ACCOUNT_SID"), secret("AUTH_TOKEN")) {
-                (Some(user), Some(password)) => Some((user, password)),
-                _ => None,
-            },
-        };
-        if let (Some(workspace), Some((user, password))) = (&workspace, credentials) {
-            let mut config = TaskRouterConfig::new(workspace.clone(), user, password);
-            if let Some(base) = value("TASKROUTER_BASE_URL") {
-                config.base_url = base;
+        let workspace = config::PLATFORM_WORKSPACE_SID.text(context);
+        let api_key = config::API_KEY_SID
+            .text(context)
+            .zip(config::API_KEY_SECRET.secret_value(context));
+        let account = config::ACCOUNT_SID
+            .text(context)
+            .zip(config::AUTH_TOKEN.secret_value(context));
+        let has_credentials = api_key.is_some() || account.is_some();
+        if let (Some(workspace), Some((user, password))) = (workspace, api_key.or(account)) {
+            let mut settings = TaskRouterConfig::new(workspace, user, password);
+            if let Some(base) = config::TASKROUTER_BASE_URL.url(context)? {
+                settings.base_url = base;
             }
-            config.http = HttpConfig {
+            settings.http = HttpConfig {
                 slow_response: context.thresholds().api_response,
                 ..HttpConfig::default()
             }
-            .with_settings("TASKROUTER", |name| context.get(name))?;
-            return Ok(TaskRouter::Remote(TaskRouterClient::new(config)?));
+            .with_settings(&config::TASKROUTER_HTTP, context)?;
+            return Ok(TaskRouter::Remote(TaskRouterClient::new(settings)?));
         }
-        let path = value("CCFN_TASK_STORE").unwrap_or_else(|| DEFAULT_TASK_STORE.to_owned());
+        let path = config::CCFN_TASK_STORE
+            .text(context)
+            .unwrap_or(DEFAULT_TASK_STORE)
+            .to_owned();
         let mut missing = Vec::new();
         if workspace.is_none() {
             missing.push("PLATFORM_WORKSPACE_SID");
         }
-        if !(value("ACCOUNT_SID").is_some() && secret("AUTH_TOKEN").is_some()
-            || value("API_KEY_SID").is_some() && secret("API_KEY_SECRET").is_some())
-        {
+        if !has_credentials {
             missing.push("ACCOUNT_SID + AUTH_TOKEN or API_KEY_SID + API_KEY_SECRET");
         }
         emit(

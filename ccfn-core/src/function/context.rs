@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use crate::config::{self, ConfigError, Env, Source};
 use crate::error::{Error, ErrorKind};
 use crate::secret::{is_sensitive_name, Secret};
 
@@ -36,59 +37,60 @@ impl Thresholds {
     /// `CCFN_ALERT_MEMORY_RATIO`, `CCFN_ALERT_API_RESPONSE_MS`,
     /// `CCFN_ALERT_ERROR_RATE`, `CCFN_ALERT_ERROR_WINDOW_S`,
     /// `CCFN_ALERT_ERROR_MIN_INVOCATIONS` and `CCFN_ALERT_RESPONSE_BYTES`
-    /// when set.
+    /// when set in the process environment or the `.env` file (see
+    /// [`Env::load`]).
     ///
     /// # Errors
-    /// A variable is set to something that is not a number of its kind;
-    /// the error names it and quotes the value.
+    /// The `.env` file cannot be read, or a variable is set to something
+    /// that is not a number of its kind (kind `Configuration`); the error
+    /// names it, quotes the value and says what it accepts.
     pub fn from_env() -> Result<Self, Error> {
+        Ok(Self::from_source(&Env::load()?)?)
+    }
+
+    /// The defaults, changed by the variables `source` has.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use ccfn_core::config::Env;
+    /// use ccfn_core::Thresholds;
+    ///
+    /// let env = Env::from_vars([("CCFN_ALERT_EXECUTION_MS", "8000")]);
+    /// assert_eq!(Thresholds::from_source(&env).unwrap().execution, Duration::from_secs(8));
+    ///
+    /// let env = Env::from_vars([("CCFN_ALERT_MEMORY_RATIO", "80%")]);
+    /// assert_eq!(
+    ///     Thresholds::from_source(&env).unwrap_err().to_string(),
+    ///     "CCFN_ALERT_MEMORY_RATIO=\"80%\": expected a number from 0 to 1, such as 0.8"
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// A variable is set to something that is not a number of its kind.
+    pub fn from_source<S: Source + ?Sized>(source: &S) -> Result<Self, ConfigError> {
         let mut thresholds = Thresholds::default();
-        if let Some(ms) = env_number::<u64>("CCFN_ALERT_EXECUTION_MS", "milliseconds")? {
-            thresholds.execution = Duration::from_millis(ms);
+        if let Some(execution) = config::CCFN_ALERT_EXECUTION_MS.millis(source)? {
+            thresholds.execution = execution;
         }
-        if let Some(ratio) = env_number::<f64>("CCFN_ALERT_MEMORY_RATIO", "a ratio such as 0.8")? {
+        if let Some(ratio) = config::CCFN_ALERT_MEMORY_RATIO.ratio(source)? {
             thresholds.memory_ratio = ratio;
         }
-        if let Some(ms) = env_number::<u64>("CCFN_ALERT_API_RESPONSE_MS", "milliseconds")? {
-            thresholds.api_response = Duration::from_millis(ms);
+        if let Some(api_response) = config::CCFN_ALERT_API_RESPONSE_MS.millis(source)? {
+            thresholds.api_response = api_response;
         }
-        if let Some(rate) = env_number::<f64>("CCFN_ALERT_ERROR_RATE", "a ratio such as 0.05")? {
+        if let Some(rate) = config::CCFN_ALERT_ERROR_RATE.ratio(source)? {
             thresholds.error_rate = rate;
         }
-        if let Some(s) = env_number::<u64>("CCFN_ALERT_ERROR_WINDOW_S", "seconds")? {
-            thresholds.error_window = Duration::from_secs(s.max(1));
+        if let Some(window) = config::CCFN_ALERT_ERROR_WINDOW_S.seconds(source)? {
+            thresholds.error_window = window;
         }
-        if let Some(bytes) = env_number::<usize>("CCFN_ALERT_RESPONSE_BYTES", "bytes")? {
+        if let Some(bytes) = config::CCFN_ALERT_RESPONSE_BYTES.count(source)? {
             thresholds.response_bytes = bytes;
         }
-        if let Some(count) = env_number::<u64>(
-            "CCFN_ALERT_ERROR_MIN_INVOCATIONS",
-            "a number of invocations",
-        )? {
+        if let Some(count) = config::CCFN_ALERT_ERROR_MIN_INVOCATIONS.whole(source)? {
             thresholds.error_min_invocations = count;
         }
         Ok(thresholds)
-    }
-}
-
-/// The value of environment variable `name` parsed as a number, `None`
-/// when unset.
-///
-/// # Errors
-/// The value is not a number of that kind; the error names the variable,
-/// quotes the value and says what was expected.
-pub(crate) fn env_number<T: std::str::FromStr>(
-    name: &str,
-    expected: &str,
-) -> Result<Option<T>, Error> {
-    match std::env::var(name) {
-        Err(_) => Ok(None),
-        Ok(value) => value.trim().parse().map(Some).map_err(|_| {
-            Error::new(
-                ErrorKind::Validation,
-                format!("{name}={value:?} is not valid: expected {expected}"),
-            )
-        }),
     }
 }
 
@@ -204,32 +206,36 @@ impl Context {
     }
 
     /// The process environment, over the values of a `.env` file in the
-    /// current directory when there is one (the environment wins), with the
-    /// thresholds of [`Thresholds::from_env`] and the memory limit of
+    /// current directory when there is one (the environment wins; see
+    /// [`Env::load`]), with the thresholds of [`Thresholds::from_source`]
+    /// and the memory limit of `CCFN_MEMORY_LIMIT_BYTES`, else of
     /// [`crate::metrics::memory_limit_bytes`].
     ///
     /// # Errors
     /// A `.env` file that exists but cannot be read or parsed, or a
-    /// threshold variable that is not a number.
+    /// threshold variable that is not a number (kind `Configuration`).
     pub fn from_env() -> Result<Self, Error> {
+        Ok(Self::from_source(&Env::load()?)?)
+    }
+
+    /// A context of every value of `env`, with the thresholds and the
+    /// memory limit it sets.
+    ///
+    /// # Errors
+    /// A threshold variable or `CCFN_MEMORY_LIMIT_BYTES` is not a number of
+    /// its kind.
+    pub fn from_source(env: &Env) -> Result<Self, ConfigError> {
         let mut builder = Context::builder();
-        let dotenv = Path::new(".env");
-        if dotenv.exists() {
-            builder = builder.dotenv(dotenv)?;
+        for (name, value) in env.iter() {
+            builder = builder.value(name, value);
         }
-        for (name, value) in std::env::vars_os() {
-            if let (Ok(name), Ok(value)) = (name.into_string(), value.into_string()) {
-                builder = builder.value(name, value);
-            }
-        }
+        let memory_limit = match config::CCFN_MEMORY_LIMIT_BYTES.whole(env)? {
+            Some(bytes) => Some(bytes),
+            None => crate::function::metrics::memory_limit_bytes(),
+        };
         Ok(builder
-            .thresholds(Thresholds::from_env()?)
-            .memory_limit(
-                match env_number::<u64>("CCFN_MEMORY_LIMIT_BYTES", "bytes")? {
-                    Some(bytes) => Some(bytes),
-                    None => crate::function::metrics::memory_limit_bytes(),
-                },
-            )
+            .thresholds(Thresholds::from_source(env)?)
+            .memory_limit(memory_limit)
             .build())
     }
 
@@ -281,37 +287,37 @@ impl Context {
     /// `DOMAIN_NAME`: the deployment domain (host and port, no scheme).
     #[must_use]
     pub fn domain_name(&self) -> Option<&str> {
-        self.get("DOMAIN_NAME")
+        config::DOMAIN_NAME.text(self)
     }
 
     /// `ACCOUNT_SID`: the account identifier.
     #[must_use]
     pub fn account_sid(&self) -> Option<&str> {
-        self.get("ACCOUNT_SID")
+        config::ACCOUNT_SID.text(self)
     }
 
     /// `PLATFORM_WORKSPACE_SID`: the task-routing workspace.
     #[must_use]
     pub fn workspace_sid(&self) -> Option<&str> {
-        self.get("PLATFORM_WORKSPACE_SID")
+        config::PLATFORM_WORKSPACE_SID.text(self)
     }
 
     /// `EMAILPROVIDER_DOMAIN`: the email provider's sending domain.
     #[must_use]
     pub fn email_domain(&self) -> Option<&str> {
-        self.get("EMAILPROVIDER_DOMAIN")
+        config::EMAILPROVIDER_DOMAIN.text(self)
     }
 
     /// Whether `ENABLE_LOCAL_LOGGING` is `true`: verbose development logs.
     #[must_use]
     pub fn local_logging(&self) -> bool {
-        self.get("ENABLE_LOCAL_LOGGING") == Some("true")
+        config::ENABLE_LOCAL_LOGGING.flag(self)
     }
 
     /// Whether `DEBUG_MODE` is `true`: debug-mode logs.
     #[must_use]
     pub fn debug_mode(&self) -> bool {
-        self.get("DEBUG_MODE") == Some("true")
+        config::DEBUG_MODE.flag(self)
     }
 
     /// The alert thresholds.
@@ -383,6 +389,18 @@ impl fmt::Debug for Context {
     }
 }
 
+/// The context's values as a source of settings: plain and secret values
+/// alike, so that a setting held as a secret (`API_KEY_SID`, say) is read
+/// as any other.
+impl Source for Context {
+    fn var(&self, name: &str) -> Option<&str> {
+        match self.inner.values.get(name)? {
+            Value::Plain(value) => Some(value),
+            Value::Secret(secret) => Some(secret.expose()),
+        }
+    }
+}
+
 /// Builds a [`Context`].
 #[derive(Default)]
 #[must_use = "call .build() to make the context"]
@@ -426,16 +444,7 @@ impl ContextBuilder {
     /// The file cannot be read, or a line cannot be parsed; the error names
     /// the file and the line but never a value.
     pub fn dotenv(mut self, path: &Path) -> Result<Self, Error> {
-        let describe = |e: dotenvy::Error| -> Error {
-            let what = match e {
-                dotenvy::Error::LineParse(_, index) => format!("cannot parse it at byte {index}"),
-                dotenvy::Error::Io(io) => io.to_string(),
-                _ => "cannot read it".to_string(),
-            };
-            Error::new(ErrorKind::Validation, format!("{}: {what}", path.display()))
-        };
-        for item in dotenvy::from_path_iter(path).map_err(describe)? {
-            let (name, value) = item.map_err(describe)?;
+        for (name, value) in config::read_dotenv(path)? {
             self = self.value(name, value);
         }
         Ok(self)
@@ -511,6 +520,53 @@ mod tests {
         assert_eq!(context.thresholds().execution, Duration::from_secs(10));
     }
 
+    fn documented_defaults() -> Env {
+        Env::from_vars(config::SETTINGS.iter().filter_map(
+            |setting| match setting.default_value() {
+                config::DefaultValue::Value(value) => Some((setting.name(), value)),
+                _ => None,
+            },
+        ))
+    }
+
+    #[test]
+    fn the_documented_defaults_are_the_defaults() {
+        assert_eq!(
+            Thresholds::from_source(&documented_defaults()).unwrap(),
+            Thresholds::default()
+        );
+    }
+
+    #[test]
+    fn thresholds_are_read_and_bad_ones_are_configuration_errors() {
+        let env = Env::from_vars([
+            ("CCFN_ALERT_ERROR_RATE", "0.1"),
+            ("CCFN_ALERT_ERROR_WINDOW_S", "60"),
+            ("CCFN_ALERT_RESPONSE_BYTES", "1024"),
+        ]);
+        let thresholds = Thresholds::from_source(&env).unwrap();
+        assert!((thresholds.error_rate - 0.1).abs() < f64::EPSILON);
+        assert_eq!(thresholds.error_window, Duration::from_secs(60));
+        assert_eq!(thresholds.response_bytes, 1024);
+        let env = Env::from_vars([("CCFN_ALERT_EXECUTION_MS", "10s")]);
+        let error = Error::from(Thresholds::from_source(&env).unwrap_err());
+        assert_eq!(error.kind(), ErrorKind::Configuration);
+        assert_eq!(
+            error.message(),
+            "CCFN_ALERT_EXECUTION_MS=\"10s\": expected a whole number of milliseconds"
+        );
+        let env = Env::from_vars([("CCFN_MEMORY_LIMIT_BYTES", "128MiB")]);
+        assert_eq!(
+            Context::from_source(&env).unwrap_err().to_string(),
+            "CCFN_MEMORY_LIMIT_BYTES=\"128MiB\": expected a whole number of bytes, at least 1"
+        );
+        let env = Env::from_vars([("CCFN_MEMORY_LIMIT_BYTES", "4096"), ("API_KEY_SID", "SK1")]);
+        let context = Context::from_source(&env).unwrap();
+        assert_eq!(context.memory_limit(), Some(4096));
+        assert_eq!(context.get("API_KEY_SID"), None, "held as a secret");
+        assert_eq!(config::API_KEY_SID.text(&context), Some("SK1"));
+    }
+
     #[test]
     fn dotenv_file_is_read_and_errors_name_no_value() {
         let dir = std::env::temp_dir().join(format!("ccfn-dotenv-{}", std::process::id()));
@@ -531,6 +587,7 @@ mod tests {
         let bad = dir.join("bad.env");
         std::fs::write(&bad, "GOOD=1\nAPI_KEY='canary-dotenv-3\n").unwrap();
         let error = Context::builder().dotenv(&bad).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Configuration);
         assert!(error.message().contains("bad.env"), "{error}");
         assert!(!error.message().contains("canary-dotenv-3"), "{error}");
         let missing = Context::builder()

@@ -24,6 +24,7 @@ use tracing_subscriber::Layer;
 use super::emit::{self, CRITICAL_TARGET, SPAN_NAME, TARGET};
 use super::fields::Written;
 use super::scope::{self, Invocation, JsonIdentity};
+use crate::config::{Source, CCFN_LOG, CCFN_LOG_FORMAT};
 use crate::secret::scrub;
 use crate::text::push_clean;
 
@@ -80,7 +81,7 @@ impl FromStr for LogFormat {
             "pretty" => Ok(LogFormat::Pretty),
             "json" => Ok(LogFormat::Json),
             other => Err(crate::error::Error::new(
-                crate::error::ErrorKind::Validation,
+                crate::error::ErrorKind::Configuration,
                 format!("unknown log format `{other}`: expected `pretty` or `json`"),
             )),
         }
@@ -577,7 +578,7 @@ where
 pub fn parse_filter(filter: &str) -> Result<Targets, crate::error::Error> {
     filter.parse::<Targets>().map_err(|e| {
         crate::error::Error::new(
-            crate::error::ErrorKind::Validation,
+            crate::error::ErrorKind::Configuration,
             format!(
                 "invalid log filter `{filter}`: {e}; expected a level (`info`) or `target=level` pairs separated by commas"
             ),
@@ -644,24 +645,62 @@ impl Drop for LogGuard {
 /// block a handler.
 pub const LOG_QUEUE_LINES: usize = 256 * 1024;
 
+/// The logging's settings: `CCFN_LOG_FORMAT` and `CCFN_LOG`.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct LogSettings {
+    /// `CCFN_LOG_FORMAT`: `pretty` (default) or `json`.
+    pub format: LogFormat,
+    /// `CCFN_LOG`: the filter (default `info`).
+    pub filter: Targets,
+}
+
+impl LogSettings {
+    /// The settings `source` has, else the defaults.
+    ///
+    /// ```
+    /// use ccfn_core::config::Env;
+    /// use ccfn_core::{LogFormat, LogSettings};
+    ///
+    /// let settings = LogSettings::from_source(&Env::from_vars([("CCFN_LOG_FORMAT", "json")])).unwrap();
+    /// assert_eq!(settings.format, LogFormat::Json);
+    ///
+    /// let error = LogSettings::from_source(&Env::from_vars([("CCFN_LOG_FORMAT", "xml")])).unwrap_err();
+    /// assert_eq!(error.to_string(), "CCFN_LOG_FORMAT=\"xml\": expected `pretty` or `json`");
+    /// ```
+    ///
+    /// # Errors
+    /// `CCFN_LOG_FORMAT` or `CCFN_LOG` cannot be parsed; the error names
+    /// the variable, quotes the value and says what it accepts.
+    pub fn from_source<S: Source + ?Sized>(source: &S) -> Result<Self, crate::config::ConfigError> {
+        let format = match CCFN_LOG_FORMAT.choice(source)? {
+            Some("json") => LogFormat::Json,
+            Some(_) | None => LogFormat::Pretty,
+        };
+        let filter = CCFN_LOG.text(source).unwrap_or("info");
+        let filter = filter
+            .parse::<Targets>()
+            .map_err(|e| CCFN_LOG.invalid(filter, Some(&e.to_string())))?;
+        Ok(LogSettings { format, filter })
+    }
+}
+
 /// Installs the process's logging once: a [`ContractLayer`] in the format
 /// of `CCFN_LOG_FORMAT` (`pretty` or `json`, default `pretty`) filtered by
-/// `CCFN_LOG` (default `info`), writing to standard output from its own
-/// thread so that a slow terminal or disk never blocks a handler.
+/// `CCFN_LOG` (default `info`), both read from the process environment
+/// over the `.env` file ([`crate::config::Env::load`]), writing to
+/// standard output from its own thread so that a slow terminal or disk
+/// never blocks a handler.
 ///
 /// # Errors
-/// `CCFN_LOG_FORMAT` or `CCFN_LOG` cannot be parsed, or logging was
-/// already installed.
+/// `CCFN_LOG_FORMAT` or `CCFN_LOG` cannot be parsed (kind
+/// `Configuration`), or logging was already installed.
 pub fn init_logging() -> Result<LogGuard, crate::error::Error> {
-    let format = match std::env::var("CCFN_LOG_FORMAT") {
-        Ok(value) => value.parse()?,
-        Err(_) => LogFormat::default(),
-    };
-    let filter = parse_filter(&std::env::var("CCFN_LOG").unwrap_or_else(|_| "info".into()))?;
+    let settings = LogSettings::from_source(&crate::config::Env::load()?)?;
     // The writer thread flushes after each batch it drains, so a buffer
     // turns one write per line into one per batch.
     let stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout());
-    init_logging_to(format, filter, stdout, LOG_QUEUE_LINES)
+    init_logging_to(settings.format, settings.filter, stdout, LOG_QUEUE_LINES)
 }
 
 /// Installs the process's logging once, writing to `writer` from a thread
@@ -729,6 +768,35 @@ where
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn log_settings_are_read_through_the_catalogue() {
+        use crate::config::Env;
+        let settings = LogSettings::from_source(&Env::default()).unwrap();
+        assert_eq!(settings.format, LogFormat::Pretty);
+        assert_eq!(settings.filter.to_string(), "info");
+        let env = Env::from_vars([
+            ("CCFN_LOG", "warn,my_functions=debug"),
+            ("CCFN_LOG_FORMAT", "JSON"),
+        ]);
+        let settings = LogSettings::from_source(&env).unwrap();
+        assert_eq!(settings.format, LogFormat::Json);
+        let error =
+            LogSettings::from_source(&Env::from_vars([("CCFN_LOG", "x=bogus")])).unwrap_err();
+        assert_eq!(error.variable(), Some("CCFN_LOG"));
+        assert!(
+            error.to_string().starts_with("CCFN_LOG=\"x=bogus\": "),
+            "{error}"
+        );
+        assert!(
+            error.to_string().ends_with(
+                "; expected a level (`info`) or `target=level` pairs separated by commas"
+            ),
+            "{error}"
+        );
+        let error = crate::error::Error::from(error);
+        assert_eq!(error.kind(), crate::error::ErrorKind::Configuration);
+    }
 
     #[test]
     fn pretty_puts_header_then_fields() {

@@ -3,8 +3,12 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::config::{
+    ConfigError, Env, Source, CCFN_ADDR, CCFN_BODY_LIMIT_BYTES, CCFN_BODY_TIMEOUT_MS,
+    CCFN_CATALOGUE, CCFN_HEADER_TIMEOUT_MS, CCFN_MAX_CONNECTIONS, CCFN_MAX_PARAMS, CCFN_MODE,
+    CCFN_PUBLIC_URL, CCFN_SHUTDOWN_GRACE_MS,
+};
 use crate::error::Error;
-use crate::error::ErrorKind;
 
 /// Where the runtime runs: it decides what a missing auth token means.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -87,98 +91,61 @@ impl RuntimeConfig {
         self.catalogue.unwrap_or(self.mode == Mode::Local)
     }
 
-    /// The defaults, changed by the `CCFN_*` variables that are set.
+    /// The defaults, changed by the `CCFN_*` variables that are set in the
+    /// process environment or the `.env` file (see [`Env::load`]).
     ///
     /// # Errors
-    /// A variable has a value that cannot be used; the error names it,
-    /// quotes the value and says what is expected.
+    /// The `.env` file cannot be read, or a variable has a value that
+    /// cannot be used (kind `Configuration`); the error names it, quotes
+    /// the value and says what is expected.
     pub fn from_env() -> Result<Self, Error> {
-        Self::from_vars(|name| std::env::var(name).ok())
+        Ok(Self::from_source(&Env::load()?)?)
     }
 
-    /// The defaults, changed by the variables `var` gives.
-    fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, Error> {
-        let invalid = |name: &str, value: &str, expected: &str| {
-            Error::new(
-                ErrorKind::Validation,
-                format!("{name}={value:?} is not valid: expected {expected}"),
-            )
-        };
-        // A whole number of at least `min`.
-        let number = |name: &str, min: u64, expected: &str| -> Result<Option<u64>, Error> {
-            var(name)
-                .map(|value| match value.trim().parse::<u64>() {
-                    Ok(number) if number >= min => Ok(number),
-                    _ => Err(invalid(name, &value, expected)),
-                })
-                .transpose()
-        };
-        let count = |name: &str, min: u64, expected: &str| -> Result<Option<usize>, Error> {
-            number(name, min, expected)?
-                .map(|n| usize::try_from(n).map_err(|_| invalid(name, &n.to_string(), expected)))
-                .transpose()
-        };
-        let millis = |name: &str, min: u64, expected: &str| -> Result<Option<Duration>, Error> {
-            Ok(number(name, min, expected)?.map(Duration::from_millis))
-        };
-
+    /// The defaults, changed by the variables `source` has.
+    ///
+    /// ```
+    /// use ccfn_core::config::Env;
+    /// use ccfn_core::runtime::{Mode, RuntimeConfig};
+    ///
+    /// let config = RuntimeConfig::from_source(&Env::from_vars([("CCFN_MODE", "production")])).unwrap();
+    /// assert_eq!(config.mode, Mode::Production);
+    /// ```
+    ///
+    /// # Errors
+    /// A variable has a value that cannot be used.
+    pub fn from_source<S: Source + ?Sized>(source: &S) -> Result<Self, ConfigError> {
         let mut config = RuntimeConfig::default();
-        if let Some(addr) = var("CCFN_ADDR") {
-            config.addr = addr.trim().parse().map_err(|_| {
-                invalid(
-                    "CCFN_ADDR",
-                    &addr,
-                    "an address and port such as 127.0.0.1:3001",
-                )
-            })?;
+        if let Some(addr) = CCFN_ADDR.addr(source)? {
+            config.addr = addr;
         }
-        if let Some(bytes) = count("CCFN_BODY_LIMIT_BYTES", 0, "bytes")? {
+        if let Some(bytes) = CCFN_BODY_LIMIT_BYTES.count(source)? {
             config.body_limit = bytes;
         }
-        if let Some(params) = count("CCFN_MAX_PARAMS", 0, "a number of parameters")? {
+        if let Some(params) = CCFN_MAX_PARAMS.count(source)? {
             config.max_params = params;
         }
-        if let Some(timeout) = millis("CCFN_BODY_TIMEOUT_MS", 0, "milliseconds")? {
+        if let Some(timeout) = CCFN_BODY_TIMEOUT_MS.millis(source)? {
             config.body_timeout = timeout;
         }
-        if let Some(timeout) = millis("CCFN_HEADER_TIMEOUT_MS", 1, "milliseconds, at least 1")? {
+        if let Some(timeout) = CCFN_HEADER_TIMEOUT_MS.millis(source)? {
             config.header_timeout = timeout;
         }
-        if let Some(connections) = count(
-            "CCFN_MAX_CONNECTIONS",
-            1,
-            "a number of connections, at least 1",
-        )? {
+        if let Some(connections) = CCFN_MAX_CONNECTIONS.count(source)? {
             config.max_connections = connections;
         }
-        if let Some(mode) = var("CCFN_MODE") {
-            config.mode = match mode.trim() {
-                "local" => Mode::Local,
-                "production" => Mode::Production,
-                _ => return Err(invalid("CCFN_MODE", &mode, "`local` or `production`")),
+        if let Some(mode) = CCFN_MODE.choice(source)? {
+            config.mode = if mode == "production" {
+                Mode::Production
+            } else {
+                Mode::Local
             };
         }
-        if let Some(url) = var("CCFN_PUBLIC_URL") {
-            let url = url.trim().trim_end_matches('/');
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(invalid(
-                    "CCFN_PUBLIC_URL",
-                    url,
-                    "a URL such as https://example.com",
-                ));
-            }
-            config.public_url = Some(url.to_owned());
-        }
-        if let Some(grace) = millis("CCFN_SHUTDOWN_GRACE_MS", 0, "milliseconds")? {
+        config.public_url = CCFN_PUBLIC_URL.url(source)?;
+        if let Some(grace) = CCFN_SHUTDOWN_GRACE_MS.millis(source)? {
             config.shutdown_grace = grace;
         }
-        if let Some(catalogue) = var("CCFN_CATALOGUE") {
-            config.catalogue = match catalogue.trim() {
-                "on" => Some(true),
-                "off" => Some(false),
-                _ => return Err(invalid("CCFN_CATALOGUE", &catalogue, "`on` or `off`")),
-            };
-        }
+        config.catalogue = CCFN_CATALOGUE.choice(source)?.map(|on| on == "on");
         Ok(config)
     }
 }
@@ -187,12 +154,8 @@ impl RuntimeConfig {
 mod tests {
     use super::*;
 
-    fn from(vars: &[(&str, &str)]) -> Result<RuntimeConfig, Error> {
-        RuntimeConfig::from_vars(|name| {
-            vars.iter()
-                .find(|(known, _)| *known == name)
-                .map(|(_, value)| (*value).to_owned())
-        })
+    fn from(vars: &[(&str, &str)]) -> Result<RuntimeConfig, ConfigError> {
+        RuntimeConfig::from_source(&Env::from_vars(vars.iter().copied()))
     }
 
     #[test]
@@ -236,30 +199,64 @@ mod tests {
             (
                 "CCFN_ADDR",
                 "localhost:3001",
-                "an address and port such as 127.0.0.1:3001",
+                "an IP address and port such as 127.0.0.1:3001",
             ),
-            ("CCFN_BODY_LIMIT_BYTES", "1MiB", "bytes"),
-            ("CCFN_MAX_PARAMS", "-1", "a number of parameters"),
-            ("CCFN_BODY_TIMEOUT_MS", "10s", "milliseconds"),
-            ("CCFN_HEADER_TIMEOUT_MS", "0", "milliseconds, at least 1"),
+            ("CCFN_BODY_LIMIT_BYTES", "1MiB", "a whole number of bytes"),
+            ("CCFN_MAX_PARAMS", "-1", "a whole number of parameters"),
+            (
+                "CCFN_BODY_TIMEOUT_MS",
+                "10s",
+                "a whole number of milliseconds",
+            ),
+            (
+                "CCFN_HEADER_TIMEOUT_MS",
+                "0",
+                "a whole number of milliseconds, at least 1",
+            ),
             (
                 "CCFN_MAX_CONNECTIONS",
                 "0",
-                "a number of connections, at least 1",
+                "a whole number of connections, at least 1",
             ),
             ("CCFN_MODE", "prod", "`local` or `production`"),
             (
                 "CCFN_PUBLIC_URL",
                 "cc.example.com",
-                "a URL such as https://example.com",
+                "an http:// or https:// URL such as https://example.com",
             ),
             ("CCFN_CATALOGUE", "yes", "`on` or `off`"),
         ] {
-            let message = from(&[(name, value)]).unwrap_err().to_string();
+            let error = from(&[(name, value)]).unwrap_err();
+            assert_eq!(error.variable(), Some(name));
             assert_eq!(
-                message,
-                format!("{name}={value:?} is not valid: expected {expected}")
+                error.to_string(),
+                format!("{name}=\"{value}\": expected {expected}")
             );
+            let error = Error::from(error);
+            assert_eq!(error.kind(), crate::ErrorKind::Configuration);
         }
+    }
+
+    #[test]
+    fn blank_values_are_unset() {
+        assert_eq!(
+            from(&[("CCFN_MODE", " "), ("CCFN_PUBLIC_URL", "")]).unwrap(),
+            RuntimeConfig::default()
+        );
+    }
+
+    #[test]
+    fn the_documented_defaults_are_the_defaults() {
+        let documented =
+            crate::config::SETTINGS
+                .iter()
+                .filter_map(|setting| match setting.default_value() {
+                    crate::config::DefaultValue::Value(value) => Some((setting.name(), value)),
+                    _ => None,
+                });
+        assert_eq!(
+            from(&documented.collect::<Vec<_>>()).unwrap(),
+            RuntimeConfig::default()
+        );
     }
 }

@@ -107,15 +107,22 @@ impl Runtime {
         }
     }
 
-    /// A runtime configured by the environment: [`Context::from_env`] and
-    /// [`RuntimeConfig::from_env`].
+    /// A runtime configured by the environment: the process environment
+    /// over the `.env` file ([`crate::config::Env::load`]), read once,
+    /// every variable of the catalogue checked ([`crate::config::check`],
+    /// the clients' settings included), then [`Context::from_source`] and
+    /// [`RuntimeConfig::from_source`].
     ///
     /// # Errors
-    /// The environment or `.env` file has a value that cannot be used.
+    /// The `.env` file cannot be read, or a variable has a value that
+    /// cannot be used (kind `Configuration`; the message names the
+    /// variable and says what it accepts).
     pub fn from_env() -> Result<Self, Error> {
+        let env = crate::config::Env::load()?;
+        crate::config::check(&env)?;
         Ok(Runtime::new(
-            Context::from_env()?,
-            RuntimeConfig::from_env()?,
+            Context::from_source(&env)?,
+            RuntimeConfig::from_source(&env)?,
         ))
     }
 

@@ -2,6 +2,7 @@
 //! functions on `http://127.0.0.1:3001` (change it with `CCFN_ADDR`), with
 //! embedded defaults and no credentials needed.
 
+use ccfn_core::config::{self, Env};
 use ccfn_core::runtime::{Runtime, RuntimeConfig};
 use ccfn_core::Context;
 use example_contact_center::LOCAL_DEFAULTS;
@@ -9,11 +10,14 @@ use example_contact_center::LOCAL_DEFAULTS;
 #[tokio::main]
 async fn main() {
     let served = async {
-        let mut context = Context::from_env()?;
+        // The environment over `.env`, read once; every setting checked.
+        let env = Env::load()?;
+        config::check(&env)?;
+        let mut context = Context::from_source(&env)?;
         for (name, value) in LOCAL_DEFAULTS {
             context = context.with_default(name, value);
         }
-        let runtime = Runtime::new(context, RuntimeConfig::from_env()?);
+        let runtime = Runtime::new(context, RuntimeConfig::from_source(&env)?);
         example_contact_center::runtime(runtime).serve().await
     };
     if let Err(error) = served.await {
