@@ -119,6 +119,45 @@ struct Inner {
     thresholds: Thresholds,
     memory_limit: Option<u64>,
     extensions: Extensions,
+    /// `ENABLE_LOCAL_LOGGING` and `DEBUG_MODE`, read once: the contract
+    /// asks on every invocation.
+    local_logging: bool,
+    debug_mode: bool,
+}
+
+impl Inner {
+    fn new(
+        values: BTreeMap<String, Value>,
+        thresholds: Thresholds,
+        memory_limit: Option<u64>,
+    ) -> Inner {
+        let values = Values(values);
+        Inner {
+            local_logging: config::ENABLE_LOCAL_LOGGING.flag(&values),
+            debug_mode: config::DEBUG_MODE.flag(&values),
+            values: values.0,
+            thresholds,
+            memory_limit,
+            extensions: Extensions::default(),
+        }
+    }
+}
+
+/// A context's values, as a source of settings.
+struct Values(BTreeMap<String, Value>);
+
+impl Source for Values {
+    fn var(&self, name: &str) -> Option<&str> {
+        var(&self.0, name)
+    }
+}
+
+/// The value of `name` among `values`, secret or not.
+fn var<'a>(values: &'a BTreeMap<String, Value>, name: &str) -> Option<&'a str> {
+    match values.get(name)? {
+        Value::Plain(value) => Some(value),
+        Value::Secret(secret) => Some(secret.expose()),
+    }
 }
 
 /// A part made from a context's values once, on first use, and kept with
@@ -311,13 +350,13 @@ impl Context {
     /// Whether `ENABLE_LOCAL_LOGGING` is `true`: verbose development logs.
     #[must_use]
     pub fn local_logging(&self) -> bool {
-        config::ENABLE_LOCAL_LOGGING.flag(self)
+        self.inner.local_logging
     }
 
     /// Whether `DEBUG_MODE` is `true`: debug-mode logs.
     #[must_use]
     pub fn debug_mode(&self) -> bool {
-        config::DEBUG_MODE.flag(self)
+        self.inner.debug_mode
     }
 
     /// The alert thresholds.
@@ -366,12 +405,11 @@ impl Context {
         };
         values.insert(name.to_owned(), value);
         Context {
-            inner: Arc::new(Inner {
+            inner: Arc::new(Inner::new(
                 values,
-                thresholds: self.inner.thresholds,
-                memory_limit: self.inner.memory_limit,
-                extensions: Extensions::default(),
-            }),
+                self.inner.thresholds,
+                self.inner.memory_limit,
+            )),
         }
     }
 }
@@ -394,10 +432,7 @@ impl fmt::Debug for Context {
 /// as any other.
 impl Source for Context {
     fn var(&self, name: &str) -> Option<&str> {
-        match self.inner.values.get(name)? {
-            Value::Plain(value) => Some(value),
-            Value::Secret(secret) => Some(secret.expose()),
-        }
+        var(&self.inner.values, name)
     }
 }
 
@@ -465,12 +500,7 @@ impl ContextBuilder {
     /// Makes the context.
     pub fn build(self) -> Context {
         Context {
-            inner: Arc::new(Inner {
-                values: self.values,
-                thresholds: self.thresholds,
-                memory_limit: self.memory_limit,
-                extensions: Extensions::default(),
-            }),
+            inner: Arc::new(Inner::new(self.values, self.thresholds, self.memory_limit)),
         }
     }
 }
