@@ -10,8 +10,19 @@
 #   bash bench/load.sh            # 10 s per run
 #   DURATION=30s bash bench/load.sh
 #
-# Needs wrk (installed with apt-get when missing). Traffic goes to
-# 127.0.0.1 only; every run is bounded by DURATION.
+# With MODE=rate, it measures latency below saturation instead: oha sends
+# a fixed number of requests per second (RATES, default "5000 20000") over
+# CONNS connections (default 64) for DURATION, with latency correction
+# (the time a request waited to be sent counts), to the floor and to the
+# examples server with JSON contract logs, and prints p50, p99 and p99.9
+# and ccfn's p99 as a multiple of the floor's at the same rate:
+#
+#   MODE=rate bash bench/load.sh
+#   MODE=rate RATES="2000 5000" DURATION=20s bash bench/load.sh
+#
+# Needs wrk (installed with apt-get when missing); MODE=rate needs oha
+# (installed with cargo install when missing) and jq (apt-get). Traffic
+# goes to 127.0.0.1 only; every run is bounded by DURATION.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,12 +31,66 @@ PORT="${PORT:-3101}"
 OUT="${OUT:-target/load}"
 URL="http://127.0.0.1:${PORT}/features/callback-and-voicemail-with-email/studio/wait-experience"
 
+MODE="${MODE:-saturation}"
+RATES="${RATES:-5000 20000}"
+CONNS="${CONNS:-64}"
+BODY="CallSid=CA0123456789abcdef0123456789abcdef&From=%2B15551230000&To=%2B15559870000"
+
 # shellcheck source=bench/common.sh
 source bench/common.sh
 need wrk
 
 prepare
 cargo build --release -p ccfn-bench-floor --quiet
+
+# start SERVER LOG_FILTER LOG: starts a server on PORT, waits until it
+# answers; its pid is in SERVER_PID.
+start() {
+  local server="$1" filter="$2" log="$3"
+  CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
+    "./target/release/$server" >"$log" 2>"$log.stderr" &
+  local pid=$!
+  for _ in $(seq 50); do
+    curl -s -o /dev/null -X HEAD "$URL" && break
+    sleep 0.1
+  done
+  SERVER_PID=$pid
+}
+
+# rate NAME RATE LOG_FILTER SERVER: one fixed-rate run, its summary line.
+rate() {
+  local name="$1" rate="$2" filter="$3" server="$4"
+  start "$server" "$filter" "$OUT/$name.log"
+  oha --no-tui --output-format json -z "$DURATION" -q "$rate" --latency-correction \
+    -c "$CONNS" -m POST -T application/x-www-form-urlencoded -d "$BODY" "$URL" >"$OUT/$name.json"
+  kill -TERM "$SERVER_PID"
+  wait "$SERVER_PID" || true
+  jq -r --arg name "$name" --arg rate "$rate" '
+    def ms: . * 1000 * 1000 | round / 1000;
+    [$name, $rate, (.summary.requestsPerSec | round),
+     (.latencyPercentiles.p50 | ms), (.latencyPercentiles.p99 | ms),
+     (.latencyPercentiles["p99.9"] | ms),
+     ([.statusCodeDistribution | to_entries[] | select(.key != "200") | .value] | add // 0)]
+    | @tsv' "$OUT/$name.json" |
+    awk -F'\t' '{ printf "%-12s %6s %9s %9s %9s %9s %7s\n", $1, $2, $3, $4 " ms", $5 " ms", $6 " ms", $7 }'
+}
+
+if [ "$MODE" = rate ]; then
+  need jq
+  command -v oha >/dev/null || cargo install oha --locked
+  echo "$(nproc) cores, $DURATION per run, $CONNS connections, $URL"
+  printf '%-12s %6s %9s %9s %9s %9s %7s\n' run rate "req/s" p50 p99 p99.9 non-200
+  for r in $RATES; do
+    rate "floor-$r" "$r" off ccfn-bench-floor
+    rate "json-$r" "$r" info example-contact-center
+  done
+  echo
+  for r in $RATES; do
+    jq -rn --arg r "$r" --slurpfile a "$OUT/json-$r.json" --slurpfile b "$OUT/floor-$r.json" \
+      '"at \($r)/s: ccfn p99 is \(($a[0].latencyPercentiles.p99 / $b[0].latencyPercentiles.p99 * 100 | round) / 100)x the floor'"'"'s"'
+  done
+  exit 0
+fi
 
 # run NAME CONNECTIONS LOG_FILTER [SERVER]
 run() {
