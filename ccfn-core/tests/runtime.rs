@@ -646,9 +646,9 @@ async fn catalogue_lists_every_function() {
 async fn shutdown_finishes_the_invocation_in_flight() {
     let server = Server::local().await;
     let url = server.url("/features/test/studio/voice");
-    let in_flight =
-        tokio::spawn(async move { post(&url, FORM, format!("{VOICE}&then=sleep")).await });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    let body = "CallSid=CAinflightatshutdown&From=%2B1&To=%2B2&then=sleep";
+    let in_flight = tokio::spawn(async move { post(&url, FORM, body).await });
+    started("CAinflightatshutdown").await;
     let base = server.base.clone();
     server.stop().await.unwrap();
     let response = in_flight.await.unwrap();
@@ -659,6 +659,21 @@ async fn shutdown_finishes_the_invocation_in_flight() {
         get(format!("{base}/__ccfn/functions")).await.is_err(),
         "no longer accepting"
     );
+}
+
+/// Waits (at most 10 s) until an invocation of `call_sid` has written its
+/// `start` record: a fixed sleep is too short on a loaded machine.
+async fn started(call_sid: &str) {
+    for _ in 0..1000 {
+        if records_of_call(call_sid)
+            .iter()
+            .any(|r| r["step"] == "start")
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no invocation of {call_sid} started within 10 s");
 }
 
 /// The records of the invocations of `call_sid`.
@@ -706,7 +721,7 @@ async fn shutdown_grace_bounds_a_stuck_invocation_and_still_closes_it() {
     let url = server.url("/features/test/studio/voice");
     let body = "CallSid=CAstuckatshutdown&From=%2B1&To=%2B2&then=hang";
     let stuck = tokio::spawn(async move { post(&url, FORM, body).await });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    started("CAstuckatshutdown").await;
     let stopped = tokio::time::timeout(Duration::from_secs(5), server.stop()).await;
     assert!(matches!(stopped, Ok(Ok(()))), "stops within the grace");
     stuck.abort();
