@@ -127,3 +127,18 @@ fn no_step_field_shadows_the_header_and_every_name_is_plain() {
         }
     }
 }
+
+/// Every field the snapshot redactions replace is a field of the
+/// catalogue: a renamed field cannot silently stop being redacted.
+#[test]
+fn every_varying_field_is_a_field_of_the_catalogue() {
+    use ccfn_core::record::{ALL, COMMON_FIELDS, VARYING_FIELDS};
+    for (field, placeholder) in VARYING_FIELDS {
+        let known = COMMON_FIELDS.contains(&field)
+            || ALL
+                .iter()
+                .any(|step| step.fields().contains(&field) || step.optional().contains(&field));
+        assert!(known, "{field} is in no step of the catalogue");
+        assert!(placeholder.starts_with('[') && placeholder.ends_with(']'));
+    }
+}

@@ -4,15 +4,9 @@ use serde_json::Value;
 
 use crate::run::Record;
 
-/// Fields replaced whatever their value.
-const ALWAYS: [(&str, &str); 6] = [
-    ("timestamp", "[timestamp]"),
-    ("invocation_id", "[invocation_id]"),
-    ("execution_ms", "[ms]"),
-    ("elapsed_ms", "[ms]"),
-    ("memory_bytes", "[bytes]"),
-    ("memory_limit_bytes", "[bytes]"),
-];
+/// Fields replaced whatever their value: the catalogue's fields whose
+/// values vary from run to run.
+const ALWAYS: [(&str, &str); 6] = ccfn_core::record::VARYING_FIELDS;
 
 /// A copy of `record` with times, durations, memory, ids and code
 /// locations replaced by placeholders.

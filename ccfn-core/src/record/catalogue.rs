@@ -52,8 +52,20 @@ impl fmt::Display for Level {
     }
 }
 
-/// The fields of a record as the writer is given them.
 use super::fields::Written;
+
+/// The fields whose values differ from one run to the next (times, ids,
+/// durations, memory), wherever they appear, each with what a snapshot
+/// shows in its place: `ccfn-testkit`'s snapshot redactions read this
+/// list.
+pub const VARYING_FIELDS: [(&str, &str); 6] = [
+    ("timestamp", "[timestamp]"),
+    ("invocation_id", "[invocation_id]"),
+    ("execution_ms", "[ms]"),
+    ("elapsed_ms", "[ms]"),
+    ("memory_bytes", "[bytes]"),
+    ("memory_limit_bytes", "[bytes]"),
+];
 
 /// One step of the catalogue.
 pub struct Step {
