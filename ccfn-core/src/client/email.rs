@@ -88,7 +88,7 @@ use crate::config;
 use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::function::context::Context;
-use crate::record::emit;
+use crate::record::{emit, Field};
 use crate::secret::{Secret, REDACTED};
 
 /// The provider's US endpoint, the default base URL.
@@ -728,11 +728,11 @@ fn log_request(url: &str, domain: &str, message: &EmailMessage) {
             "Sending email to {} recipient(s) through {url}",
             message.to.len()
         ),
-        &vec![
-            ("url", json!(url)),
-            ("domain", json!(domain)),
-            ("recipients", json!(message.to)),
-            ("subject", json!(message.subject)),
+        &[
+            ("url", Field::from(url)),
+            ("domain", Field::from(domain)),
+            ("recipients", Field::from(message.to.as_slice())),
+            ("subject", Field::from(&message.subject)),
         ],
     );
     for attachment in &message.attachments {
@@ -745,10 +745,10 @@ fn log_request(url: &str, domain: &str, message: &EmailMessage) {
                 attachment.size(),
                 attachment.content_type
             ),
-            &vec![
-                ("filename", json!(attachment.filename)),
-                ("size", json!(attachment.size())),
-                ("content_type", json!(attachment.content_type)),
+            &[
+                ("filename", Field::from(&attachment.filename)),
+                ("size", Field::from(attachment.size())),
+                ("content_type", Field::from(&attachment.content_type)),
             ],
         );
     }
@@ -759,33 +759,42 @@ fn log_request(url: &str, domain: &str, message: &EmailMessage) {
 /// `message` key in the JSON line.
 fn log_result(sent: &EmailSent, extra: &[(&'static str, Value)]) {
     let mut fields = vec![
-        ("id", json!(sent.id)),
-        ("recipient_count", json!(sent.recipient_count)),
+        ("id", Field::from(&sent.id)),
+        ("recipient_count", Field::from(sent.recipient_count)),
     ];
-    fields.extend(extra.iter().cloned());
+    fields.extend(
+        extra
+            .iter()
+            .map(|(name, value)| (*name, Field::from(value))),
+    );
     let message = if sent.message.is_empty() {
         "Email sent"
     } else {
         sent.message.as_str()
     };
-    emit(Level::INFO, &crate::record::EMAIL_RESULT, message, &fields);
+    emit(
+        Level::INFO,
+        &crate::record::EMAIL_RESULT,
+        message,
+        fields.as_slice(),
+    );
 }
 
 /// Logs `email_error` and hands the error back.
 fn log_error(error: Error, domain: &str, status: Option<u16>) -> Error {
     let mut fields = vec![
-        ("error", json!(error.message())),
-        ("kind", json!(error.kind().as_str())),
-        ("domain", json!(domain)),
+        ("error", Field::from(error.message())),
+        ("kind", Field::from(error.kind().as_str())),
+        ("domain", Field::from(domain)),
     ];
     if let Some(status) = status {
-        fields.push(("status", json!(status)));
+        fields.push(("status", Field::from(status)));
     }
     emit(
         Level::ERROR,
         &crate::record::EMAIL_ERROR,
         error.message(),
-        &fields,
+        fields.as_slice(),
     );
     error
 }

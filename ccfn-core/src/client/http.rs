@@ -14,7 +14,7 @@ use crate::config::{ConfigError, HttpVariables, Source};
 use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::function::contract::alert;
-use crate::record::emit;
+use crate::record::{emit, Field};
 use crate::secret::{is_sensitive_name, redact_json, Secret, REDACTED};
 
 pub use reqwest::Method;
@@ -464,18 +464,16 @@ impl ApiRequest {
         if !matches!(self.auth, Auth::None) {
             logged_headers.push(("authorization".into(), Value::from(REDACTED)));
         }
+        let logged_headers = Value::Object(logged_headers.into_iter().collect());
         emit(
             Level::INFO,
             &crate::record::API_REQUEST,
             &format!("API request: {method} {url}"),
-            &vec![
-                ("method", json!(method.as_str())),
-                ("url", json!(url)),
-                (
-                    "headers",
-                    Value::Object(logged_headers.into_iter().collect()),
-                ),
-                ("request_bytes", json!(request_bytes)),
+            &[
+                ("method", Field::from(method.as_str())),
+                ("url", Field::from(&url)),
+                ("headers", Field::from(&logged_headers)),
+                ("request_bytes", Field::from(request_bytes)),
             ],
         );
 
@@ -602,16 +600,16 @@ impl ApiRequest {
         };
         let (data, cut) = response.logged_data();
         let mut fields = vec![
-            ("status", json!(status)),
-            ("ok", json!(response.is_success())),
-            ("content_type", json!(response.header("content-type"))),
-            ("response_bytes", json!(response.body.len())),
-            ("data", data),
-            ("elapsed_ms", json!(millis(elapsed))),
+            ("status", Field::from(status)),
+            ("ok", Field::from(response.is_success())),
+            ("content_type", Field::from(response.header("content-type"))),
+            ("response_bytes", Field::from(response.body.len())),
+            ("data", Field::from(&data)),
+            ("elapsed_ms", Field::from(millis(elapsed))),
         ];
         if cut > 0 {
-            fields.push(("data_truncated", json!(true)));
-            fields.push(("data_cut_bytes", json!(cut)));
+            fields.push(("data_truncated", Field::from(true)));
+            fields.push(("data_cut_bytes", Field::from(cut)));
         }
         let level = if response.is_success() {
             Level::INFO
@@ -622,7 +620,7 @@ impl ApiRequest {
             level,
             &crate::record::API_RESPONSE,
             &format!("API response: {status} from {method} {url}"),
-            &fields,
+            fields.as_slice(),
         );
         let slow = self.client.config.slow_response;
         if elapsed > slow {
@@ -650,6 +648,7 @@ fn logged_header(name: &str, value: &str) -> Value {
 }
 
 fn log_auth(token_type: &str, authenticated: bool, expires_at: Option<SystemTime>) {
+    let expires_at = expires_at.map(|at| format_time(Some(at)));
     emit(
         Level::INFO,
         &crate::record::AUTH,
@@ -658,13 +657,10 @@ fn log_auth(token_type: &str, authenticated: bool, expires_at: Option<SystemTime
         } else {
             "Authentication token expired"
         },
-        &vec![
-            ("authenticated", json!(authenticated)),
-            ("token_type", json!(token_type)),
-            (
-                "expires_at",
-                expires_at.map_or(Value::Null, |at| json!(format_time(Some(at)))),
-            ),
+        &[
+            ("authenticated", Field::from(authenticated)),
+            ("token_type", Field::from(token_type)),
+            ("expires_at", Field::from(expires_at.as_ref())),
         ],
     );
 }
@@ -679,13 +675,22 @@ fn fail(
     extra: crate::record::Fields,
 ) -> Error {
     let mut fields = vec![
-        ("method", json!(method.as_str())),
-        ("url", json!(url)),
-        ("error", json!(message)),
-        ("elapsed_ms", json!(millis(elapsed))),
+        ("method", Field::from(method.as_str())),
+        ("url", Field::from(url)),
+        ("error", Field::from(&message)),
+        ("elapsed_ms", Field::from(millis(elapsed))),
     ];
-    fields.extend(extra);
-    emit(Level::ERROR, &crate::record::API_ERROR, &message, &fields);
+    fields.extend(
+        extra
+            .iter()
+            .map(|(name, value)| (*name, Field::from(value))),
+    );
+    emit(
+        Level::ERROR,
+        &crate::record::API_ERROR,
+        &message,
+        fields.as_slice(),
+    );
     Error::new(ErrorKind::Upstream, message)
 }
 

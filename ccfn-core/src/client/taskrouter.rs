@@ -89,6 +89,7 @@ use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::function::context::Context;
 use crate::record::emit::{emit, emit_critical};
+use crate::record::Field;
 use crate::secret::Secret;
 
 /// The platform's TaskRouter REST API.
@@ -574,10 +575,10 @@ impl TaskRouterError {
             Level::ERROR,
             &crate::record::TASK_ERROR,
             &format!("Task routing failed: {self}"),
-            &vec![
-                ("cause", json!(self.cause())),
-                ("workflow_sid", json!(self.workflow_sid())),
-                ("caller_message", json!(CALLER_MESSAGE)),
+            &[
+                ("cause", Field::from(self.cause())),
+                ("workflow_sid", Field::from(self.workflow_sid())),
+                ("caller_message", Field::from(CALLER_MESSAGE)),
             ],
         );
     }
@@ -979,13 +980,13 @@ fn log_task_request(task: &NewTask) {
         Level::INFO,
         &crate::record::WORKFLOW,
         &format!("Workflow: {}", task.workflow_sid),
-        &vec![("workflow_sid", json!(task.workflow_sid))],
+        &[("workflow_sid", Field::from(&task.workflow_sid))],
     );
     emit(
         Level::INFO,
         &crate::record::TASK_ATTRIBUTES,
         "Task attributes",
-        &vec![("attributes", task.attributes.clone())],
+        &[("attributes", Field::from(&task.attributes))],
     );
 }
 
@@ -999,11 +1000,11 @@ fn finish(task: &NewTask, created: Task) -> Result<Task, TaskRouterError> {
             created.queue_sid.as_deref().unwrap_or("(not routed yet)"),
             created.workflow_sid
         ),
-        &vec![
-            ("task_sid", json!(created.sid)),
-            ("queue_sid", json!(created.queue_sid)),
-            ("workflow_sid", json!(created.workflow_sid)),
-            ("attributes", created.attributes.clone()),
+        &[
+            ("task_sid", Field::from(&created.sid)),
+            ("queue_sid", Field::from(created.queue_sid.as_ref())),
+            ("workflow_sid", Field::from(&created.workflow_sid)),
+            ("attributes", Field::from(&created.attributes)),
         ],
     );
     if let Some(expected) = &task.expected_queue_sid {
@@ -1297,7 +1298,10 @@ impl TaskRouter {
             &format!(
                 "No task-router credentials: tasks are recorded in {path}, not sent to the platform"
             ),
-            &vec![("path", json!(path)), ("missing", json!(missing))],
+            &[
+                ("path", Field::from(path.as_str())),
+                ("missing", Field::from(missing.as_slice())),
+            ],
         );
         Ok(TaskRouter::Local(TaskStore::new(path)))
     }

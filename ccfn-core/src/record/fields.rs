@@ -28,6 +28,8 @@ pub(crate) enum Field<'a> {
     Json(&'a Value),
     /// A list of strings.
     Strs(&'a [&'a str]),
+    /// A list of owned strings.
+    Strings(&'a [String]),
 }
 
 impl Field<'_> {
@@ -45,18 +47,22 @@ impl Field<'_> {
             Field::F64(n) => push_value(out, &Value::from(n)),
             Field::Str(text) => push_str(out, text),
             Field::Json(value) => push_value(out, value),
-            Field::Strs(items) => {
-                out.push('[');
-                for (at, item) in items.iter().enumerate() {
-                    if at > 0 {
-                        out.push(',');
-                    }
-                    push_str(out, item);
-                }
-                out.push(']');
-            }
+            Field::Strs(items) => push_strs(out, items.iter().copied()),
+            Field::Strings(items) => push_strs(out, items.iter().map(String::as_str)),
         }
     }
+}
+
+/// Appends `items` as a JSON array of strings.
+fn push_strs<'a>(out: &mut String, items: impl Iterator<Item = &'a str>) {
+    out.push('[');
+    for (at, item) in items.enumerate() {
+        if at > 0 {
+            out.push(',');
+        }
+        push_str(out, item);
+    }
+    out.push(']');
 }
 
 impl<'a> From<&'a str> for Field<'a> {
@@ -80,6 +86,12 @@ impl<'a, T: Into<Field<'a>>> From<Option<T>> for Field<'a> {
 impl<'a> From<&'a [&'a str]> for Field<'a> {
     fn from(items: &'a [&'a str]) -> Self {
         Field::Strs(items)
+    }
+}
+
+impl<'a> From<&'a [String]> for Field<'a> {
+    fn from(items: &'a [String]) -> Self {
+        Field::Strings(items)
     }
 }
 
@@ -235,6 +247,7 @@ mod tests {
             ("flag", Field::from(true)),
             ("event", Field::from(&event)),
             ("list", Field::from(["a", "b\"c"].as_slice())),
+            ("owned", Field::from([String::from("d")].as_slice())),
         ]
         .write_to(&mut written);
         let expected = json!({
@@ -247,6 +260,7 @@ mod tests {
             "flag": true,
             "event": event,
             "list": ["a", "b\"c"],
+            "owned": ["d"],
         });
         let object = format!("{{{}}}", &written.members()[1..]);
         assert_eq!(object, serde_json::to_string(&expected).unwrap());
