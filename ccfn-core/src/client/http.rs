@@ -672,7 +672,7 @@ fn fail(
     url: &str,
     message: String,
     elapsed: Duration,
-    extra: crate::record::Fields,
+    extra: Vec<(&'static str, Value)>,
 ) -> Error {
     let mut fields = vec![
         ("method", Field::from(method.as_str())),

@@ -1,15 +1,10 @@
 //! How a record becomes a `tracing` event: its step and fields are set
 //! aside for the contract layer, and put on the event for any other.
 
-use serde_json::Value;
 use tracing::Level;
 
 use super::catalogue::Step;
 use super::fields::{RecordFields, Written};
-
-/// The fields of one record, in order, as values built beforehand (the
-/// clients' and the runtime's records; the contract's pass [`Field`]s).
-pub(crate) type Fields = Vec<(&'static str, Value)>;
 
 /// Target of contract records.
 pub(crate) const TARGET: &str = "ccfn";

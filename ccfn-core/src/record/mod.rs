@@ -27,6 +27,6 @@ pub(crate) mod scope;
 pub(crate) mod writer;
 
 pub use catalogue::*;
-pub(crate) use emit::{emit, enabled, Fields, SPAN_NAME};
+pub(crate) use emit::{emit, enabled, SPAN_NAME};
 pub(crate) use fields::Field;
 pub(crate) use scope::{InInvocation, Invocation};
