@@ -69,6 +69,10 @@ impl Limits {
 /// [`Serve::with_graceful_shutdown`]. It installs no logging and writes no
 /// `listening` record: [`Runtime::serve`](super::Runtime::serve) does both.
 ///
+/// # Errors
+/// Awaited, it fails when the configuration's limits are unusable (a
+/// `max_connections` or `header_timeout` of 0); nothing is served then.
+///
 /// ```no_run
 /// use axum::routing::get;
 /// use ccfn_core::runtime::{self, Feature, Runtime};
@@ -119,10 +123,6 @@ pub fn serve(listener: TcpListener, router: Router, config: &RuntimeConfig) -> S
 /// A server to await, made by [`serve`]; it resolves when the shutdown
 /// signal given to [`Serve::with_graceful_shutdown`] has completed and
 /// every connection has closed (never, without one).
-///
-/// # Errors
-/// The configuration's limits are unusable (no connection, or a header
-/// timeout of 0); nothing is served then.
 #[must_use = "a server does nothing until it is awaited"]
 pub struct Serve<S = std::future::Pending<()>> {
     listener: TcpListener,
