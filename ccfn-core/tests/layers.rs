@@ -45,12 +45,16 @@ const RANKS: &[(&str, u32)] = &[
     ("client/taskrouter", 21),
     ("client", 22),
     // The runtime.
+    ("runtime/answer", 30),
     ("runtime/config", 30),
     ("runtime/feature", 30),
     ("runtime/params", 30),
-    ("runtime/handler", 31),
     ("runtime/serve", 31),
-    ("runtime", 32),
+    ("runtime/state", 31),
+    ("runtime/extract", 32),
+    ("runtime/handler", 33),
+    ("runtime/router", 34),
+    ("runtime", 35),
     // What only tools and the macro's output use, and the root.
     ("fuzz", 40),
     ("__private", 40),

@@ -31,20 +31,23 @@
 //! }
 //! ```
 
+mod answer;
 mod config;
+mod extract;
 mod feature;
 mod handler;
 mod params;
 #[cfg(fuzzing)]
 pub(crate) use params::{parse_form, parse_json};
+mod router;
 mod serve;
+mod state;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::sync::Arc;
 
-use axum::routing::get;
 use axum::Router;
 use serde_json::json;
 use tokio::net::TcpListener;
@@ -58,6 +61,7 @@ pub use feature::{Feature, AUTH_TOKEN};
 #[cfg(feature = "lambda")]
 #[doc(no_inline)]
 pub use lambda_http;
+pub use serve::{serve, Serve};
 
 use crate::error::Error;
 use crate::error::ErrorKind;
@@ -183,15 +187,12 @@ impl Runtime {
                 "{AUTH_TOKEN} is not set: production mode needs the account's auth token to check request signatures (or register the functions with `public_function`)"
             ));
         }
-        if self.config.max_connections == 0 {
-            problems.push("max_connections is 0: no connection could be served".to_owned());
-        }
-        if self.config.header_timeout.is_zero() {
-            problems.push(
-                "header_timeout is 0: every connection would be closed before its request"
-                    .to_owned(),
-            );
-        }
+        problems.extend(
+            serve::Limits::of(&self.config)
+                .problems()
+                .into_iter()
+                .map(str::to_owned),
+        );
         if problems.is_empty() {
             Ok(())
         } else {
@@ -203,7 +204,11 @@ impl Runtime {
     }
 
     /// The router, to embed in another server or run anywhere a tower
-    /// `Service` runs.
+    /// `Service` runs: one route per function, the catalogue when it is
+    /// served, and the runtime's own `404` for every other path. Serve it
+    /// with [`serve()`], alone or merged or nested in a router of yours, to
+    /// keep the header deadline and the connection cap: they hold
+    /// connections, which a router never sees.
     ///
     /// # Errors
     /// [`Runtime::check`] fails.
@@ -212,7 +217,7 @@ impl Runtime {
     }
 
     /// The router, and the handle that cancels its in-flight invocations.
-    fn router_and_shutdown(self) -> Result<(Router, Arc<handler::Shutdown>), Error> {
+    fn router_and_shutdown(self) -> Result<(Router, Arc<state::Shutdown>), Error> {
         self.check()?;
         // The public host when known, else the address listened on.
         let domain = match &self.config.public_url {
@@ -220,42 +225,7 @@ impl Runtime {
             None => self.config.addr.to_string(),
         };
         let context = self.context.with_default("DOMAIN_NAME", &domain);
-        let catalogue_on = self.config.serves_catalogue();
-        let catalogue = json!(self
-            .functions
-            .iter()
-            .map(|r| json!({
-                "url_path": r.url_path(),
-                "feature": r.feature,
-                "path": r.path,
-                "public": r.public,
-                "meta": r.function.meta(),
-            }))
-            .collect::<Vec<_>>());
-        let functions = self
-            .functions
-            .into_iter()
-            .map(|r| (r.url_path(), Arc::new(r)))
-            .collect();
-        let shutdown = Arc::new(handler::Shutdown::default());
-        let state = Arc::new(handler::State {
-            context,
-            config: self.config,
-            functions,
-            shutdown: Arc::clone(&shutdown),
-        });
-        let mut router = Router::new();
-        if catalogue_on {
-            router = router.route(
-                "/__ccfn/functions",
-                get(move || async move { axum::Json(catalogue) }),
-            );
-        }
-        let router = router
-            .fallback(handler::handle)
-            .with_state(state)
-            .layer(axum::middleware::map_response(handler::with_invocation_id));
-        Ok((router, shutdown))
+        Ok(router::build(context, self.config, self.functions))
     }
 
     /// Installs the process's logging ([`crate::init_logging`]), checks,
@@ -317,10 +287,7 @@ impl Runtime {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), Error> {
         let grace = self.config.shutdown_grace;
-        let limits = serve::Limits {
-            max_connections: self.config.max_connections,
-            header_timeout: self.config.header_timeout,
-        };
+        let config = self.config.clone();
         let names: Vec<String> = self.functions.iter().map(Registered::url_path).collect();
         let (router, in_flight) = self.router_and_shutdown()?;
         let addr = listener
@@ -338,17 +305,18 @@ impl Runtime {
         );
 
         let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
-        let server = serve::serve(listener, router, limits, async move {
-            shutdown.await;
-            emit(
-                Level::INFO,
-                &crate::record::RUNTIME,
-                "shutting down: finishing in-flight invocations",
-                &Vec::new(),
-            );
-            let _ = stopping_tx.send(());
-        });
-        let server = std::pin::pin!(server);
+        let server = serve(listener, router, &config)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                emit(
+                    Level::INFO,
+                    &crate::record::RUNTIME,
+                    "shutting down: finishing in-flight invocations",
+                    &Vec::new(),
+                );
+                let _ = stopping_tx.send(());
+            })
+            .into_future();
         let deadline = async move {
             if stopping_rx.await.is_ok() {
                 tokio::time::sleep(grace).await;
@@ -357,7 +325,7 @@ impl Runtime {
             }
         };
         tokio::select! {
-            () = server => {}
+            served = server => served?,
             () = deadline => {
                 // Cancel what still runs, so that each invocation closes its
                 // records (error, metrics, end) while logging is still up.

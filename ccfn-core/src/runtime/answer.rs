@@ -1,0 +1,204 @@
+//! What the runtime answers: a function's outcome, or a rejection with its
+//! `request_rejected` record; each with its invocation id.
+
+use std::borrow::Cow;
+
+use axum::body::Body;
+use axum::extract::NestedPath;
+use axum::http::request::Parts;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+use tracing::Level;
+
+use crate::error::ErrorKind;
+use crate::function::callback::{InvocationId, Outcome, Reply};
+use crate::record::{emit, SPAN_NAME};
+use crate::secret::echo;
+
+/// The response header that carries the invocation id.
+const INVOCATION_HEADER: &str = "x-ccfn-invocation-id";
+
+/// The prefix of the router this one is nested in (`/ccfn`), or `""`:
+/// axum strips it from the URI the nested router sees.
+pub(super) fn nest_prefix(parts: &Parts) -> &str {
+    parts
+        .extensions
+        .get::<NestedPath>()
+        .map_or("", |nested| nested.as_str().trim_end_matches('/'))
+}
+
+/// The request's path as the client sent it, nest prefix included.
+pub(super) fn full_path(parts: &Parts) -> Cow<'_, str> {
+    match nest_prefix(parts) {
+        "" => Cow::Borrowed(parts.uri.path()),
+        prefix => Cow::Owned(format!("{prefix}{}", parts.uri.path())),
+    }
+}
+
+/// A function's outcome as the caller receives it: the reply, or the
+/// error's status and message; with the invocation's id.
+pub(super) struct Answer(pub(super) Outcome);
+
+impl IntoResponse for Answer {
+    fn into_response(self) -> Response {
+        let Outcome {
+            invocation_id,
+            result,
+        } = self.0;
+        let mut response = match result {
+            Ok(reply) => reply_response(reply),
+            Err(error) => {
+                let status = match error.kind() {
+                    ErrorKind::Validation => StatusCode::BAD_REQUEST,
+                    ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
+                    _ => StatusCode::INTERNAL_SERVER_ERROR,
+                };
+                // The message reaches the caller, not the log layer: scrub
+                // it here too.
+                let mut message = error.message().to_owned();
+                crate::secret::scrub(&mut message, &[]);
+                json_response(status, &json!({ "message": message }))
+            }
+        };
+        set_id(&mut response, &invocation_id);
+        response
+    }
+}
+
+fn reply_response(reply: Reply) -> Response {
+    match reply {
+        Reply::Xml(xml) => with_type(Response::new(Body::from(xml)), "text/xml"),
+        Reply::Voice(voice) => with_type(
+            Response::new(Body::from(voice.xml().to_owned())),
+            "text/xml",
+        ),
+        Reply::Json(value) => json_response(StatusCode::OK, &value),
+        Reply::Response(custom) => {
+            let mut response = Response::new(Body::from(custom.body_bytes().to_vec()));
+            *response.status_mut() =
+                StatusCode::from_u16(custom.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            for (name, value) in custom.headers() {
+                if let (Ok(name), Ok(value)) = (
+                    header::HeaderName::from_bytes(name.as_bytes()),
+                    HeaderValue::from_str(value),
+                ) {
+                    response.headers_mut().append(name, value);
+                }
+            }
+            response
+        }
+    }
+}
+
+/// A request answered without invoking its function: a JSON
+/// `{"message": ..}` answer and a `request_rejected` record, written when
+/// the answer is made, under a fresh invocation id that the answer
+/// carries.
+#[derive(Debug)]
+pub(super) struct Rejection {
+    function: Option<&'static str>,
+    method: String,
+    path: String,
+    status: StatusCode,
+    message: String,
+}
+
+impl Rejection {
+    /// Rejects the request of `parts` (sent to `function`, when known)
+    /// with `status` and `message`.
+    pub(super) fn new(
+        function: Option<&'static str>,
+        parts: &Parts,
+        status: StatusCode,
+        message: String,
+    ) -> Self {
+        Rejection {
+            function,
+            method: echo(parts.method.as_str()),
+            path: echo(&full_path(parts)),
+            status,
+            message,
+        }
+    }
+}
+
+impl IntoResponse for Rejection {
+    fn into_response(self) -> Response {
+        let Rejection {
+            function,
+            method,
+            path,
+            status,
+            message,
+        } = self;
+        let id = InvocationId::new();
+        let span = tracing::info_span!(
+            target: "ccfn",
+            SPAN_NAME,
+            function = function.unwrap_or("-"),
+            invocation_id = id.as_str(),
+            call_sid = tracing::field::Empty,
+        );
+        let fields = vec![
+            ("status", json!(status.as_u16())),
+            ("method", json!(method)),
+            ("path", json!(path)),
+            ("error", json!(message)),
+        ];
+        let level = if status.is_server_error() {
+            Level::ERROR
+        } else {
+            Level::WARN
+        };
+        span.in_scope(|| {
+            emit(
+                level,
+                &crate::record::REQUEST_REJECTED,
+                &format!("request rejected: {message}"),
+                &fields,
+            );
+        });
+        let mut response = json_response(status, &json!({ "message": message }));
+        set_id(&mut response, &id);
+        response
+    }
+}
+
+/// An empty `200` with a fresh invocation id: the answer to `HEAD`.
+pub(super) fn empty_with_id() -> Response {
+    let mut response = Response::new(Body::empty());
+    set_id(&mut response, &InvocationId::new());
+    response
+}
+
+fn json_response(status: StatusCode, value: &Value) -> Response {
+    let mut response = with_type(
+        Response::new(Body::from(value.to_string())),
+        "application/json",
+    );
+    *response.status_mut() = status;
+    response
+}
+
+fn with_type(mut response: Response, content_type: &'static str) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+/// Gives a response that has no invocation id (the catalogue, axum's own
+/// answers) one, so that every response carries it.
+pub(super) async fn with_invocation_id(mut response: Response) -> Response {
+    if !response.headers().contains_key(INVOCATION_HEADER) {
+        set_id(&mut response, &InvocationId::new());
+    }
+    response
+}
+
+fn set_id(response: &mut Response, id: &InvocationId) {
+    if let Ok(value) = HeaderValue::from_str(id.as_str()) {
+        response.headers_mut().insert(INVOCATION_HEADER, value);
+    }
+}
