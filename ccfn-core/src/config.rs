@@ -1083,5 +1083,6 @@ mod tests {
         );
         assert!(!error.message().contains("canary-dotenv-config"), "{error}");
         assert_eq!(error.variable(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

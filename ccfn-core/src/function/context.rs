@@ -624,5 +624,6 @@ mod tests {
             .dotenv(&dir.join("none.env"))
             .unwrap_err();
         assert!(missing.message().contains("none.env"), "{missing}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
