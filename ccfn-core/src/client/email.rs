@@ -81,7 +81,6 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use tracing::Level;
 
 use crate::client::http::{sanitize_url, ApiResponse, HttpClient, HttpConfig};
 use crate::config;
@@ -571,7 +570,7 @@ impl EmailClient {
         let sent = self
             .read(&response, message)
             .map_err(|e| log_error(e, domain, Some(response.status())))?;
-        log_result(&sent, &[]);
+        log_result(&sent, None);
         Ok(sent)
     }
 
@@ -722,34 +721,30 @@ impl std::error::Error for Cause {
 
 fn log_request(url: &str, domain: &str, message: &EmailMessage) {
     emit(
-        Level::INFO,
-        &crate::record::EMAIL_REQUEST,
         &format!(
             "Sending email to {} recipient(s) through {url}",
             message.to.len()
         ),
-        &[
-            ("url", Field::from(url)),
-            ("domain", Field::from(domain)),
-            ("recipients", Field::from(message.to.as_slice())),
-            ("subject", Field::from(&message.subject)),
-        ],
+        &crate::record::EmailRequest {
+            url: Field::from(url),
+            domain: Field::from(domain),
+            recipients: Field::from(message.to.as_slice()),
+            subject: Field::from(&message.subject),
+        },
     );
     for attachment in &message.attachments {
         emit(
-            Level::INFO,
-            &crate::record::ATTACHMENT,
             &format!(
                 "Attachment {} ({} bytes, {})",
                 attachment.filename,
                 attachment.size(),
                 attachment.content_type
             ),
-            &[
-                ("filename", Field::from(&attachment.filename)),
-                ("size", Field::from(attachment.size())),
-                ("content_type", Field::from(&attachment.content_type)),
-            ],
+            &crate::record::Attachment {
+                filename: Field::from(&attachment.filename),
+                size: Field::from(attachment.size()),
+                content_type: Field::from(&attachment.content_type),
+            },
         );
     }
 }
@@ -757,44 +752,32 @@ fn log_request(url: &str, domain: &str, message: &EmailMessage) {
 /// Logs `email_result`. Its `message`, which every record has, is the
 /// provider's status text: a field of that name would be a second
 /// `message` key in the JSON line.
-fn log_result(sent: &EmailSent, extra: &[(&'static str, Value)]) {
-    let mut fields = vec![
-        ("id", Field::from(&sent.id)),
-        ("recipient_count", Field::from(sent.recipient_count)),
-    ];
-    fields.extend(
-        extra
-            .iter()
-            .map(|(name, value)| (*name, Field::from(value))),
-    );
+fn log_result(sent: &EmailSent, path: Option<&str>) {
     let message = if sent.message.is_empty() {
         "Email sent"
     } else {
         sent.message.as_str()
     };
     emit(
-        Level::INFO,
-        &crate::record::EMAIL_RESULT,
         message,
-        fields.as_slice(),
+        &crate::record::EmailResult {
+            id: Field::from(&sent.id),
+            recipient_count: Field::from(sent.recipient_count),
+            path: path.map(Field::from),
+        },
     );
 }
 
 /// Logs `email_error` and hands the error back.
 fn log_error(error: Error, domain: &str, status: Option<u16>) -> Error {
-    let mut fields = vec![
-        ("error", Field::from(error.message())),
-        ("kind", Field::from(error.kind().as_str())),
-        ("domain", Field::from(domain)),
-    ];
-    if let Some(status) = status {
-        fields.push(("status", Field::from(status)));
-    }
     emit(
-        Level::ERROR,
-        &crate::record::EMAIL_ERROR,
         error.message(),
-        fields.as_slice(),
+        &crate::record::EmailError {
+            error: Field::from(error.message()),
+            kind: Field::from(error.kind().as_str()),
+            domain: Field::from(domain),
+            status: status.map(Field::from),
+        },
     );
     error
 }
@@ -880,7 +863,7 @@ impl Outbox {
             message: OUTBOX_QUEUED.to_owned(),
             recipient_count: message.to.len(),
         };
-        log_result(&sent, &[("path", json!(folder.display().to_string()))]);
+        log_result(&sent, Some(&folder.display().to_string()));
         Ok(sent)
     }
 

@@ -14,7 +14,7 @@ use crate::config::{ConfigError, HttpVariables, Source};
 use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::function::contract::alert;
-use crate::record::{emit, Field};
+use crate::record::{emit, emit_at, Field};
 use crate::secret::{is_sensitive_name, redact_json, Secret, REDACTED};
 
 pub use reqwest::Method;
@@ -466,15 +466,13 @@ impl ApiRequest {
         }
         let logged_headers = Value::Object(logged_headers.into_iter().collect());
         emit(
-            Level::INFO,
-            &crate::record::API_REQUEST,
             &format!("API request: {method} {url}"),
-            &[
-                ("method", Field::from(method.as_str())),
-                ("url", Field::from(&url)),
-                ("headers", Field::from(&logged_headers)),
-                ("request_bytes", Field::from(request_bytes)),
-            ],
+            &crate::record::ApiRequest {
+                method: Field::from(method.as_str()),
+                url: Field::from(&url),
+                headers: Field::from(&logged_headers),
+                request_bytes: Field::from(request_bytes),
+            },
         );
 
         // A header of the caller's own with a sensitive name is not one
@@ -502,7 +500,7 @@ impl ApiRequest {
                         "{method} {url} not sent: the bearer token expired at {}",
                         format_time(token.expires_at)
                     );
-                    return Err(fail(&method, &url, message, Duration::ZERO, Vec::new()));
+                    return Err(fail(&method, &url, message, Duration::ZERO, None));
                 }
                 log_auth("bearer", true, token.expires_at);
                 request = request.bearer_auth(token.token.expose());
@@ -522,7 +520,7 @@ impl ApiRequest {
                 &url,
                 format!("{method} {url} not sent: {message}"),
                 Duration::ZERO,
-                Vec::new(),
+                None,
             )
         })?;
         request = request.timeout(limit.timeout);
@@ -535,7 +533,7 @@ impl ApiRequest {
                     "{method} {url} failed: {}",
                     describe(&error, &self.client.config, &limit)
                 );
-                return Err(fail(&method, &url, message, started.elapsed(), Vec::new())
+                return Err(fail(&method, &url, message, started.elapsed(), None)
                     .with_source(error.without_url()));
             }
         };
@@ -556,7 +554,7 @@ impl ApiRequest {
                     "{method} {url} failed: the response ({status}) is larger than the {cap}-byte cap ({what}); abandoned"
                 ),
                 elapsed,
-                vec![("max_response_bytes", json!(cap)), ("status", json!(status))],
+                Some((cap, status)),
             )
         };
         // Decided from what the upstream sends, never from what a caller
@@ -586,7 +584,7 @@ impl ApiRequest {
                         "{method} {url} failed reading the response: {}",
                         describe(&error, &self.client.config, &limit)
                     );
-                    return Err(fail(&method, &url, message, started.elapsed(), Vec::new())
+                    return Err(fail(&method, &url, message, started.elapsed(), None)
                         .with_source(error.without_url()));
                 }
             }
@@ -599,28 +597,24 @@ impl ApiRequest {
             elapsed,
         };
         let (data, cut) = response.logged_data();
-        let mut fields = vec![
-            ("status", Field::from(status)),
-            ("ok", Field::from(response.is_success())),
-            ("content_type", Field::from(response.header("content-type"))),
-            ("response_bytes", Field::from(response.body.len())),
-            ("data", Field::from(&data)),
-            ("elapsed_ms", Field::from(millis(elapsed))),
-        ];
-        if cut > 0 {
-            fields.push(("data_truncated", Field::from(true)));
-            fields.push(("data_cut_bytes", Field::from(cut)));
-        }
         let level = if response.is_success() {
             Level::INFO
         } else {
             Level::WARN
         };
-        emit(
+        emit_at(
             level,
-            &crate::record::API_RESPONSE,
             &format!("API response: {status} from {method} {url}"),
-            fields.as_slice(),
+            &crate::record::ApiResponse {
+                status: Field::from(status),
+                ok: Field::from(response.is_success()),
+                content_type: Field::from(response.header("content-type")),
+                response_bytes: Field::from(response.body.len()),
+                data: Field::from(&data),
+                elapsed_ms: Field::from(millis(elapsed)),
+                data_truncated: (cut > 0).then_some(Field::Bool(true)),
+                data_cut_bytes: (cut > 0).then_some(Field::from(cut)),
+            },
         );
         let slow = self.client.config.slow_response;
         if elapsed > slow {
@@ -650,46 +644,38 @@ fn logged_header(name: &str, value: &str) -> Value {
 fn log_auth(token_type: &str, authenticated: bool, expires_at: Option<SystemTime>) {
     let expires_at = expires_at.map(|at| format_time(Some(at)));
     emit(
-        Level::INFO,
-        &crate::record::AUTH,
         if authenticated {
             "Authenticated call"
         } else {
             "Authentication token expired"
         },
-        &[
-            ("authenticated", Field::from(authenticated)),
-            ("token_type", Field::from(token_type)),
-            ("expires_at", Field::from(expires_at.as_ref())),
-        ],
+        &crate::record::Auth {
+            authenticated: Field::from(authenticated),
+            token_type: Field::from(token_type),
+            expires_at: Field::from(expires_at.as_ref()),
+        },
     );
 }
 
-/// Logs `api_error` (with `extra` fields after the common ones) and makes
-/// the error.
+/// Logs `api_error` (with the cap and the status when the response was
+/// too large) and makes the error.
 fn fail(
     method: &Method,
     url: &str,
     message: String,
     elapsed: Duration,
-    extra: Vec<(&'static str, Value)>,
+    too_large: Option<(u64, u16)>,
 ) -> Error {
-    let mut fields = vec![
-        ("method", Field::from(method.as_str())),
-        ("url", Field::from(url)),
-        ("error", Field::from(&message)),
-        ("elapsed_ms", Field::from(millis(elapsed))),
-    ];
-    fields.extend(
-        extra
-            .iter()
-            .map(|(name, value)| (*name, Field::from(value))),
-    );
     emit(
-        Level::ERROR,
-        &crate::record::API_ERROR,
         &message,
-        fields.as_slice(),
+        &crate::record::ApiError {
+            method: Field::from(method.as_str()),
+            url: Field::from(url),
+            error: Field::from(&message),
+            elapsed_ms: Field::from(millis(elapsed)),
+            max_response_bytes: too_large.map(|(cap, _)| Field::from(cap)),
+            status: too_large.map(|(_, status)| Field::from(status)),
+        },
     );
     Error::new(ErrorKind::Upstream, message)
 }

@@ -81,7 +81,6 @@ use std::time::SystemTime;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use tracing::Level;
 
 use crate::client::http::{sanitize_url, ApiResponse, HttpClient, HttpConfig};
 use crate::config;
@@ -572,14 +571,12 @@ impl TaskRouterError {
     /// where the caller is told the option is not available.
     pub fn log(&self) {
         emit(
-            Level::ERROR,
-            &crate::record::TASK_ERROR,
             &format!("Task routing failed: {self}"),
-            &[
-                ("cause", Field::from(self.cause())),
-                ("workflow_sid", Field::from(self.workflow_sid())),
-                ("caller_message", Field::from(CALLER_MESSAGE)),
-            ],
+            &crate::record::TaskError {
+                cause: Field::from(self.cause()),
+                workflow_sid: Field::from(self.workflow_sid()),
+                caller_message: Field::from(CALLER_MESSAGE),
+            },
         );
     }
 }
@@ -977,35 +974,34 @@ fn status_error(method: &str, url: &reqwest::Url, response: &ApiResponse) -> Tas
 /// `workflow` and `task_attributes`.
 fn log_task_request(task: &NewTask) {
     emit(
-        Level::INFO,
-        &crate::record::WORKFLOW,
         &format!("Workflow: {}", task.workflow_sid),
-        &[("workflow_sid", Field::from(&task.workflow_sid))],
+        &crate::record::Workflow {
+            workflow_sid: Field::from(&task.workflow_sid),
+        },
     );
     emit(
-        Level::INFO,
-        &crate::record::TASK_ATTRIBUTES,
         "Task attributes",
-        &[("attributes", Field::from(&task.attributes))],
+        &crate::record::TaskAttributes {
+            attributes: Field::from(&task.attributes),
+        },
     );
 }
 
 /// Writes `critical`, then checks the queue.
 fn finish(task: &NewTask, created: Task) -> Result<Task, TaskRouterError> {
     emit_critical(
-        &crate::record::CRITICAL,
         &format!(
             "Task created: {} in queue {} by workflow {}",
             created.sid,
             created.queue_sid.as_deref().unwrap_or("(not routed yet)"),
             created.workflow_sid
         ),
-        &[
-            ("task_sid", Field::from(&created.sid)),
-            ("queue_sid", Field::from(created.queue_sid.as_ref())),
-            ("workflow_sid", Field::from(&created.workflow_sid)),
-            ("attributes", Field::from(&created.attributes)),
-        ],
+        &crate::record::Critical {
+            task_sid: Field::from(&created.sid),
+            queue_sid: Field::from(created.queue_sid.as_ref()),
+            workflow_sid: Field::from(&created.workflow_sid),
+            attributes: Field::from(&created.attributes),
+        },
     );
     if let Some(expected) = &task.expected_queue_sid {
         if created.queue_sid.as_deref() != Some(expected.as_str()) {
@@ -1293,15 +1289,13 @@ impl TaskRouter {
             missing.push("ACCOUNT_SID + AUTH_TOKEN or API_KEY_SID + API_KEY_SECRET");
         }
         emit(
-            Level::WARN,
-            &crate::record::TASK_STORE,
             &format!(
                 "No task-router credentials: tasks are recorded in {path}, not sent to the platform"
             ),
-            &[
-                ("path", Field::from(path.as_str())),
-                ("missing", Field::from(missing.as_slice())),
-            ],
+            &crate::record::TaskStore {
+                path: Field::from(path.as_str()),
+                missing: Field::from(missing.as_slice()),
+            },
         );
         Ok(TaskRouter::Local(TaskStore::new(path)))
     }

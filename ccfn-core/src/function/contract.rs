@@ -24,12 +24,12 @@ use crate::secret::{invocation_secrets, is_sensitive_name};
 /// returns.
 pub type BoxFuture<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-/// Emits an INFO record of `step`; its message and fields are not even
-/// built when no subscriber would write it.
+/// Emits an INFO record; its message and fields are not even built when
+/// no subscriber would write it.
 macro_rules! info {
-    ($step:expr, $message:expr, $fields:expr $(,)?) => {
+    ($message:expr, $record:expr $(,)?) => {
         if crate::record::enabled(Level::INFO) {
-            emit(Level::INFO, $step, $message, &$fields);
+            emit($message, &$record);
         }
     };
 }
@@ -140,56 +140,42 @@ where
     let domain = context.domain_name().map_or(Value::Null, Value::from);
 
     info!(
-        &crate::record::START,
         &format!("=== FUNCTION START: {name} ==="),
-        [
-            ("event", Field::from(&event_json)),
-            ("domain", Field::from(&domain))
-        ],
+        crate::record::Start {
+            event: Field::from(&event_json),
+            domain: Field::from(&domain)
+        }
     );
     if context.local_logging() || event.get("ENABLE_LOCAL_LOGGING") == Some("true") {
         info!(
-            &crate::record::VERBOSE,
             "Verbose logging enabled",
-            [
-                ("event_keys", Field::from(event.keys().as_slice())),
-                (
-                    "context_keys",
-                    Field::from(context.keys().collect::<Vec<_>>().as_slice())
-                ),
-                ("memory_bytes", Field::from(metrics::rss_bytes_sampled())),
-            ],
+            crate::record::Verbose {
+                event_keys: Field::from(event.keys().as_slice()),
+                context_keys: Field::from(context.keys().collect::<Vec<_>>().as_slice()),
+                memory_bytes: Field::from(metrics::rss_bytes_sampled())
+            }
         );
     }
     if context.debug_mode() || event.mode() == "debug" {
         info!(
-            &crate::record::DEBUG,
             "Debug mode enabled",
-            [
-                (
-                    "function_name",
-                    Field::from(context.get("FUNCTION_NAME").unwrap_or(name)),
-                ),
-                (
-                    "function_version",
-                    Field::from(context.get("FUNCTION_VERSION"))
-                ),
-                (
-                    "execution_environment",
-                    Field::from(context.get("EXECUTION_ENVIRONMENT").unwrap_or("local")),
-                ),
-            ],
+            crate::record::DebugMode {
+                function_name: Field::from(context.get("FUNCTION_NAME").unwrap_or(name)),
+                function_version: Field::from(context.get("FUNCTION_VERSION")),
+                execution_environment: Field::from(
+                    context.get("EXECUTION_ENVIRONMENT").unwrap_or("local")
+                )
+            }
         );
     }
 
     info!(
-        &crate::record::VALIDATION,
         "Validating required parameters",
-        [
-            ("phase", Field::from("begin")),
-            ("required", Field::from(meta.required())),
-            ("env", Field::from(meta.env())),
-        ],
+        crate::record::Validation {
+            phase: Field::from("begin"),
+            required: Field::from(meta.required()),
+            env: Some(Field::from(meta.env()))
+        }
     );
     if let Some(error) = validate(meta, &context, &event) {
         finish(meta, &context, started, None);
@@ -197,28 +183,28 @@ where
         return Err(error);
     }
     info!(
-        &crate::record::VALIDATION,
         "Validation passed",
-        [
-            ("phase", Field::from("passed")),
-            ("required", Field::from(meta.required())),
-        ],
+        crate::record::Validation {
+            phase: Field::from("passed"),
+            required: Field::from(meta.required()),
+            env: None
+        }
     );
 
     let mode = event.mode().to_owned();
     info!(
-        &crate::record::PROCESSING,
         &format!("Processing mode: {mode}"),
-        [("mode", Field::from(&mode))],
+        crate::record::Processing {
+            mode: Field::from(&mode)
+        }
     );
     info!(
-        &crate::record::CALLER,
         "Caller info",
-        [
-            ("from", Field::from(event.from())),
-            ("to", Field::from(event.to())),
-            ("call_sid", Field::from(event.call_sid())),
-        ],
+        crate::record::Caller {
+            from: Field::from(event.from()),
+            to: Field::from(event.to()),
+            call_sid: Field::from(event.call_sid())
+        }
     );
 
     if meta.kind() == Kind::Voice {
@@ -275,9 +261,10 @@ where
                 _ => reply.to_log_json(),
             };
             info!(
-                &crate::record::SUCCESS,
                 "Function completed successfully",
-                [("result", Field::from(&result))],
+                crate::record::Success {
+                    result: Field::from(&result)
+                }
             );
         }
         Err(error) => {
@@ -309,14 +296,13 @@ fn flow(event: &Event) {
         format!("Flow transition data, without {}", absent.join(", "))
     };
     info!(
-        &crate::record::FLOW,
         &message,
-        [
-            ("flow_sid", Field::from(values[0])),
-            ("execution_sid", Field::from(values[1])),
-            ("step_sid", Field::from(values[2])),
-            ("absent", Field::from(absent.as_slice())),
-        ],
+        crate::record::Flow {
+            flow_sid: Field::from(values[0]),
+            execution_sid: Field::from(values[1]),
+            step_sid: Field::from(values[2]),
+            absent: Field::from(absent.as_slice())
+        }
     );
 }
 
@@ -332,21 +318,20 @@ fn voice_records(context: &Context, reply: &Reply) {
         Reply::Voice(voice) => {
             let built = voice.built().unwrap_or(voice.xml());
             info!(
-                &crate::record::VOICE_RESPONSE,
                 "Voice response as first built",
-                [
-                    ("phase", Field::from("built")),
-                    ("twiml", Field::from(built))
-                ],
+                crate::record::VoiceResponse {
+                    phase: Field::from("built"),
+                    twiml: Field::from(built),
+                    modified: None
+                }
             );
             info!(
-                &crate::record::VOICE_RESPONSE,
                 "Voice response as returned",
-                [
-                    ("phase", Field::from("returned")),
-                    ("twiml", Field::from(voice.xml())),
-                    ("modified", Field::from(built != voice.xml())),
-                ],
+                crate::record::VoiceResponse {
+                    phase: Field::from("returned"),
+                    twiml: Field::from(voice.xml()),
+                    modified: Some(Field::from(built != voice.xml()))
+                }
             );
             (voice.workflow_sid(), voice.queue())
         }
@@ -354,30 +339,27 @@ fn voice_records(context: &Context, reply: &Reply) {
     };
     let workflow_sid = workflow_sid.or_else(|| context.get("workflowSid"));
     info!(
-        &crate::record::TASKROUTER_CONFIG,
         "Task-routing configuration",
-        [
-            ("workspace_sid", Field::from(context.workspace_sid())),
-            ("workflow_sid", Field::from(workflow_sid)),
-            ("queue", Field::from(queue)),
-        ],
+        crate::record::TaskrouterConfig {
+            workspace_sid: Field::from(context.workspace_sid()),
+            workflow_sid: Field::from(workflow_sid),
+            queue: Field::from(queue)
+        }
     );
 }
 
 /// Logs the `error` record.
 fn log_error(meta: &FunctionMeta, context: &Context, error: &Error, event: Value, domain: Value) {
     emit(
-        Level::ERROR,
-        &crate::record::ERROR,
         &format!("=== FUNCTION ERROR: {} ===", meta.name()),
-        &[
-            ("kind", Field::from(error.kind().as_str())),
-            ("error", Field::from(error.message())),
-            ("stack", Field::from(&error.stack())),
-            ("event", Field::from(&event)),
-            ("domain", Field::from(&domain)),
-            ("account_sid", Field::from(context.account_sid())),
-        ],
+        &crate::record::Error {
+            kind: Field::from(error.kind().as_str()),
+            error: Field::from(error.message()),
+            stack: Field::from(&error.stack()),
+            event: Field::from(&event),
+            domain: Field::from(&domain),
+            account_sid: Field::from(context.account_sid()),
+        },
     );
 }
 
@@ -448,13 +430,11 @@ fn validate(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Err
     let mut first = None;
     for (parameter, message) in missing_params.chain(missing_env) {
         emit(
-            Level::WARN,
-            &crate::record::VALIDATION_ERROR,
             &message,
-            &[
-                ("parameter", Field::from(parameter)),
-                ("error", Field::from(&message)),
-            ],
+            &crate::record::ValidationError {
+                parameter: Field::from(parameter),
+                error: Field::from(&message),
+            },
         );
         first.get_or_insert(message);
     }
@@ -475,13 +455,12 @@ fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Optio
     let memory = metrics::rss_bytes_sampled();
     let limit = context.memory_limit();
     info!(
-        &crate::record::METRICS,
         "Execution metrics",
-        [
-            ("execution_ms", Field::from(millis(elapsed))),
-            ("memory_bytes", Field::from(memory)),
-            ("memory_limit_bytes", Field::from(limit)),
-        ],
+        crate::record::Metrics {
+            execution_ms: Field::from(millis(elapsed)),
+            memory_bytes: Field::from(memory),
+            memory_limit_bytes: Field::from(limit)
+        }
     );
     let thresholds = context.thresholds();
     if elapsed > thresholds.execution {
@@ -638,25 +617,22 @@ mod error_rate {
 /// Logs an `alert` record.
 pub(crate) fn alert(kind: &str, message: &str, value: Value, threshold: Value) {
     emit(
-        Level::WARN,
-        &crate::record::ALERT,
         &format!("ALERT: {message}"),
-        &[
-            ("kind", Field::from(kind)),
-            ("value", Field::from(&value)),
-            ("threshold", Field::from(&threshold)),
-        ],
+        &crate::record::Alert {
+            kind: Field::from(kind),
+            value: Field::from(&value),
+            threshold: Field::from(&threshold),
+        },
     );
 }
 
 fn end(meta: &FunctionMeta, started: Instant, ok: bool) {
     info!(
-        &crate::record::END,
         &format!("=== FUNCTION END: {} ===", meta.name()),
-        [
-            ("outcome", Field::from(if ok { "success" } else { "error" })),
-            ("execution_ms", Field::from(millis(started.elapsed()))),
-        ],
+        crate::record::End {
+            outcome: Field::from(if ok { "success" } else { "error" }),
+            execution_ms: Field::from(millis(started.elapsed()))
+        }
     );
 }
 

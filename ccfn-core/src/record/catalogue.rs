@@ -46,13 +46,37 @@ impl Level {
     }
 }
 
+impl Level {
+    /// As a `tracing` level.
+    pub(crate) const fn to_tracing(self) -> tracing::Level {
+        match self {
+            Level::Error => tracing::Level::ERROR,
+            Level::Warn => tracing::Level::WARN,
+            Level::Info => tracing::Level::INFO,
+            Level::Debug => tracing::Level::DEBUG,
+            Level::Trace => tracing::Level::TRACE,
+        }
+    }
+}
+
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-use super::fields::Written;
+use super::fields::{Field, Written};
+
+/// A record of one step: a struct the catalogue defines for each step ccfn
+/// writes, whose fields are the step's, by name.
+pub(crate) trait Record {
+    /// Its step.
+    const STEP: &'static Step;
+
+    /// Writes each field into `written`, in the catalogue's order; an
+    /// optional field only when it is there.
+    fn write_to(&self, written: &mut Written);
+}
 
 /// The fields whose values differ from one run to the next (times, ids,
 /// durations, memory), wherever they appear, each with what a snapshot
@@ -240,9 +264,9 @@ pub fn step(name: &str) -> Option<&'static Step> {
 macro_rules! catalogue {
     ($(
         $(#[doc = $doc:literal])+
-        $ident:ident = $name:literal, [$($level:ident),+],
-            fields [$($field:literal),*]
-            $(optional [$($optional:literal),*])?
+        $ident:ident = $name:literal as $record:tt, [$($level:ident),+]
+            { $($field:ident),* }
+            $(optional { $($optional:ident),* })?
             $(+ $open:ident)?;
     )+) => {
         $(
@@ -250,8 +274,8 @@ macro_rules! catalogue {
             pub const $ident: Step = Step {
                 name: $name,
                 levels: &[$(Level::$level),+],
-                fields: &[$($field),*],
-                optional: &[$($($optional),*)?],
+                fields: &[$(stringify!($field)),*],
+                optional: &[$($(stringify!($optional)),*)?],
                 open: catalogue!(@open $($open)?),
                 summary: concat!($($doc),+),
                 event: {
@@ -263,8 +287,8 @@ macro_rules! catalogue {
                                     target: $target,
                                     $at,
                                     step = $name,
-                                    $({ $field } = field(fields, $field),)*
-                                    $($({ $optional } = field(fields, $optional),)*)?
+                                    $($field = field(fields, stringify!($field)),)*
+                                    $($($optional = field(fields, stringify!($optional)),)*)?
                                     "{}",
                                     message
                                 )
@@ -282,6 +306,8 @@ macro_rules! catalogue {
                     event
                 },
             };
+
+            catalogue!(@record $record, $ident, $name, [$($field),*], [$($($optional),*)?]);
         )+
 
         /// Every step, in the order an invocation writes them, then those
@@ -290,80 +316,142 @@ macro_rules! catalogue {
     };
     (@open open) => { true };
     (@open) => { false };
+    // An open step's records are a handler's own: ccfn writes none.
+    (@record _, $($rest:tt)*) => {};
+    (@record $record:ident, $ident:ident, $name:literal, [$($field:ident),*], [$($optional:ident),*]) => {
+        #[doc = concat!("A `", $name, "` record: each field of [`", stringify!($ident), "`], by name.")]
+        #[derive(Clone, Copy, Debug)]
+        #[cfg_attr(not(all(feature = "clients", feature = "runtime")), allow(dead_code))]
+        pub(crate) struct $record<'a> {
+            $(pub(crate) $field: Field<'a>,)*
+            $(pub(crate) $optional: Option<Field<'a>>,)*
+        }
+
+        impl Record for $record<'_> {
+            const STEP: &'static Step = &$ident;
+
+            fn write_to(&self, written: &mut Written) {
+                $(written.push(stringify!($field), self.$field);)*
+                $(if let Some(value) = self.$optional {
+                    written.push(stringify!($optional), value);
+                })*
+            }
+        }
+    };
 }
 
 catalogue! {
+
     /// The invocation begins: the event as received and the domain.
-    START = "start", [Info], fields ["event", "domain"];
+    START = "start" as Start, [Info] { event, domain };
+
     /// `ENABLE_LOCAL_LOGGING` is on: the event's and context's keys and
     /// memory use.
-    VERBOSE = "verbose", [Info], fields ["event_keys", "context_keys", "memory_bytes"];
+    VERBOSE = "verbose" as Verbose, [Info] { event_keys, context_keys, memory_bytes };
+
     /// `DEBUG_MODE` is on or `mode=debug`: the function's name, version and
     /// environment.
-    DEBUG = "debug", [Info], fields ["function_name", "function_version", "execution_environment"];
+    DEBUG = "debug" as DebugMode, [Info] { function_name, function_version, execution_environment };
+
     /// Before (`phase` `begin`) and after (`passed`) the required
     /// parameters and environment values are checked.
-    VALIDATION = "validation", [Info], fields ["phase", "required"] optional ["env"];
+    VALIDATION = "validation" as Validation, [Info] { phase, required } optional { env };
+
     /// A required parameter or environment value is missing.
-    VALIDATION_ERROR = "validation_error", [Warn], fields ["parameter", "error"];
+    VALIDATION_ERROR = "validation_error" as ValidationError, [Warn] { parameter, error };
+
     /// The business logic starts, in this mode.
-    PROCESSING = "processing", [Info], fields ["mode"];
+    PROCESSING = "processing" as Processing, [Info] { mode };
+
     /// Who calls whom, on which call.
-    CALLER = "caller", [Info], fields ["from", "to", "call_sid"];
+    CALLER = "caller" as Caller, [Info] { from, to, call_sid };
+
     /// The flow transition data a voice function received.
-    FLOW = "flow", [Info], fields ["flow_sid", "execution_sid", "step_sid", "absent"];
+    FLOW = "flow" as Flow, [Info] { flow_sid, execution_sid, step_sid, absent };
+
     /// An external call is about to be sent.
-    API_REQUEST = "api_request", [Info], fields ["method", "url", "headers", "request_bytes"];
+    API_REQUEST = "api_request" as ApiRequest, [Info] { method, url, headers, request_bytes };
+
     /// An authenticated external call: the kind of credentials and their
     /// expiry, never their value.
-    AUTH = "auth", [Info], fields ["authenticated", "token_type", "expires_at"];
+    AUTH = "auth" as Auth, [Info] { authenticated, token_type, expires_at };
+
     /// An external call's whole response.
-    API_RESPONSE = "api_response", [Info, Warn],
-        fields ["status", "ok", "content_type", "response_bytes", "data", "elapsed_ms"] optional ["data_truncated", "data_cut_bytes"];
+    API_RESPONSE = "api_response" as ApiResponse, [Info, Warn] { status, ok, content_type, response_bytes, data, elapsed_ms } optional { data_truncated, data_cut_bytes };
+
     /// An external call that got no whole response.
-    API_ERROR = "api_error", [Error], fields ["method", "url", "error", "elapsed_ms"] optional ["max_response_bytes", "status"];
+    API_ERROR = "api_error" as ApiError, [Error] { method, url, error, elapsed_ms } optional { max_response_bytes, status };
+
     /// The workflow a task is created in.
-    WORKFLOW = "workflow", [Info], fields ["workflow_sid"];
+    WORKFLOW = "workflow" as Workflow, [Info] { workflow_sid };
+
     /// The attributes of a task about to be created.
-    TASK_ATTRIBUTES = "task_attributes", [Info], fields ["attributes"];
+    TASK_ATTRIBUTES = "task_attributes" as TaskAttributes, [Info] { attributes };
+
     /// A task was created: written whatever the log filter says.
-    CRITICAL = "critical", [Info], fields ["task_sid", "queue_sid", "workflow_sid", "attributes"];
+    CRITICAL = "critical" as Critical, [Info] { task_sid, queue_sid, workflow_sid, attributes };
+
     /// A task could not be created, and why; the caller hears the
     /// fallback.
-    TASK_ERROR = "task_error", [Error], fields ["cause", "workflow_sid", "caller_message"];
+    TASK_ERROR = "task_error" as TaskError, [Error] { cause, workflow_sid, caller_message };
+
     /// Tasks go to the local task store, for want of credentials.
-    TASK_STORE = "task_store", [Warn], fields ["path", "missing"];
+    TASK_STORE = "task_store" as TaskStore, [Warn] { path, missing };
+
     /// An email is about to be sent.
-    EMAIL_REQUEST = "email_request", [Info], fields ["url", "domain", "recipients", "subject"];
+    EMAIL_REQUEST = "email_request" as EmailRequest, [Info] { url, domain, recipients, subject };
+
     /// One attachment of an email.
-    ATTACHMENT = "attachment", [Info], fields ["filename", "size", "content_type"];
+    ATTACHMENT = "attachment" as Attachment, [Info] { filename, size, content_type };
+
     /// An email was accepted.
-    EMAIL_RESULT = "email_result", [Info], fields ["id", "recipient_count"] optional ["path"];
+    EMAIL_RESULT = "email_result" as EmailResult, [Info] { id, recipient_count } optional { path };
+
     /// An email was not sent.
-    EMAIL_ERROR = "email_error", [Error], fields ["error", "kind", "domain"] optional ["status"];
+    EMAIL_ERROR = "email_error" as EmailError, [Error] { error, kind, domain } optional { status };
+
     /// The voice document as first built and as returned.
-    VOICE_RESPONSE = "voice_response", [Info], fields ["phase", "twiml"] optional ["modified"];
+    VOICE_RESPONSE = "voice_response" as VoiceResponse, [Info] { phase, twiml } optional { modified };
+
     /// The task-routing configuration of a voice function.
-    TASKROUTER_CONFIG = "taskrouter_config", [Info], fields ["workspace_sid", "workflow_sid", "queue"];
+    TASKROUTER_CONFIG = "taskrouter_config" as TaskrouterConfig, [Info] { workspace_sid, workflow_sid, queue };
+
     /// Execution time and memory, before the end.
-    METRICS = "metrics", [Info], fields ["execution_ms", "memory_bytes", "memory_limit_bytes"];
+    METRICS = "metrics" as Metrics, [Info] { execution_ms, memory_bytes, memory_limit_bytes };
+
     /// A threshold was crossed.
-    ALERT = "alert", [Warn], fields ["kind", "value", "threshold"];
+    ALERT = "alert" as Alert, [Warn] { kind, value, threshold };
+
     /// The function succeeded, with this result.
-    SUCCESS = "success", [Info], fields ["result"];
+    SUCCESS = "success" as Success, [Info] { result };
+
     /// The function failed: the error with its stack, the event and the
     /// context.
-    ERROR = "error", [Error], fields ["kind", "error", "stack", "event", "domain", "account_sid"];
+    ERROR = "error" as Error, [Error] { kind, error, stack, event, domain, account_sid };
+
     /// The invocation ends.
-    END = "end", [Info], fields ["outcome", "execution_ms"];
+    END = "end" as End, [Info] { outcome, execution_ms };
+
     /// A handler's own line, with its own fields.
-    LOG = "log", [Error, Warn, Info, Debug, Trace], fields [] +open;
+    LOG = "log" as _, [Error, Warn, Info, Debug, Trace] {} + open;
+
     /// A request was answered without invoking the function.
-    REQUEST_REJECTED = "request_rejected", [Warn, Error], fields ["status", "method", "path", "error"];
+    REQUEST_REJECTED = "request_rejected" as RequestRejected, [Warn, Error] { status, method, path, error };
+
     /// Log lines were dropped because the writer could not keep up.
-    LOG_DROPPED = "log_dropped", [Warn], fields ["dropped", "total_dropped"];
+    LOG_DROPPED = "log_dropped" as LogDropped, [Warn] { dropped, total_dropped };
+
     /// The runtime started, stopped, or could not do something.
-    RUNTIME = "runtime", [Info, Warn], fields [] optional ["addr", "functions"];
+    RUNTIME = "runtime" as Runtime, [Info, Warn] {} optional { addr, functions };
+}
+
+#[cfg(feature = "runtime")]
+impl Runtime<'_> {
+    /// A `runtime` record with no field of its own.
+    pub(crate) const BARE: Runtime<'static> = Runtime {
+        addr: None,
+        functions: None,
+    };
 }
 
 #[cfg(test)]
@@ -394,6 +482,30 @@ mod tests {
             assert!(!step.summary.is_empty());
             assert!(!step.levels.is_empty());
         }
+    }
+
+    fn names(record: &impl Record) -> Vec<&'static str> {
+        let mut written = Written::default();
+        record.write_to(&mut written);
+        written.iter().map(|(name, _)| name).collect()
+    }
+
+    #[test]
+    fn a_record_writes_its_step_fields_in_order_and_optional_ones_when_there() {
+        let begin = Validation {
+            phase: Field::from("begin"),
+            required: Field::Null,
+            env: Some(Field::Null),
+        };
+        assert_eq!(names(&begin), ["phase", "required", "env"]);
+        let passed = Validation { env: None, ..begin };
+        assert_eq!(names(&passed), Validation::STEP.fields());
+        let start = Start {
+            event: Field::Null,
+            domain: Field::Null,
+        };
+        assert_eq!(names(&start), START.fields());
+        assert_eq!(Start::STEP.name(), "start");
     }
 
     #[test]

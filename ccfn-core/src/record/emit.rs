@@ -3,8 +3,8 @@
 
 use tracing::Level;
 
-use super::catalogue::Step;
-use super::fields::{RecordFields, Written};
+use super::catalogue::{Record, Step};
+use super::fields::Written;
 
 /// Target of contract records.
 pub(crate) const TARGET: &str = "ccfn";
@@ -22,12 +22,12 @@ pub(super) struct Emitted {
 }
 
 impl Emitted {
-    fn fill(&mut self, step: &'static Step, message: &str, fields: &(impl RecordFields + ?Sized)) {
-        self.step = step.name();
+    fn fill<R: Record>(&mut self, message: &str, record: &R) {
+        self.step = R::STEP.name();
         self.message.clear();
         self.message.push_str(message);
         self.fields.clear();
-        fields.write_to(&mut self.fields);
+        record.write_to(&mut self.fields);
     }
 }
 
@@ -40,13 +40,13 @@ thread_local! {
 
 /// Writes the record's fields once, then emits its `tracing` event with the
 /// record at hand for the contract layer.
-fn emit_with(
-    level: Level,
-    critical: bool,
-    step: &'static Step,
-    message: &str,
-    fields: &(impl RecordFields + ?Sized),
-) {
+fn emit_with<R: Record>(level: Level, critical: bool, message: &str, record: &R) {
+    let step: &'static Step = R::STEP;
+    debug_assert!(
+        critical || step.levels().iter().any(|l| l.to_tracing() == level),
+        "`{}` is not written at {level}",
+        step.name()
+    );
     let dispatch = |emitted: &Emitted| {
         EMITTED.set(emitted, || {
             step.event(level, critical, &emitted.message, &emitted.fields);
@@ -56,10 +56,10 @@ fn emit_with(
         // A record emitted while another is being written (by a layer)
         // gets a buffer of its own.
         if let Ok(mut emitted) = buffer.try_borrow_mut() {
-            emitted.fill(step, message, fields);
+            emitted.fill(message, record);
         } else {
             let mut own = Emitted::default();
-            own.fill(step, message, fields);
+            own.fill(message, record);
             return dispatch(&own);
         }
         dispatch(&buffer.borrow());
@@ -78,25 +78,23 @@ pub(crate) fn enabled(level: Level) -> bool {
     }
 }
 
-/// Emits one contract record of `step`, whose fields are `fields`.
-pub(crate) fn emit(
-    level: Level,
-    step: &'static Step,
-    message: &str,
-    fields: &(impl RecordFields + ?Sized),
-) {
-    emit_with(level, false, step, message, fields);
+/// Emits `record` at its step's first level (the only one of most
+/// steps).
+pub(crate) fn emit<R: Record>(message: &str, record: &R) {
+    emit_with(R::STEP.levels()[0].to_tracing(), false, message, record);
+}
+
+/// Emits `record` at `level`, one of its step's levels.
+#[cfg_attr(not(any(feature = "clients", feature = "runtime")), allow(dead_code))]
+pub(crate) fn emit_at<R: Record>(level: Level, message: &str, record: &R) {
+    emit_with(level, false, message, record);
 }
 
 /// Emits a record that is written whatever the log filter says: the
 /// spec's critical events (the task creation result).
 #[cfg_attr(not(feature = "clients"), allow(dead_code))]
-pub(crate) fn emit_critical(
-    step: &'static Step,
-    message: &str,
-    fields: &(impl RecordFields + ?Sized),
-) {
-    emit_with(Level::INFO, true, step, message, fields);
+pub(crate) fn emit_critical<R: Record>(message: &str, record: &R) {
+    emit_with(Level::INFO, true, message, record);
 }
 
 /// Whether this thread is emitting a contract record now.

@@ -194,40 +194,6 @@ impl Written {
     }
 }
 
-/// The fields of a record, as [`super::emit::emit`] takes them.
-pub(crate) trait RecordFields {
-    /// Writes every field into `written`.
-    fn write_to(&self, written: &mut Written);
-}
-
-impl RecordFields for [(&'static str, Field<'_>)] {
-    fn write_to(&self, written: &mut Written) {
-        for (name, value) in self {
-            written.push(name, *value);
-        }
-    }
-}
-
-impl<const N: usize> RecordFields for [(&'static str, Field<'_>); N] {
-    fn write_to(&self, written: &mut Written) {
-        self.as_slice().write_to(written);
-    }
-}
-
-impl RecordFields for [(&'static str, Value)] {
-    fn write_to(&self, written: &mut Written) {
-        for (name, value) in self {
-            written.push(name, Field::Json(value));
-        }
-    }
-}
-
-impl RecordFields for Vec<(&'static str, Value)> {
-    fn write_to(&self, written: &mut Written) {
-        self.as_slice().write_to(written);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,7 +203,7 @@ mod tests {
     fn fields_are_written_as_serde_json_writes_them() {
         let event = json!({"CallSid": "CA1", "n": [1, 2.5, null]});
         let mut written = Written::default();
-        [
+        for (name, value) in [
             ("text", Field::from("a \"quoted\"\nline")),
             ("missing", Field::from(None::<&str>)),
             ("count", Field::from(7_usize)),
@@ -248,8 +214,9 @@ mod tests {
             ("event", Field::from(&event)),
             ("list", Field::from(["a", "b\"c"].as_slice())),
             ("owned", Field::from([String::from("d")].as_slice())),
-        ]
-        .write_to(&mut written);
+        ] {
+            written.push(name, value);
+        }
         let expected = json!({
             "text": "a \"quoted\"\nline",
             "missing": null,

@@ -2,12 +2,22 @@
 //! how a record becomes a `tracing` event, and the layer that writes the
 //! events as lines. Below everything but the text and secret helpers.
 //!
-//! The catalogue defines every step ccfn writes, once. Each [`Step`] says its name (the `step` field of its records), the
+//! The catalogue defines every step ccfn writes, once, in one table. Each
+//! entry gives the step's name (the `step` field of its records), the
 //! levels it is written at, the fields every one of its records has, the
-//! fields some have, and what it is for. [`ALL`] lists them; the writer
-//! emits records by these definitions, `ccfn-testkit` checks every record
-//! against them, and a test keeps `docs/logging-contract.md` in step. To
-//! add a step, add it here.
+//! fields some have, and what it is for (its doc comment). From that one
+//! entry come:
+//!
+//! - the public [`Step`] (in [`ALL`]), which `ccfn-testkit` checks every
+//!   record against ([`violations`]) and a test compares with
+//!   `docs/logging-contract.md`;
+//! - a struct with one field per record field, by name, which is the only
+//!   way ccfn's own code emits a record of the step: a field misspelt,
+//!   missing or not defined is a compile error, not a test failure;
+//! - the `tracing` event that carries every field, so that any layer can
+//!   read them.
+//!
+//! To add a step, add its entry to the table.
 //!
 //! ```
 //! use ccfn_core::record::{self, Step};
@@ -27,6 +37,8 @@ pub(crate) mod scope;
 pub(crate) mod writer;
 
 pub use catalogue::*;
+#[cfg(any(feature = "clients", feature = "runtime"))]
+pub(crate) use emit::emit_at;
 pub(crate) use emit::{emit, enabled, SPAN_NAME};
 pub(crate) use fields::Field;
 pub(crate) use scope::{InInvocation, Invocation};

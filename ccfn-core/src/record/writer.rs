@@ -618,16 +618,14 @@ impl LogGuard {
         let before = self.reported.swap(total, Ordering::Relaxed);
         if total > before {
             emit::emit(
-                Level::WARN,
-                &super::catalogue::LOG_DROPPED,
                 &format!(
                     "{} log lines dropped: the log writer could not keep up",
                     total - before
                 ),
-                &vec![
-                    ("dropped", Value::from(total - before)),
-                    ("total_dropped", Value::from(total)),
-                ],
+                &super::catalogue::LogDropped {
+                    dropped: super::fields::Field::from(total - before),
+                    total_dropped: super::fields::Field::from(total),
+                },
             );
         }
     }

@@ -13,7 +13,7 @@ use tracing::Level;
 
 use crate::error::ErrorKind;
 use crate::function::callback::{InvocationId, Outcome, Reply};
-use crate::record::{emit, SPAN_NAME};
+use crate::record::{emit_at, Field, SPAN_NAME};
 use crate::secret::echo;
 
 /// The response header that carries the invocation id.
@@ -140,23 +140,21 @@ impl IntoResponse for Rejection {
             invocation_id = id.as_str(),
             call_sid = tracing::field::Empty,
         );
-        let fields = vec![
-            ("status", json!(status.as_u16())),
-            ("method", json!(method)),
-            ("path", json!(path)),
-            ("error", json!(message)),
-        ];
         let level = if status.is_server_error() {
             Level::ERROR
         } else {
             Level::WARN
         };
         span.in_scope(|| {
-            emit(
+            emit_at(
                 level,
-                &crate::record::REQUEST_REJECTED,
                 &format!("request rejected: {message}"),
-                &fields,
+                &crate::record::RequestRejected {
+                    status: Field::from(status.as_u16()),
+                    method: Field::from(&method),
+                    path: Field::from(&path),
+                    error: Field::from(&message),
+                },
             );
         });
         let mut response = json_response(status, &json!({ "message": message }));

@@ -49,7 +49,6 @@ use std::future::{Future, IntoFuture};
 use std::sync::Arc;
 
 use axum::Router;
-use serde_json::json;
 use tokio::net::TcpListener;
 use tracing::Level;
 
@@ -66,7 +65,7 @@ pub use serve::{serve, Serve};
 use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::function::context::Context;
-use crate::record::emit;
+use crate::record::{emit, emit_at, Field};
 
 /// Serves registered functions; see the [module docs](self).
 #[must_use = "call .serve() or .router()"]
@@ -245,13 +244,12 @@ impl Runtime {
             && !self.context.is_present(AUTH_TOKEN)
             && self.functions.iter().any(|r| !r.public)
         {
-            emit(
+            emit_at(
                 Level::WARN,
-                &crate::record::RUNTIME,
                 &format!(
                     "{AUTH_TOKEN} is not set: request signatures are not checked (local mode)"
                 ),
-                &Vec::new(),
+                &crate::record::Runtime::BARE,
             );
         }
         let listener = TcpListener::bind(addr).await.map_err(|e| {
@@ -293,15 +291,13 @@ impl Runtime {
         let addr = listener
             .local_addr()
             .map_err(|e| Error::msg(format!("cannot read the listening address: {e}")))?;
-        let fields = vec![
-            ("addr", json!(addr.to_string())),
-            ("functions", json!(names)),
-        ];
+        let addr_text = addr.to_string();
         emit(
-            Level::INFO,
-            &crate::record::RUNTIME,
             &format!("listening on http://{addr}"),
-            &fields,
+            &crate::record::Runtime {
+                addr: Some(Field::from(&addr_text)),
+                functions: Some(Field::from(names.as_slice())),
+            },
         );
 
         let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
@@ -309,10 +305,8 @@ impl Runtime {
             .with_graceful_shutdown(async move {
                 shutdown.await;
                 emit(
-                    Level::INFO,
-                    &crate::record::RUNTIME,
                     "shutting down: finishing in-flight invocations",
-                    &Vec::new(),
+                    &crate::record::Runtime::BARE,
                 );
                 let _ = stopping_tx.send(());
             })
@@ -330,19 +324,16 @@ impl Runtime {
                 // Cancel what still runs, so that each invocation closes its
                 // records (error, metrics, end) while logging is still up.
                 let still_running = in_flight.cancel_all(std::time::Duration::from_secs(1)).await;
-                emit(
-                    Level::WARN,
-                    &crate::record::RUNTIME,
-                    &format!(
+                emit_at(Level::WARN, &format!(
                         "shutdown grace of {} ms expired: in-flight invocations were cancelled{}",
                         grace.as_millis(),
                         if still_running == 0 { String::new() } else { format!(" ({still_running} did not stop)") }
                     ),
-                    &Vec::new(),
+                    &crate::record::Runtime::BARE,
                 );
             }
         }
-        emit(Level::INFO, &crate::record::RUNTIME, "stopped", &Vec::new());
+        emit("stopped", &crate::record::Runtime::BARE);
         Ok(())
     }
 }

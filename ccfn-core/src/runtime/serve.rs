@@ -19,7 +19,7 @@ use tracing::Level;
 
 use super::config::RuntimeConfig;
 use crate::error::{Error, ErrorKind};
-use crate::record::emit;
+use crate::record::emit_at;
 
 /// What one client may hold.
 #[derive(Clone, Copy, Debug)]
@@ -255,11 +255,10 @@ async fn accept_failed(error: &io::Error) {
     ) {
         return;
     }
-    emit(
+    emit_at(
         Level::WARN,
-        &crate::record::RUNTIME,
         &format!("cannot accept connections: {error}; retrying in 1 s"),
-        &Vec::new(),
+        &crate::record::Runtime::BARE,
     );
     tokio::time::sleep(Duration::from_secs(1)).await;
 }
