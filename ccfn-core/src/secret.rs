@@ -50,6 +50,26 @@ impl Secret {
     }
 }
 
+impl From<String> for Secret {
+    fn from(value: String) -> Self {
+        Secret::new(value)
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(value: &str) -> Self {
+        Secret::new(value)
+    }
+}
+
+/// The same secret, shared: what [`crate::Context::secret`] hands out is
+/// enough wherever an `impl Into<Secret>` is taken.
+impl From<&Secret> for Secret {
+    fn from(secret: &Secret) -> Self {
+        secret.clone()
+    }
+}
+
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(REDACTED)

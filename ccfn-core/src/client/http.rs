@@ -17,7 +17,7 @@ use crate::function::contract::alert;
 use crate::record::{emit, emit_at, Field};
 use crate::secret::{is_sensitive_name, redact_json, Secret, REDACTED};
 
-pub use reqwest::Method;
+use reqwest::Method;
 
 /// How much of a text response body the `api_response` record logs.
 pub const MAX_LOGGED_BODY: usize = 2048;
@@ -159,10 +159,16 @@ pub(crate) fn same_origin(a: &reqwest::Url, b: &reqwest::Url) -> bool {
 /// ```
 /// use std::time::{Duration, SystemTime};
 /// use ccfn_core::http::BearerToken;
+/// use ccfn_core::Context;
 ///
 /// let token = BearerToken::new("eyJhbGciOi-canary", Some(SystemTime::now() + Duration::from_secs(60)));
 /// assert!(!token.is_expired());
 /// assert_eq!(format!("{token:?}"), "BearerToken { token: [REDACTED], expires_at: Some(..) }");
+///
+/// // Straight from a secret the context holds.
+/// let context = Context::builder().secret("CRM_TOKEN", "eyJhbGciOi-canary-2").build();
+/// let token = BearerToken::new(context.secret("CRM_TOKEN").unwrap(), None);
+/// assert!(!token.is_expired());
 /// ```
 #[derive(Clone)]
 pub struct BearerToken {
@@ -171,10 +177,12 @@ pub struct BearerToken {
 }
 
 impl BearerToken {
-    /// A token that expires at `expires_at` (`None`: never).
-    pub fn new(token: impl Into<String>, expires_at: Option<SystemTime>) -> Self {
+    /// A token that expires at `expires_at` (`None`: never): a
+    /// [`Secret`] (or `&Secret`, as [`crate::Context::secret`] gives it),
+    /// or text that becomes one.
+    pub fn new(token: impl Into<Secret>, expires_at: Option<SystemTime>) -> Self {
         BearerToken {
-            token: Secret::new(token),
+            token: token.into(),
             expires_at,
         }
     }
@@ -301,7 +309,7 @@ impl HttpClient {
     }
 
     /// A request of `method` to `url`.
-    pub fn request(&self, method: Method, url: impl Into<String>) -> ApiRequest {
+    fn request(&self, method: Method, url: impl Into<String>) -> ApiRequest {
         ApiRequest {
             client: self.clone(),
             method,
@@ -311,6 +319,7 @@ impl HttpClient {
             auth: Auth::None,
             timeout: None,
             max_response_bytes: None,
+            invalid: None,
         }
     }
 
@@ -322,6 +331,21 @@ impl HttpClient {
     /// A `POST` request.
     pub fn post(&self, url: impl Into<String>) -> ApiRequest {
         self.request(Method::POST, url)
+    }
+
+    /// A `PUT` request.
+    pub fn put(&self, url: impl Into<String>) -> ApiRequest {
+        self.request(Method::PUT, url)
+    }
+
+    /// A `PATCH` request.
+    pub fn patch(&self, url: impl Into<String>) -> ApiRequest {
+        self.request(Method::PATCH, url)
+    }
+
+    /// A `DELETE` request.
+    pub fn delete(&self, url: impl Into<String>) -> ApiRequest {
+        self.request(Method::DELETE, url)
     }
 }
 
@@ -348,6 +372,9 @@ pub struct ApiRequest {
     auth: Auth,
     timeout: Option<Duration>,
     max_response_bytes: Option<u64>,
+    /// Why the request cannot be sent (a query or body that cannot be
+    /// encoded): [`ApiRequest::send`] fails with it, as reqwest's does.
+    invalid: Option<String>,
 }
 
 impl fmt::Debug for ApiRequest {
@@ -391,12 +418,52 @@ impl ApiRequest {
         self
     }
 
-    /// A JSON body.
-    pub fn json(mut self, value: &Value) -> Self {
-        self.body = Body::Bytes {
-            content_type: "application/json".into(),
-            bytes: value.to_string().into_bytes(),
-        };
+    /// Appends `query` (a struct, a map, or a slice of pairs) to the URL's
+    /// query string. Parameters with sensitive names (see
+    /// [`crate::is_sensitive_name`]) are logged as `[REDACTED]`.
+    ///
+    /// A value that cannot be encoded as a query (a nested map, say) makes
+    /// [`ApiRequest::send`] fail without calling.
+    pub fn query<T: serde::Serialize + ?Sized>(mut self, query: &T) -> Self {
+        match serde_urlencoded::to_string(query) {
+            Ok(encoded) if encoded.is_empty() => {}
+            Ok(encoded) => {
+                // An invalid URL is left as it is: `send` says so.
+                if let Ok(mut url) = reqwest::Url::parse(&self.url) {
+                    let query = match url.query() {
+                        Some(existing) if !existing.is_empty() => format!("{existing}&{encoded}"),
+                        _ => encoded,
+                    };
+                    url.set_query(Some(&query));
+                    self.url = url.into();
+                }
+            }
+            Err(error) => {
+                self.invalid
+                    .get_or_insert(format!("the query cannot be encoded: {error}"));
+            }
+        }
+        self
+    }
+
+    /// A JSON body: `value` serialized (a `serde_json::Value`, or any
+    /// `Serialize` type).
+    ///
+    /// A value that cannot be serialized (a map with non-string keys, say)
+    /// makes [`ApiRequest::send`] fail without calling.
+    pub fn json<T: serde::Serialize + ?Sized>(mut self, value: &T) -> Self {
+        match serde_json::to_vec(value) {
+            Ok(bytes) => {
+                self.body = Body::Bytes {
+                    content_type: "application/json".into(),
+                    bytes,
+                };
+            }
+            Err(error) => {
+                self.invalid
+                    .get_or_insert(format!("the JSON body cannot be serialized: {error}"));
+            }
+        }
         self
     }
 
@@ -514,6 +581,15 @@ impl ApiRequest {
             } => request.header("content-type", content_type).body(bytes),
             Body::Multipart { form, .. } => request.multipart(form),
         };
+        if let Some(invalid) = &self.invalid {
+            return Err(fail(
+                &method,
+                &url,
+                format!("{method} {url} not sent: {invalid}"),
+                Duration::ZERO,
+                None,
+            ));
+        }
         let limit = limit.map_err(|message| {
             fail(
                 &method,
@@ -591,6 +667,7 @@ impl ApiRequest {
         }
         let elapsed = started.elapsed();
         let response = ApiResponse {
+            call: format!("{method} {url}"),
             status,
             headers,
             body,
@@ -803,6 +880,8 @@ fn millis(duration: Duration) -> f64 {
 /// A response: status, headers and the whole body.
 #[derive(Clone)]
 pub struct ApiResponse {
+    /// The method and the URL (without credentials) that answered.
+    call: String,
     status: u16,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
@@ -829,6 +908,45 @@ impl ApiResponse {
     #[must_use]
     pub fn is_success(&self) -> bool {
         (200..300).contains(&self.status)
+    }
+
+    /// This response if its status is 2xx; otherwise an error of kind
+    /// `Upstream` that names the call and the status (the body is in the
+    /// `api_response` record, not in the error).
+    ///
+    /// # Errors
+    /// The status is not 2xx.
+    pub fn error_for_status(self) -> Result<Self, Error> {
+        match self.status_error() {
+            Some(error) => Err(error),
+            None => Ok(self),
+        }
+    }
+
+    /// [`ApiResponse::error_for_status`], keeping the response.
+    ///
+    /// # Errors
+    /// The status is not 2xx.
+    pub fn error_for_status_ref(&self) -> Result<&Self, Error> {
+        match self.status_error() {
+            Some(error) => Err(error),
+            None => Ok(self),
+        }
+    }
+
+    fn status_error(&self) -> Option<Error> {
+        if self.is_success() {
+            return None;
+        }
+        let reason = reqwest::StatusCode::from_u16(self.status)
+            .ok()
+            .and_then(|status| status.canonical_reason())
+            .map(|reason| format!(" {reason}"))
+            .unwrap_or_default();
+        Some(Error::new(
+            ErrorKind::Upstream,
+            format!("{} answered {}{reason}", self.call, self.status),
+        ))
     }
 
     /// The first value of header `name` (case-insensitive).
@@ -996,6 +1114,7 @@ mod tests {
         let body = "é".repeat(MAX_LOGGED_BODY);
         let body_len = body.len();
         let response = ApiResponse {
+            call: "GET https://example.test/".into(),
             status: 200,
             headers: vec![("content-type".into(), "text/plain".into())],
             body: body.into_bytes(),
@@ -1005,6 +1124,7 @@ mod tests {
         assert_eq!(cut, body_len - MAX_LOGGED_BODY);
         assert_eq!(data.as_str().unwrap().len(), MAX_LOGGED_BODY);
         let json = ApiResponse {
+            call: "GET https://example.test/".into(),
             status: 200,
             headers: vec![("Content-Type".into(), "application/json".into())],
             body: br#"{"id":"1"}"#.to_vec(),
@@ -1012,6 +1132,7 @@ mod tests {
         };
         assert_eq!(json.logged_data(), (json!({"id": "1"}), 0));
         let audio = ApiResponse {
+            call: "GET https://example.test/".into(),
             status: 200,
             headers: vec![("content-type".into(), "audio/mpeg".into())],
             body: vec![0xff, 0xfb, 0x90, 0x00],
@@ -1019,6 +1140,7 @@ mod tests {
         };
         assert_eq!(audio.logged_data(), (json!("[4 bytes of audio/mpeg]"), 0));
         let unknown = ApiResponse {
+            call: "GET https://example.test/".into(),
             status: 200,
             headers: vec![],
             body: vec![0xff, 0xfe],
