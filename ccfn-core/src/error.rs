@@ -1,7 +1,6 @@
 //! The error a function completes with, and the configuration error a
 //! start-up reports.
 
-use std::any::Any;
 use std::backtrace::{Backtrace, BacktraceStatus};
 use std::error::Error as StdError;
 use std::fmt;
@@ -49,19 +48,35 @@ impl ErrorKind {
 /// causes and a backtrace (captured when `RUST_BACKTRACE` or
 /// `RUST_LIB_BACKTRACE` asks for one).
 ///
-/// Any `std::error::Error` converts into it, so `?` works in handlers that
-/// return `Result<Completion, ccfn_core::Error>`:
+/// Whatever a `Box<dyn std::error::Error + Send + Sync>` can be made of
+/// converts into it: any `std::error::Error + Send + Sync`, a `&str`, a
+/// `String`, and such a box itself. So `?` works in handlers that return
+/// `Result<Completion, ccfn_core::Error>`, and so do
+/// `Result<Completion, String>` and
+/// `Result<Completion, Box<dyn std::error::Error + Send + Sync>>`:
 ///
 /// ```
 /// use ccfn_core::{Error, ErrorKind};
 ///
 /// fn parse(priority: &str) -> Result<u32, Error> {
+///     if priority.is_empty() {
+///         return Err("no priority given".into());
+///     }
 ///     Ok(priority.parse::<u32>()?)
 /// }
 /// let error = parse("high").unwrap_err();
 /// assert_eq!(error.kind(), ErrorKind::Function);
 /// assert_eq!(error.message(), "invalid digit found in string");
+/// assert_eq!(parse("").unwrap_err().message(), "no priority given");
 /// ```
+///
+/// [`ResultExt::context`] says what was being done, as anyhow's does. For
+/// that reason `Error` is not itself a `std::error::Error` (the blanket
+/// conversion above would then convert it into itself);
+/// [`Error::into_boxed_dyn_error`] gives one, with the same message and
+/// causes. Its `Debug` reads as a sentence with its causes, so a `main`
+/// that returns `Result<(), ccfn_core::Error>` prints a readable error;
+/// `{:#?}` shows the fields.
 pub struct Error {
     kind: ErrorKind,
     message: String,
@@ -110,6 +125,38 @@ impl Error {
         &self.message
     }
 
+    /// This error, said to have happened while doing `context`: the
+    /// message becomes `context: message`; kind, causes and backtrace
+    /// stay. See [`ResultExt`].
+    #[must_use]
+    pub fn context(mut self, context: impl fmt::Display) -> Self {
+        self.message = format!("{context}: {}", self.message);
+        self
+    }
+
+    /// This error as a `std::error::Error`, with the same message and
+    /// causes, for code that returns
+    /// `Box<dyn std::error::Error + Send + Sync>`; converting the box back
+    /// into an [`Error`] gives this one again.
+    ///
+    /// ```
+    /// use ccfn_core::{Error, ErrorKind};
+    ///
+    /// fn start() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    ///     let checked: Result<(), Error> = Ok(());
+    ///     checked.map_err(Error::into_boxed_dyn_error)?;
+    ///     Ok(())
+    /// }
+    /// start().unwrap();
+    ///
+    /// let boxed = Error::new(ErrorKind::Upstream, "unreachable").into_boxed_dyn_error();
+    /// assert_eq!(Error::from(boxed).kind(), ErrorKind::Upstream);
+    /// ```
+    #[must_use]
+    pub fn into_boxed_dyn_error(self) -> Box<dyn StdError + Send + Sync + 'static> {
+        Box::new(StdErrorAdapter(self))
+    }
+
     /// The error that caused this one, if any.
     #[must_use]
     pub fn source(&self) -> Option<&(dyn StdError + Send + Sync + 'static)> {
@@ -154,27 +201,27 @@ impl fmt::Display for Error {
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Error")
-            .field("kind", &self.kind)
-            .field("message", &self.message)
-            .field("source", &self.source)
-            .finish_non_exhaustive()
-    }
-}
-
-/// The error as a `std::error::Error`, for `?` in code that returns
-/// `Box<dyn std::error::Error + Send + Sync>` (a `main`, say).
-///
-/// ```
-/// fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-///     let checked: Result<(), ccfn_core::Error> = Ok(());
-///     checked?;
-///     Ok(())
-/// }
-/// ```
-impl From<Error> for Box<dyn StdError + Send + Sync + 'static> {
-    fn from(error: Error) -> Self {
-        Box::new(StdErrorAdapter(error))
+        if f.alternate() {
+            return f
+                .debug_struct("Error")
+                .field("kind", &self.kind)
+                .field("message", &self.message)
+                .field("source", &self.source)
+                .finish_non_exhaustive();
+        }
+        write!(f, "{} ({} error)", self.message, self.kind.as_str())?;
+        let mut cause = self.source.as_deref().map(|e| e as &dyn StdError);
+        if cause.is_some_and(|first| first.to_string() == self.message) {
+            cause = cause.and_then(StdError::source);
+        }
+        if cause.is_some() {
+            f.write_str("\n\nCaused by:")?;
+        }
+        while let Some(error) = cause {
+            write!(f, "\n    {error}")?;
+            cause = error.source();
+        }
+        Ok(())
     }
 }
 
@@ -203,23 +250,90 @@ impl StdError for StdErrorAdapter {
     }
 }
 
-/// Any error as a function error, but a [`ConfigError`], which becomes a
-/// configuration error (`?` on a setting reports a deployment fault, never
-/// a request's).
-impl<E: StdError + Send + Sync + 'static> From<E> for Error {
+/// Any error, or text, as a function error; but a [`ConfigError`] becomes
+/// a configuration error (`?` on a setting reports a deployment fault,
+/// never a request's), and an [`Error`] that went through
+/// [`Error::into_boxed_dyn_error`] comes back as it was.
+impl<E: Into<Box<dyn StdError + Send + Sync + 'static>>> From<E> for Error {
     fn from(error: E) -> Self {
-        let is_config = (&error as &dyn Any).is::<ConfigError>();
-        let (kind, backtrace) = if is_config {
-            (ErrorKind::Configuration, Backtrace::disabled())
-        } else {
-            (ErrorKind::Function, Backtrace::capture())
+        let error: Box<dyn StdError + Send + Sync + 'static> = error.into();
+        let error = match error.downcast::<StdErrorAdapter>() {
+            Ok(adapter) => return adapter.0,
+            Err(error) => error,
         };
-        Error {
-            kind,
-            message: error.to_string(),
-            source: Some(Box::new(error)),
-            backtrace,
+        let message = error.to_string();
+        if error.is::<ConfigError>() {
+            return Error {
+                kind: ErrorKind::Configuration,
+                message,
+                source: Some(error),
+                backtrace: Backtrace::disabled(),
+            };
         }
+        Error {
+            kind: ErrorKind::Function,
+            message,
+            source: Some(error),
+            backtrace: Backtrace::capture(),
+        }
+    }
+}
+
+/// Says what was being done when an error happened, as anyhow's
+/// `Context` does: on a `Result` whose error converts into an [`Error`],
+/// and on an `Option` (whose `None` becomes a function error).
+///
+/// The new message is the context, a colon, and the error's own message;
+/// the kind (upstream, validation, ...) and the causes stay.
+///
+/// ```
+/// use ccfn_core::{Error, ErrorKind, ResultExt as _};
+///
+/// fn tier(level: &str) -> Result<u8, Error> {
+///     level.parse::<u8>().context("reading the caller's tier")
+/// }
+/// let error = tier("gold").unwrap_err();
+/// assert_eq!(error.message(), "reading the caller's tier: invalid digit found in string");
+/// assert_eq!(error.kind(), ErrorKind::Function);
+///
+/// let upstream = Err::<(), _>(Error::new(ErrorKind::Upstream, "GET /customers answered 503"));
+/// let error = upstream.with_context(|| format!("looking up {}", "the caller")).unwrap_err();
+/// assert_eq!(error.kind(), ErrorKind::Upstream);
+///
+/// let missing: Option<&str> = None;
+/// assert_eq!(missing.context("no queue configured").unwrap_err().message(), "no queue configured");
+/// ```
+pub trait ResultExt<T>: Sized {
+    /// The error, said to have happened while doing `context`.
+    ///
+    /// # Errors
+    /// `self` is an error (or `None`).
+    fn context<C: fmt::Display>(self, context: C) -> Result<T, Error>;
+
+    /// [`ResultExt::context`], the context made only on error.
+    ///
+    /// # Errors
+    /// `self` is an error (or `None`).
+    fn with_context<C: fmt::Display, F: FnOnce() -> C>(self, context: F) -> Result<T, Error>;
+}
+
+impl<T, E: Into<Error>> ResultExt<T> for Result<T, E> {
+    fn context<C: fmt::Display>(self, context: C) -> Result<T, Error> {
+        self.map_err(|error| error.into().context(context))
+    }
+
+    fn with_context<C: fmt::Display, F: FnOnce() -> C>(self, context: F) -> Result<T, Error> {
+        self.map_err(|error| error.into().context(context()))
+    }
+}
+
+impl<T> ResultExt<T> for Option<T> {
+    fn context<C: fmt::Display>(self, context: C) -> Result<T, Error> {
+        self.ok_or_else(|| Error::msg(context.to_string()))
+    }
+
+    fn with_context<C: fmt::Display, F: FnOnce() -> C>(self, context: F) -> Result<T, Error> {
+        self.ok_or_else(|| Error::msg(context().to_string()))
     }
 }
 
@@ -305,12 +419,71 @@ mod tests {
     }
 
     #[test]
-    fn converts_into_a_boxed_std_error_with_its_source() {
+    fn converts_into_a_boxed_std_error_with_its_source_and_back() {
         let io = std::io::Error::other("connection reset");
         let error = Error::new(ErrorKind::Upstream, "task router unreachable").with_source(io);
-        let boxed: Box<dyn StdError + Send + Sync> = error.into();
+        let boxed = error.into_boxed_dyn_error();
         assert_eq!(boxed.to_string(), "task router unreachable");
         assert_eq!(boxed.source().unwrap().to_string(), "connection reset");
+        let back = Error::from(boxed);
+        assert_eq!(back.kind(), ErrorKind::Upstream);
+        assert_eq!(back.message(), "task router unreachable");
+        assert!(back.stack().contains("caused by: connection reset"));
+    }
+
+    #[test]
+    fn text_and_boxed_errors_convert() {
+        let from_str = Error::from("no digits");
+        assert_eq!(
+            (from_str.kind(), from_str.message()),
+            (ErrorKind::Function, "no digits")
+        );
+        assert_eq!(
+            format!("{from_str:?}"),
+            "no digits (function error)",
+            "the text is not repeated as its own cause"
+        );
+        assert_eq!(Error::from(String::from("owned")).message(), "owned");
+        let boxed: Box<dyn StdError + Send + Sync> = Box::new(Outer(std::io::Error::other("gone")));
+        let error = Error::from(boxed);
+        assert_eq!(error.message(), "could not read the recording");
+        assert!(error.stack().contains("caused by: gone"));
+    }
+
+    #[test]
+    fn debug_reads_as_a_sentence_with_its_causes() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let error = Error::from(Outer(io)).context("sending the voicemail");
+        assert_eq!(
+            format!("{error:?}"),
+            "sending the voicemail: could not read the recording (function error)\n\nCaused by:\n    could not read the recording\n    no such file"
+        );
+        let plain = Error::new(ErrorKind::Configuration, "AUTH_TOKEN is not set");
+        assert_eq!(
+            format!("{plain:?}"),
+            "AUTH_TOKEN is not set (configuration error)"
+        );
+        assert!(format!("{plain:#?}").starts_with("Error {\n    kind: Configuration,"));
+    }
+
+    #[test]
+    fn context_keeps_kind_and_causes() {
+        let io = std::io::Error::other("connection reset");
+        let error = Err::<(), _>(
+            Error::new(ErrorKind::Upstream, "task router unreachable").with_source(io),
+        )
+        .context("creating the callback task")
+        .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Upstream);
+        assert_eq!(
+            error.message(),
+            "creating the callback task: task router unreachable"
+        );
+        assert!(error.stack().contains("caused by: connection reset"));
+        let none: Option<u8> = None;
+        let error = none.with_context(|| "no digits pressed").unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Function);
+        assert_eq!(error.message(), "no digits pressed");
     }
 
     #[test]

@@ -83,7 +83,7 @@ pub mod voice;
 
 #[cfg(feature = "clients")]
 pub use client::{email, http, taskrouter};
-pub use error::{ConfigError, Error, ErrorKind};
+pub use error::{ConfigError, Error, ErrorKind, ResultExt};
 pub use function::callback::{
     Callback, Completion, IntoCompletion, IntoReply, InvocationId, Outcome, Reply, Response,
     VoiceReply,
@@ -110,6 +110,7 @@ pub mod context {
 
 /// What a function module needs: `use ccfn_core::prelude::*;`.
 pub mod prelude {
+    pub use crate::ResultExt as _;
     pub use crate::{
         contact_fn, Callback, Completion, Context, Error, Event, Response, VoiceResponse,
     };

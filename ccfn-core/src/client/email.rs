@@ -50,7 +50,7 @@
 //! assert!(folder.join("message.json").is_file());
 //! assert_eq!(std::fs::read(folder.join("attachments/voicemail.wav"))?.len(), 1024);
 //! # std::fs::remove_dir_all(&dir)?;
-//! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+//! # Ok::<(), ccfn_core::Error>(())
 //! # }).unwrap();
 //! ```
 //!
@@ -564,7 +564,7 @@ impl EmailClient {
                     e.kind(),
                     format!("email not sent: {}", self.scrubbed(e.message())),
                 )
-                .with_source(Cause(e.into()));
+                .with_source(Cause(e.into_boxed_dyn_error()));
                 log_error(error, domain, None)
             })?;
         let sent = self
