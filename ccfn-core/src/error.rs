@@ -2,6 +2,7 @@
 //! start-up reports.
 
 use std::backtrace::{Backtrace, BacktraceStatus};
+use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
 
@@ -80,6 +81,8 @@ impl ErrorKind {
 pub struct Error {
     kind: ErrorKind,
     message: String,
+    /// What the caller is told, when not the message.
+    caller_message: Option<Cow<'static, str>>,
     source: Option<Box<dyn StdError + Send + Sync + 'static>>,
     backtrace: Backtrace,
 }
@@ -96,6 +99,7 @@ impl Error {
         Error {
             kind,
             message: message.into(),
+            caller_message: None,
             source: None,
             backtrace,
         }
@@ -119,10 +123,44 @@ impl Error {
         self.kind
     }
 
-    /// The message, exactly as the caller receives it.
+    /// The whole message, as the `error` record logs it.
     #[must_use]
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// What the caller is told (the `message` of the runtime's JSON
+    /// answer): the message of a validation, configuration, function or
+    /// timeout error; for an upstream error or a panic, which can carry
+    /// another service's answer, an internal URL or a caller's number,
+    /// a short text that says what failed (an email provider's error
+    /// says `email provider error (status 501)`). The whole message is in
+    /// the `error` record, under the id the answer carries.
+    ///
+    /// ```
+    /// use ccfn_core::{Error, ErrorKind};
+    ///
+    /// let error = Error::new(ErrorKind::Upstream, "GET https://crm.internal/customers?phone=%2B15550100 failed: connection refused");
+    /// assert_eq!(error.caller_message(), "upstream service error");
+    /// let error = error.with_caller_message("CRM unavailable");
+    /// assert_eq!(error.caller_message(), "CRM unavailable");
+    /// assert_eq!(Error::msg("the queue is closed").caller_message(), "the queue is closed");
+    /// ```
+    #[must_use]
+    pub fn caller_message(&self) -> &str {
+        match (&self.caller_message, self.kind) {
+            (Some(message), _) => message,
+            (None, ErrorKind::Upstream) => "upstream service error",
+            (None, ErrorKind::Panic) => "function panicked",
+            (None, _) => &self.message,
+        }
+    }
+
+    /// Sets what the caller is told (see [`Error::caller_message`]).
+    #[must_use]
+    pub fn with_caller_message(mut self, message: impl Into<Cow<'static, str>>) -> Self {
+        self.caller_message = Some(message.into());
+        self
     }
 
     /// This error, said to have happened while doing `context`: the
@@ -266,6 +304,7 @@ impl<E: Into<Box<dyn StdError + Send + Sync + 'static>>> From<E> for Error {
             return Error {
                 kind: ErrorKind::Configuration,
                 message,
+                caller_message: None,
                 source: Some(error),
                 backtrace: Backtrace::disabled(),
             };
@@ -273,6 +312,7 @@ impl<E: Into<Box<dyn StdError + Send + Sync + 'static>>> From<E> for Error {
         Error {
             kind: ErrorKind::Function,
             message,
+            caller_message: None,
             source: Some(error),
             backtrace: Backtrace::capture(),
         }

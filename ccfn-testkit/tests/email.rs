@@ -376,6 +376,27 @@ async fn a_provider_failure_names_the_status_and_its_message() {
          the email was not sent, try again later"
     );
     assert_eq!(run.record("api_response").unwrap()["status"], 500);
+    assert_eq!(
+        run.error().unwrap().caller_message(),
+        "email provider error (status 500)"
+    );
+}
+
+#[tokio::test]
+async fn the_caller_is_told_the_status_never_the_providers_page() {
+    let fake = FakeEmailProvider::start().await;
+    fake.respond_with(
+        FakeAnswer::status(501)
+            .body("<html><body>Not Implemented at edge-7.internal</body></html>"),
+    );
+    let run = invoke(voicemail_email, provider_context(&fake), FakeEvent::voice()).await;
+    let message = assert_email_failure(&run, ErrorKind::Upstream);
+    assert!(
+        message.contains("edge-7.internal"),
+        "the record keeps the detail: {message}"
+    );
+    let told = run.error().unwrap().caller_message();
+    assert_eq!(told, "email provider error (status 501)");
 }
 
 #[tokio::test]

@@ -564,7 +564,8 @@ impl EmailClient {
                     e.kind(),
                     format!("email not sent: {}", self.scrubbed(e.message())),
                 )
-                .with_source(Cause(e.into_boxed_dyn_error()));
+                .with_source(Cause(e.into_boxed_dyn_error()))
+                .with_caller_message("email provider error (no answer)");
                 log_error(error, domain, None)
             })?;
         let sent = self
@@ -622,6 +623,7 @@ impl EmailClient {
                         "the email provider answered status {status} without the expected JSON `id` and `message`: {e}"
                     ),
                 )
+                .with_caller_message(format!("email provider error (status {status})"))
             })?;
             return Ok(EmailSent {
                 id: queued.id,
@@ -652,7 +654,8 @@ impl EmailClient {
             ),
             _ => format!("the email provider answered status {status}: {said}"),
         };
-        Err(Error::new(ErrorKind::Upstream, text))
+        Err(Error::new(ErrorKind::Upstream, text)
+            .with_caller_message(format!("email provider error (status {status})")))
     }
 
     /// The provider's `message` from a JSON body, or the text body, cut

@@ -943,10 +943,13 @@ impl ApiResponse {
             .and_then(|status| status.canonical_reason())
             .map(|reason| format!(" {reason}"))
             .unwrap_or_default();
-        Some(Error::new(
-            ErrorKind::Upstream,
-            format!("{} answered {}{reason}", self.call, self.status),
-        ))
+        Some(
+            Error::new(
+                ErrorKind::Upstream,
+                format!("{} answered {}{reason}", self.call, self.status),
+            )
+            .with_caller_message(format!("upstream service error (status {})", self.status)),
+        )
     }
 
     /// The first value of header `name` (case-insensitive).

@@ -56,7 +56,7 @@ impl IntoResponse for Answer {
                 };
                 // The message reaches the caller, not the log layer: scrub
                 // it here too.
-                let mut message = error.message().to_owned();
+                let mut message = error.caller_message().to_owned();
                 crate::secret::scrub(&mut message, &[]);
                 json_response(status, &json!({ "message": message }))
             }
