@@ -629,6 +629,10 @@ settings! {
     CCFN_CATALOGUE = Setting::new("CCFN_CATALOGUE", Kind::Choice(&["on", "off"]),
         DefaultValue::Described("`on` in local mode, `off` in production mode"),
         "whether `GET /__ccfn/functions` serves the function catalogue");
+    /// `CCFN_BACKTRACE`: whether error records carry a backtrace.
+    CCFN_BACKTRACE = Setting::new("CCFN_BACKTRACE", Kind::Choice(&["on", "off"]),
+        DefaultValue::Value("off"),
+        "whether `error` records of function, upstream and panic errors carry a backtrace");
     /// `CCFN_BODY_LIMIT_BYTES`: the largest request body.
     CCFN_BODY_LIMIT_BYTES = Setting::new("CCFN_BODY_LIMIT_BYTES", BYTES,
         DefaultValue::Value("1048576"), "the largest request body, in bytes");
@@ -725,7 +729,7 @@ settings! {
         DefaultValue::Value("1048576"), "the largest answer of the email provider read");
     /// `CCFN_OUTBOX_DIR`: where the local outbox writes.
     CCFN_OUTBOX_DIR = Setting::new("CCFN_OUTBOX_DIR", Kind::Text,
-        DefaultValue::Value("target/ccfn-outbox"), "where the local outbox writes");
+        DefaultValue::Value(".ccfn/outbox"), "where the local outbox writes");
     // The task router.
     /// `TASKROUTER_BASE_URL`: the task router's API base URL.
     TASKROUTER_BASE_URL = Setting::new("TASKROUTER_BASE_URL", Kind::Url,
@@ -750,7 +754,7 @@ settings! {
         "the API key's secret (the task router's password)").secret();
     /// `CCFN_TASK_STORE`: the local task store.
     CCFN_TASK_STORE = Setting::new("CCFN_TASK_STORE", Kind::Text,
-        DefaultValue::Value("target/ccfn-tasks.jsonl"),
+        DefaultValue::Value(".ccfn/tasks.jsonl"),
         "where tasks go without task-router credentials");
     // The context.
     /// `AUTH_TOKEN`: the account's auth token.

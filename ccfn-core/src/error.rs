@@ -5,6 +5,26 @@ use std::backtrace::{Backtrace, BacktraceStatus};
 use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether errors and panics capture a backtrace: ccfn's own switch
+/// (`CCFN_BACKTRACE`, set by the runtime), so that a `RUST_BACKTRACE`
+/// exported in a shell does not make every error record long and slow.
+static BACKTRACES: AtomicBool = AtomicBool::new(false);
+
+/// Turns backtrace capture on or off for the process.
+pub(crate) fn capture_backtraces(on: bool) {
+    BACKTRACES.store(on, Ordering::Relaxed);
+}
+
+/// A backtrace of here when capture is on; a disabled one otherwise.
+pub(crate) fn backtrace_here() -> Backtrace {
+    if BACKTRACES.load(Ordering::Relaxed) {
+        Backtrace::force_capture()
+    } else {
+        Backtrace::disabled()
+    }
+}
 
 /// What went wrong, in the terms the runtime answers with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,8 +66,8 @@ impl ErrorKind {
 }
 
 /// The error a function completes with: a message, a kind, the chain of
-/// causes and a backtrace (captured when `RUST_BACKTRACE` or
-/// `RUST_LIB_BACKTRACE` asks for one).
+/// causes and a backtrace (captured when the runtime's `CCFN_BACKTRACE` is
+/// `on`; `RUST_BACKTRACE` has no say).
 ///
 /// Whatever a `Box<dyn std::error::Error + Send + Sync>` can be made of
 /// converts into it: any `std::error::Error + Send + Sync`, a `&str`, a
@@ -89,11 +109,11 @@ pub struct Error {
 
 impl Error {
     /// An error of `kind` with `message`; a backtrace is captured (when
-    /// the environment asks for one) for function and upstream errors,
-    /// where it shows where the error was made.
+    /// `CCFN_BACKTRACE` is `on`) for function and upstream errors, where
+    /// it shows where the error was made.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         let backtrace = match kind {
-            ErrorKind::Function | ErrorKind::Upstream => Backtrace::capture(),
+            ErrorKind::Function | ErrorKind::Upstream => backtrace_here(),
             _ => Backtrace::disabled(),
         };
         Error {
@@ -201,7 +221,7 @@ impl Error {
         self.source.as_deref()
     }
 
-    /// The backtrace, captured when the environment asks for one.
+    /// The backtrace, captured when `CCFN_BACKTRACE` is `on`.
     pub fn backtrace(&self) -> &Backtrace {
         &self.backtrace
     }
@@ -314,7 +334,7 @@ impl<E: Into<Box<dyn StdError + Send + Sync + 'static>>> From<E> for Error {
             message,
             caller_message: None,
             source: Some(error),
-            backtrace: Backtrace::capture(),
+            backtrace: backtrace_here(),
         }
     }
 }
@@ -524,6 +544,21 @@ mod tests {
         let error = none.with_context(|| "no digits pressed").unwrap_err();
         assert_eq!(error.kind(), ErrorKind::Function);
         assert_eq!(error.message(), "no digits pressed");
+    }
+
+    #[test]
+    fn backtraces_follow_ccfn_s_switch_not_the_environment() {
+        // RUST_BACKTRACE may be set in the shell that runs the tests.
+        assert_eq!(
+            Error::msg("x").backtrace().status(),
+            BacktraceStatus::Disabled
+        );
+        capture_backtraces(true);
+        let captured = Error::msg("x").backtrace().status();
+        let config = Error::new(ErrorKind::Validation, "x").backtrace().status();
+        capture_backtraces(false);
+        assert_eq!(captured, BacktraceStatus::Captured);
+        assert_eq!(config, BacktraceStatus::Disabled);
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub(crate) fn record(record: &Record) -> Record {
 }
 
 /// Keeps the stack's messages and causes; drops the backtrace (present
-/// only when `RUST_BACKTRACE` asks for one) and the line and column of a
+/// only when `CCFN_BACKTRACE` is `on`) and the line and column of a
 /// panic location.
 fn redact_stack(stack: &str) -> String {
     let mut lines = Vec::new();

@@ -101,7 +101,7 @@ pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 25 * 1024 * 1024;
 
 /// Where [`EmailSender::from_context`] puts the outbox when
 /// `CCFN_OUTBOX_DIR` is not set, relative to the current directory.
-pub const DEFAULT_OUTBOX_DIR: &str = "target/ccfn-outbox";
+pub const DEFAULT_OUTBOX_DIR: &str = ".ccfn/outbox";
 
 /// The domain of the identifiers of messages written to the [`Outbox`].
 pub const OUTBOX_DOMAIN: &str = "ccfn.local";
@@ -1009,7 +1009,7 @@ impl EmailSender {
     /// | `EMAILPROVIDER_TIMEOUT_MS` | how long a call may take (default 6 000 ms) |
     /// | `EMAILPROVIDER_CONNECT_TIMEOUT_MS` | how long connecting may take (default 3 000 ms) |
     /// | `EMAILPROVIDER_MAX_RESPONSE_BYTES` | the largest answer read (default 1 MiB) |
-    /// | `CCFN_OUTBOX_DIR` | the outbox folder; default [`DEFAULT_OUTBOX_DIR`] (`target/ccfn-outbox`), relative to the current directory |
+    /// | `CCFN_OUTBOX_DIR` | the outbox folder; default [`DEFAULT_OUTBOX_DIR`] (`.ccfn/outbox`), relative to the current directory |
     ///
     /// The slow-response alert threshold is the context's
     /// [`Thresholds::api_response`](crate::Thresholds::api_response).

@@ -96,7 +96,7 @@ pub const DEFAULT_BASE_URL: &str = "https://taskrouter.twilio.com/v1";
 
 /// Where [`TaskRouter::from_context`] keeps local tasks when
 /// `CCFN_TASK_STORE` is not set (relative to the working directory).
-pub const DEFAULT_TASK_STORE: &str = "target/ccfn-tasks.jsonl";
+pub const DEFAULT_TASK_STORE: &str = ".ccfn/tasks.jsonl";
 
 /// What the caller hears when a voicemail or callback option cannot be
 /// served, whatever the cause (spec, Errors).

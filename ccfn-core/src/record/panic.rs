@@ -2,7 +2,7 @@
 //! error (the `error` record carries them, scrubbed, instead).
 
 use std::any::Any;
-use std::backtrace::{Backtrace, BacktraceStatus};
+use std::backtrace::BacktraceStatus;
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
@@ -15,7 +15,7 @@ thread_local! {
 }
 
 /// Installs, once per process, a panic hook that records where a handler
-/// panicked (and the backtrace, when `RUST_BACKTRACE` asks for one) for the
+/// panicked (and the backtrace, when `CCFN_BACKTRACE` is `on`) for the
 /// `error` record; every other panic is reported on standard error as the
 /// default hook would, with every secret value scrubbed.
 pub(crate) fn install_hook() {
@@ -27,7 +27,7 @@ pub(crate) fn install_hook() {
                     Some(at) => format!("panicked at {}:{}:{}", at.file(), at.line(), at.column()),
                     None => "panicked".to_string(),
                 };
-                let backtrace = Backtrace::capture();
+                let backtrace = crate::error::backtrace_here();
                 if backtrace.status() == BacktraceStatus::Captured {
                     stack.push_str("\nbacktrace:\n");
                     stack.push_str(&backtrace.to_string());
@@ -38,7 +38,7 @@ pub(crate) fn install_hook() {
                 // scrubbed, since the message may quote a secret.
                 let thread = std::thread::current();
                 let mut text = format!("thread '{}' {info}", thread.name().unwrap_or("<unnamed>"));
-                let backtrace = Backtrace::capture();
+                let backtrace = crate::error::backtrace_here();
                 if backtrace.status() == BacktraceStatus::Captured {
                     text.push_str(&format!("\nstack backtrace:\n{backtrace}"));
                 }

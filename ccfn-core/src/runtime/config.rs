@@ -4,9 +4,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use crate::config::{
-    ConfigError, Env, Source, CCFN_ADDR, CCFN_BODY_LIMIT_BYTES, CCFN_BODY_TIMEOUT_MS,
-    CCFN_CATALOGUE, CCFN_HEADER_TIMEOUT_MS, CCFN_MAX_CONNECTIONS, CCFN_MAX_PARAMS, CCFN_MODE,
-    CCFN_PUBLIC_URL, CCFN_SHUTDOWN_GRACE_MS,
+    ConfigError, Env, Source, CCFN_ADDR, CCFN_BACKTRACE, CCFN_BODY_LIMIT_BYTES,
+    CCFN_BODY_TIMEOUT_MS, CCFN_CATALOGUE, CCFN_HEADER_TIMEOUT_MS, CCFN_MAX_CONNECTIONS,
+    CCFN_MAX_PARAMS, CCFN_MODE, CCFN_PUBLIC_URL, CCFN_SHUTDOWN_GRACE_MS,
 };
 use crate::error::Error;
 
@@ -60,6 +60,11 @@ pub struct RuntimeConfig {
     /// settings of every function).
     /// `None` follows the mode.
     pub catalogue: Option<bool>,
+    /// `CCFN_BACKTRACE` (`on` or `off`): whether `error` records of
+    /// function, upstream and panic errors carry a backtrace (default
+    /// off; capturing one takes milliseconds). `RUST_BACKTRACE` has no
+    /// say. [`crate::runtime::Runtime::new`] applies it to the process.
+    pub backtraces: bool,
 }
 
 /// The default listening address.
@@ -80,6 +85,7 @@ impl Default for RuntimeConfig {
             public_url: None,
             shutdown_grace: Duration::from_secs(10),
             catalogue: None,
+            backtraces: false,
         }
     }
 }
@@ -146,6 +152,7 @@ impl RuntimeConfig {
             config.shutdown_grace = grace;
         }
         config.catalogue = CCFN_CATALOGUE.choice(source)?.map(|on| on == "on");
+        config.backtraces = CCFN_BACKTRACE.choice(source)? == Some("on");
         Ok(config)
     }
 }
@@ -176,6 +183,7 @@ mod tests {
             ("CCFN_PUBLIC_URL", "https://cc.example.com/"),
             ("CCFN_SHUTDOWN_GRACE_MS", "0"),
             ("CCFN_CATALOGUE", "on"),
+            ("CCFN_BACKTRACE", "on"),
         ])
         .unwrap();
         let expected = RuntimeConfig {
@@ -189,6 +197,7 @@ mod tests {
             public_url: Some("https://cc.example.com".to_owned()),
             shutdown_grace: Duration::ZERO,
             catalogue: Some(true),
+            backtraces: true,
         };
         assert_eq!(config, expected);
     }

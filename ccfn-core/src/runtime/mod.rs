@@ -101,8 +101,10 @@ fn valid_segment(segment: &str) -> bool {
 }
 
 impl Runtime {
-    /// A runtime with `context` and `config`.
+    /// A runtime with `context` and `config`; turns backtrace capture on
+    /// or off for the process, as `config.backtraces` says.
     pub fn new(context: Context, config: RuntimeConfig) -> Self {
+        crate::error::capture_backtraces(config.backtraces);
         Runtime {
             context,
             config,
