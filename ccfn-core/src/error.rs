@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 static BACKTRACES: AtomicBool = AtomicBool::new(false);
 
 /// Turns backtrace capture on or off for the process.
+#[cfg(feature = "runtime")]
 pub(crate) fn capture_backtraces(on: bool) {
     BACKTRACES.store(on, Ordering::Relaxed);
 }
@@ -546,6 +547,7 @@ mod tests {
         assert_eq!(error.message(), "no digits pressed");
     }
 
+    #[cfg(feature = "runtime")]
     #[test]
     fn backtraces_follow_ccfn_s_switch_not_the_environment() {
         // RUST_BACKTRACE may be set in the shell that runs the tests.

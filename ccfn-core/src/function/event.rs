@@ -3,6 +3,7 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
+use crate::error::{Error, ErrorKind};
 use crate::secret::{is_sensitive_name, redact_json, REDACTED};
 
 /// The parameters a function is invoked with: the form body, JSON body and
@@ -124,6 +125,59 @@ impl Event {
         self.params
             .iter()
             .filter_map(move |(n, v)| (n == name).then_some(v))
+    }
+
+    /// The event as a `T` of your own: each field read from the parameter
+    /// of its name (`#[serde(rename = "..")]` for names that are not Rust
+    /// names). Form parameters are strings; numbers and booleans are
+    /// parsed from them, an `Option` is `None` when the parameter is
+    /// absent, empty or blank, and a repeated parameter fills a `Vec`.
+    ///
+    /// ```
+    /// use ccfn_core::{Event, ErrorKind};
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Debug, Deserialize)]
+    /// struct Menu {
+    ///     #[serde(rename = "CallSid")]
+    ///     call_sid: String,
+    ///     #[serde(rename = "Digits")]
+    ///     digits: u8,
+    ///     #[serde(rename = "Language")]
+    ///     language: Option<String>,
+    /// }
+    ///
+    /// let menu: Menu = Event::from_pairs([("CallSid", "CA1"), ("Digits", "2")]).parse().unwrap();
+    /// assert_eq!((menu.call_sid.as_str(), menu.digits, menu.language), ("CA1", 2, None));
+    ///
+    /// let error = Event::from_pairs([("CallSid", "CA1"), ("Digits", "two")]).parse::<Menu>().unwrap_err();
+    /// assert_eq!(error.kind(), ErrorKind::Validation);
+    /// assert_eq!(error.message(), "Invalid parameter Digits: invalid digit found in string");
+    ///
+    /// let error = Event::from_pairs([("Digits", "2")]).parse::<Menu>().unwrap_err();
+    /// assert_eq!(error.message(), "Missing required parameter: CallSid");
+    /// ```
+    ///
+    /// # Errors
+    /// A parameter is missing or cannot be read as its field's type: a
+    /// validation error (the runtime answers `400`) that names it, with the
+    /// spec's `Missing required parameter: <name>` for a missing one.
+    pub fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
+        let map = self.to_map(false);
+        let params = serde::de::value::MapDeserializer::new(
+            map.iter()
+                .map(|(name, value)| (name.as_str(), Param(value))),
+        );
+        serde_path_to_error::deserialize(params).map_err(|error| {
+            let field = error.path().to_string();
+            let inner = error.into_inner().to_string();
+            let message = match inner.strip_prefix("missing field `") {
+                Some(rest) => format!("Missing required parameter: {}", rest.trim_end_matches('`')),
+                None if field == "." => format!("Invalid parameters: {inner}"),
+                None => format!("Invalid parameter {field}: {inner}"),
+            };
+            Error::new(ErrorKind::Validation, message)
+        })
     }
 
     /// Whether `name` is present with a string value that is not empty or
@@ -280,6 +334,125 @@ impl Serialize for Event {
     }
 }
 
+/// One parameter's value, read as a field wants it: a string parsed as a
+/// number or a boolean when the field is one, blank as `None`, anything
+/// else as JSON.
+struct Param<'a>(&'a Value);
+
+impl<'de> serde::de::IntoDeserializer<'de, serde::de::value::Error> for Param<'de> {
+    type Deserializer = Self;
+
+    fn into_deserializer(self) -> Self {
+        self
+    }
+}
+
+/// Parses `text` as a `T` for the visitor, or says why not.
+fn parsed<T, E>(text: &str) -> Result<T, E>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+    E: serde::de::Error,
+{
+    text.trim().parse().map_err(E::custom)
+}
+
+macro_rules! parse_from_string {
+    ($($method:ident => $visit:ident),* $(,)?) => {$(
+        fn $method<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            match self.0 {
+                Value::String(text) => visitor.$visit(parsed::<_, Self::Error>(text)?),
+                other => other.$method(visitor).map_err(serde::de::Error::custom),
+            }
+        }
+    )*};
+}
+
+impl<'de> serde::Deserializer<'de> for Param<'de> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            Value::String(text) => visitor.visit_borrowed_str(text),
+            other => other
+                .deserialize_any(visitor)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+
+    fn deserialize_option<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            Value::Null => visitor.visit_none(),
+            Value::String(text) if text.trim().is_empty() => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    parse_from_string! {
+        deserialize_bool => visit_bool,
+        deserialize_i8 => visit_i8,
+        deserialize_i16 => visit_i16,
+        deserialize_i32 => visit_i32,
+        deserialize_i64 => visit_i64,
+        deserialize_u8 => visit_u8,
+        deserialize_u16 => visit_u16,
+        deserialize_u32 => visit_u32,
+        deserialize_u64 => visit_u64,
+        deserialize_f32 => visit_f32,
+        deserialize_f64 => visit_f64,
+    }
+
+    fn deserialize_seq<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            // A parameter given once fills a list of one.
+            Value::Array(items) => visitor.visit_seq(serde::de::value::SeqDeserializer::new(
+                items.iter().map(Param),
+            )),
+            _ => visitor.visit_seq(serde::de::value::SeqDeserializer::new(std::iter::once(
+                self,
+            ))),
+        }
+    }
+
+    fn deserialize_enum<V: serde::de::Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            Value::String(text) => {
+                visitor.visit_enum(serde::de::value::BorrowedStrDeserializer::new(text))
+            }
+            other => other
+                .deserialize_enum(name, variants, visitor)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        i128 u128 char str string bytes byte_buf unit unit_struct
+        tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
 impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for Event {
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
         Event::from_pairs(iter)
@@ -289,6 +462,92 @@ impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    enum Mode {
+        Voicemail,
+        Callback,
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Request {
+        #[serde(rename = "CallSid")]
+        call_sid: String,
+        mode: Mode,
+        urgent: bool,
+        tags: Vec<String>,
+        retries: Option<u32>,
+        note: Option<String>,
+        #[serde(default)]
+        score: f64,
+    }
+
+    #[test]
+    fn parse_reads_strings_as_the_fields_want_them() {
+        let mut event = Event::from_pairs([
+            ("CallSid", "CA1"),
+            ("mode", "callback"),
+            ("urgent", "true"),
+            ("tags", "vip"),
+            ("tags", "spanish"),
+            ("retries", " 3 "),
+            ("note", "  "),
+        ]);
+        let request: Request = event.parse().unwrap();
+        assert_eq!(
+            request,
+            Request {
+                call_sid: "CA1".into(),
+                mode: Mode::Callback,
+                urgent: true,
+                tags: vec!["vip".into(), "spanish".into()],
+                retries: Some(3),
+                note: None,
+                score: 0.0,
+            }
+        );
+        // One value fills a list of one; JSON values are read as JSON.
+        event.remove("tags").push("tags", "vip");
+        event.set("score", serde_json::json!(0.5));
+        let request: Request = event.parse().unwrap();
+        assert_eq!((request.tags, request.score), (vec!["vip".to_owned()], 0.5));
+    }
+
+    #[test]
+    fn parse_errors_name_the_parameter_and_are_validation_errors() {
+        let base = [
+            ("CallSid", "CA1"),
+            ("mode", "callback"),
+            ("urgent", "true"),
+            ("tags", "vip"),
+        ];
+        let error = |change: (&str, &str)| {
+            let mut event = Event::from_pairs(base);
+            event.set(change.0, change.1);
+            let error = event.parse::<Request>().unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::Validation);
+            error.message().to_owned()
+        };
+        assert_eq!(
+            error(("urgent", "yes")),
+            "Invalid parameter urgent: provided string was not `true` or `false`"
+        );
+        assert_eq!(
+            error(("mode", "email")),
+            "Invalid parameter mode: unknown variant `email`, expected `voicemail` or `callback`"
+        );
+        assert_eq!(
+            error(("retries", "-1")),
+            "Invalid parameter retries: invalid digit found in string"
+        );
+        let mut event = Event::from_pairs(base);
+        event.remove("mode");
+        assert_eq!(
+            event.parse::<Request>().unwrap_err().message(),
+            "Missing required parameter: mode"
+        );
+    }
     use serde_json::json;
 
     #[test]
