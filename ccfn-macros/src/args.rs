@@ -144,10 +144,13 @@ impl Parse for ContactOption {
             ContactOption::Crate(keyword, parse_string_value("crate", input)?)
         } else if input.peek(Ident::peek_any) {
             let unknown = Ident::parse_any(input)?;
-            return Err(syn::Error::new(
-                unknown.span(),
-                format!("unknown option `{unknown}`, expected one of: {OPTIONS}"),
-            ));
+            let message = match crate::validate::suggested_option(&unknown.to_string()) {
+                Some(option) => format!(
+                    "unknown option `{unknown}`; did you mean `{option}`? expected one of: {OPTIONS}"
+                ),
+                None => format!("unknown option `{unknown}`, expected one of: {OPTIONS}"),
+            };
+            return Err(syn::Error::new(unknown.span(), message));
         } else {
             return Err(lookahead.error());
         };

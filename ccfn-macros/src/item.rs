@@ -204,6 +204,28 @@ pub(crate) fn parse_header(lines: &[DocLine]) -> Header {
     header
 }
 
+/// Every heading outside code fences, of any level: its level, its name
+/// (before any `:`, whitespace collapsed) and its line.
+pub(crate) fn headings(lines: &[DocLine]) -> Vec<(usize, String, Span)> {
+    let mut fence = Fence::default();
+    let mut found = Vec::new();
+    for line in lines {
+        if fence.update(&line.text) {
+            continue;
+        }
+        if let Some(level) = heading_level(&line.text) {
+            let text = unindent(&line.text).unwrap_or(&line.text)[level..].trim();
+            let name = text.split_once(':').map_or(text, |(name, _)| name);
+            found.push((
+                level,
+                name.split_whitespace().collect::<Vec<_>>().join(" "),
+                line.span,
+            ));
+        }
+    }
+    found
+}
+
 /// Closes a section: joins its content and stores it.
 fn finish(header: &mut Header, current: Option<(Section, Vec<&str>)>) {
     if let Some((mut section, content)) = current {

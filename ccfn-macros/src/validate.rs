@@ -8,7 +8,7 @@ use syn::ext::IdentExt;
 use syn::{FnArg, Ident, Lit, LitStr, Path, Safety};
 
 use crate::args::{ContactOption, NameItem, NameList, Options, TIMEOUT_HELP};
-use crate::item::{doc_lines, kebab_case, parse_header, ContactItem, Header};
+use crate::item::{doc_lines, headings, kebab_case, parse_header, ContactItem, Header};
 
 /// The shape every handler must have, for error messages.
 fn expected_shape(name: &str) -> String {
@@ -261,8 +261,59 @@ fn check_required(
             "`required` must list at least one parameter, e.g. `required = [CallSid, From, To]`",
         );
     }
-    Some(check_list(list, "parameter", errors))
+    let mut items = check_list(list, "parameter", errors);
+    for item in &mut items {
+        let NameItem::Ident(ident) = item else {
+            continue;
+        };
+        let name = ident.unraw().to_string();
+        // A near-miss of a platform parameter is left to rustc, whose
+        // "similar name" hint names it.
+        if !is_platform_param_or_near(&name) {
+            errors.push(
+                ident.span(),
+                format!(
+                    "`{name}` is not one of the platform's parameters; write a parameter of your own as a string: `\"{name}\"`"
+                ),
+            );
+            // Reported here: not looked up in `params` as well.
+            *item = NameItem::Str(syn::LitStr::new(&name, ident.span()));
+        }
+    }
+    Some(items)
 }
+
+/// Whether bare `name` in `required` is one of the platform's parameters,
+/// or a near-miss of one that rustc's "similar name" hint will name.
+pub(crate) fn is_platform_param_or_near(name: &str) -> bool {
+    PLATFORM_PARAMS.iter().any(|param| looks_like(name, param))
+}
+
+/// The platform's parameters, written bare in `required = [..]`: the names
+/// of `ccfn_core::params` (a test there keeps the two lists equal).
+const PLATFORM_PARAMS: [&str; 21] = [
+    "CallSid",
+    "From",
+    "To",
+    "AccountSid",
+    "Caller",
+    "Called",
+    "CallStatus",
+    "Direction",
+    "Digits",
+    "SpeechResult",
+    "RecordingUrl",
+    "RecordingSid",
+    "RecordingDuration",
+    "TranscriptionText",
+    "FlowSid",
+    "ExecutionSid",
+    "StepSid",
+    "TaskSid",
+    "WorkflowSid",
+    "QueueSid",
+    "mode",
+];
 
 /// No empty names, no duplicates (reported at the second occurrence).
 fn check_list(list: &NameList, noun: &str, errors: &mut Errors) -> Vec<NameItem> {
@@ -457,6 +508,26 @@ fn check_voice(list: &NameList, errors: &mut Errors) -> Option<Span> {
     (!excused.is_empty()).then(|| list.span())
 }
 
+/// Whether heading `written` looks meant as section `name`: the same
+/// ignoring case, a plural or singular of it, or a near-miss.
+fn looks_like_heading(written: &str, name: &str) -> bool {
+    let (written, name) = (written.to_ascii_lowercase(), name.to_ascii_lowercase());
+    written == name
+        || written.trim_end_matches('s') == name.trim_end_matches('s')
+        || edit_distance(&written, &name) <= 2
+}
+
+/// The option `written` stands for, when it is a near-miss of one.
+pub(crate) fn suggested_option(written: &str) -> Option<&'static str> {
+    const NAMES: [&str; 6] = ["required", "env", "name", "kind", "timeout_ms", "crate"];
+    let written = written.to_ascii_lowercase();
+    NAMES.into_iter().find(|name| {
+        name.starts_with(&written) && written.len() >= 3
+            || written.starts_with(name) && name.len() >= 4
+            || edit_distance(&written, name) <= 1
+    })
+}
+
 /// Whether `written` looks like a misspelling of `name`: the same ignoring
 /// ASCII case, or one character added, removed, replaced, or two adjacent
 /// characters swapped.
@@ -551,6 +622,21 @@ fn check_signature(item: &ContactItem, errors: &mut Errors) {
             receiver,
             format!("#[contact_fn] handlers cannot take `self`; write a free function {shape}"),
         );
+    } else if let Some((ty, pat, inner)) = sig.inputs.iter().find_map(|arg| match arg {
+        FnArg::Typed(typed) => match &*typed.ty {
+            syn::Type::Reference(reference) => Some((&typed.ty, &typed.pat, &reference.elem)),
+            _ => None,
+        },
+        FnArg::Receiver(_) => None,
+    }) {
+        let inner = quote::ToTokens::to_token_stream(inner).to_string();
+        let pat = quote::ToTokens::to_token_stream(pat).to_string();
+        errors.push_spanned(
+            ty,
+            format!(
+                "#[contact_fn] handlers take their parameters by value: write `{pat}: {inner}`, not `{pat}: &{inner}` ({shape})"
+            ),
+        );
     } else if sig.inputs.len() != 3 || sig.variadic.is_some() {
         let found = sig.inputs.len() + usize::from(sig.variadic.is_some());
         errors.push(
@@ -602,15 +688,43 @@ fn check_header(item: &ContactItem, errors: &mut Errors) -> HeaderTexts {
     let ident = &item.sig.ident;
     let fn_name = ident.unraw().to_string();
     let doc_of = format!("the doc comment of `{fn_name}`");
-    if header.purpose.is_empty() {
+    if item.attrs.iter().all(|attr| !attr.path().is_ident("doc")) {
+        errors.push(
+            ident.span(),
+            format!(
+                "`{fn_name}` has no doc comment; write one directly above the function (a doc comment above another item, or separated from the function by one, belongs to that item)"
+            ),
+        );
+    } else if header.purpose.is_empty() {
         errors.push(
             ident.span(),
             format!("missing purpose: {doc_of} must start with a paragraph saying what the function does"),
         );
     }
+    let headings = headings(&doc_lines(&item.attrs));
     for section in &REQUIRED_SECTIONS {
         let name = section.name;
+        // A heading written as another level, or a near-miss of the name.
+        let near = headings.iter().find(|(level, written, _)| {
+            let a_section = *level == 1
+                && REQUIRED_SECTIONS
+                    .iter()
+                    .map(|s| s.name)
+                    .chain([OPTIONAL_SECTION])
+                    .any(|s| s.eq_ignore_ascii_case(written));
+            !a_section && looks_like_heading(written, name)
+        });
         match header.sections_named(name).next() {
+            None if near.is_some() => {
+                let (level, written, span) = near.unwrap_or_else(|| unreachable!());
+                let hashes = "#".repeat(*level);
+                errors.push(
+                    *span,
+                    format!(
+                        "`{hashes} {written}` is not the `# {name}` section {doc_of} needs; write it as `# {name}`, a level-one heading with that name"
+                    ),
+                );
+            }
             None => errors.push(
                 ident.span(),
                 format!(
@@ -1127,7 +1241,7 @@ mod tests {
             errors(VOICE, SIG),
             [
                 pair(
-                    "missing purpose: the doc comment of `wait_experience` must start with a paragraph saying what the function does",
+                    "`wait_experience` has no doc comment; write one directly above the function (a doc comment above another item, or separated from the function by one, belongs to that item)",
                     "wait_experience"
                 ),
                 pair(
@@ -1251,7 +1365,7 @@ mod tests {
         assert!(messages[3].starts_with("`timeout_ms` must be greater than 0"));
         assert_eq!(messages[4], "#[contact_fn] requires an `async fn`");
         assert!(messages[5].contains("found 1"));
-        assert!(messages[6].starts_with("missing purpose"));
+        assert!(messages[6].starts_with("`f` has no doc comment"));
         assert!(messages[7..].iter().all(|m| m.starts_with("missing `# ")));
     }
 
@@ -1266,6 +1380,49 @@ mod tests {
         assert_eq!(describe_char('é'), "`é`");
         assert_eq!(describe_char('\u{200b}'), "the character U+200B");
         assert_eq!(name_problem("a\tb").unwrap(), "contains a tab",);
+    }
+
+    #[test]
+    fn a_custom_parameter_written_bare_says_to_quote_it() {
+        assert_eq!(
+            only_error("required = [CallSid, From, To, CustomerId]", &good()),
+            pair(
+                "`CustomerId` is not one of the platform's parameters; write a parameter of your own as a string: `\"CustomerId\"`",
+                "CustomerId"
+            )
+        );
+        // The platform's own, and near-misses of them (rustc names those).
+        let _ = ok("required = [CallSid, From, To, Digits]", &good());
+        let _ = ok("required = [CallSid, From, To, Frm]", &good());
+    }
+
+    #[test]
+    fn near_miss_options_and_headings_say_the_right_one() {
+        assert_eq!(suggested_option("timeout"), Some("timeout_ms"));
+        assert_eq!(suggested_option("require"), Some("required"));
+        assert_eq!(suggested_option("kinds"), Some("kind"));
+        assert_eq!(suggested_option("foo"), None);
+        assert_eq!(suggested_option("bogus"), None);
+        for written in ["## Contacts", "# Contact", "### Contacts:"] {
+            let doc = DOC.replace("# Contacts", written);
+            let (message, text) = only_error(VOICE, &format!("{doc}{SIG}"));
+            assert!(
+                message.ends_with("write it as `# Contacts`, a level-one heading with that name"),
+                "{message}"
+            );
+            assert_eq!(text, format!("/// {written}"));
+        }
+    }
+
+    #[test]
+    fn parameters_by_reference_say_to_take_them_by_value() {
+        let sig = SIG.replace("context: Context", "context: &Context");
+        let (message, text) = only_error(VOICE, &with_sig(&sig));
+        assert!(
+            message.starts_with("#[contact_fn] handlers take their parameters by value: write `context: Context`, not `context: &Context`"),
+            "{message}"
+        );
+        assert_eq!(text, "&Context");
     }
 
     #[test]

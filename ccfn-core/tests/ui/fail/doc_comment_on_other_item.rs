@@ -1,0 +1,24 @@
+// The doc comment is above another item, not the function.
+use ccfn_core::prelude::*;
+
+/// Answers the call.
+///
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Contacts
+/// contact-center-oncall@example.com
+const GREETING: &str = "Welcome";
+
+#[contact_fn(required = [CallSid, From, To])]
+async fn answer(context: Context, event: Event, callback: Callback) -> Completion {
+    let _ = (context, event);
+    let mut twiml = VoiceResponse::new();
+    twiml.say(GREETING);
+    callback.success(twiml)
+}
+
+fn main() {}
