@@ -85,8 +85,7 @@ pub mod voice;
 pub use client::{email, http, taskrouter};
 pub use error::{ConfigError, Error, ErrorKind};
 pub use function::callback::{
-    Callback, Completion, IntoCompletion, IntoReply, InvocationId, Outcome, Reply, Response,
-    VoiceReply,
+    Callback, Completion, IntoCompletion, IntoReply, InvocationId, Reply, Response, VoiceReply,
 };
 pub use function::context::{Context, ContextBuilder, Thresholds};
 pub use function::contract::BoxFuture;

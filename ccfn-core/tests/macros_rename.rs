@@ -51,8 +51,11 @@ async fn invokes_through_the_renamed_crate() {
     ]
     .into_iter()
     .collect();
-    let outcome = functions::answer
+    let completion = functions::answer
         .invoke(Context::builder().build(), event)
         .await;
-    assert!(matches!(outcome.result, Ok(Reply::Voice(_))), "{outcome:?}");
+    assert!(
+        matches!(completion.result(), Ok(Reply::Voice(_))),
+        "{completion:?}"
+    );
 }

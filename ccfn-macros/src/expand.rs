@@ -296,7 +296,7 @@ fn trait_impl(c: &Checked) -> TokenStream {
                 &self,
                 context: #krate::Context,
                 event: #krate::Event,
-            ) -> #krate::__private::BoxFuture<#krate::Outcome> {
+            ) -> #krate::__private::BoxFuture<#krate::Completion> {
                 #shadows
                 #run
             }
@@ -545,7 +545,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
                     &self,
                     context: ::ccfn_core::Context,
                     event: ::ccfn_core::Event,
-                ) -> ::ccfn_core::__private::BoxFuture<::ccfn_core::Outcome> {
+                ) -> ::ccfn_core::__private::BoxFuture<::ccfn_core::Completion> {
                     #[allow(dead_code)]
                     fn __ccfn_context() {}
                     #[allow(dead_code)]
@@ -622,7 +622,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
     #[test]
     fn closure_parameters_are_shadowed_by_local_fns() {
         let out = default_output().to_string();
-        assert!(out.contains("-> :: ccfn_core :: __private :: BoxFuture < :: ccfn_core :: Outcome > { # [allow (dead_code)] fn __ccfn_context () { } # [allow (dead_code)] fn __ccfn_event () { } # [allow (dead_code)] fn __ccfn_callback () { } :: ccfn_core :: __private :: run"), "{out}");
+        assert!(out.contains("-> :: ccfn_core :: __private :: BoxFuture < :: ccfn_core :: Completion > { # [allow (dead_code)] fn __ccfn_context () { } # [allow (dead_code)] fn __ccfn_event () { } # [allow (dead_code)] fn __ccfn_callback () { } :: ccfn_core :: __private :: run"), "{out}");
     }
 
     #[test]

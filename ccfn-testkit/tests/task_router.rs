@@ -307,11 +307,11 @@ async fn critical_record_is_written_whatever_the_filter() {
         ContractLayer::new(LogFormat::Json, lines.clone())
             .with_filter(ccfn_core::parse_filter("error").unwrap()),
     );
-    let outcome = create_callback
+    let completion = create_callback
         .invoke(remote(&fake).build(), FakeEvent::voice().build())
         .with_subscriber(subscriber)
         .await;
-    assert!(outcome.result.is_ok());
+    assert!(completion.result().is_ok());
     let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
     let records: Vec<Value> = text
         .lines()
@@ -330,7 +330,10 @@ async fn critical_record_is_written_whatever_the_filter() {
     assert_eq!(critical["task_sid"], "WT00000000000000000000000000000001");
     assert_eq!(critical["queue_sid"], QUEUE);
     assert_eq!(critical["function"], "create-callback");
-    assert_eq!(critical["invocation_id"], outcome.invocation_id.as_str());
+    assert_eq!(
+        critical["invocation_id"],
+        completion.invocation_id().as_str()
+    );
     assert!(!text.contains(AUTH_TOKEN));
 }
 

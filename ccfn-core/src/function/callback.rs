@@ -1,5 +1,5 @@
-//! How a function completes: the callback, the completion it makes, and
-//! the reply the caller receives.
+//! How a function completes: the callback, the completion it makes (how
+//! the invocation ended), and the reply the caller receives.
 
 use std::fmt;
 
@@ -23,37 +23,82 @@ use crate::error::Error;
 /// ```
 #[derive(Debug)]
 pub struct Callback {
-    _private: (),
+    invocation_id: InvocationId,
 }
 
 impl Callback {
-    pub(crate) fn new() -> Self {
-        Callback { _private: () }
+    /// The callback of the invocation `invocation_id`.
+    pub(crate) fn new(invocation_id: InvocationId) -> Self {
+        Callback { invocation_id }
     }
 
     /// Completes with a result: a [`crate::VoiceResponse`] (sent as
     /// `text/xml`), a [`Response`], or any serializable value (sent as
     /// JSON).
     pub fn success(self, result: impl IntoReply) -> Completion {
-        Completion {
-            result: result.into_reply(),
-        }
+        Completion::new(self.invocation_id, result.into_reply())
     }
 
     /// Completes with an error.
     pub fn error(self, error: impl Into<Error>) -> Completion {
-        Completion {
-            result: Err(error.into()),
-        }
+        Completion::new(self.invocation_id, Err(error.into()))
     }
 }
 
-/// Proof that a handler completed through its [`Callback`]; only
-/// [`Callback::success`] and [`Callback::error`] make one.
-#[must_use = "return the completion from the handler"]
+/// How an invocation ended: its identifier, and the reply or the error
+/// it completed with.
+///
+/// A handler makes one only through its [`Callback`]
+/// ([`Callback::success`], [`Callback::error`]), which is proof that it
+/// completed. [`ContactFunction::invoke`](crate::ContactFunction::invoke)
+/// returns the invocation's, with the contract's own error in place of the
+/// handler's result when a required parameter was missing, the handler
+/// panicked or it timed out.
+#[must_use = "return the completion from the handler, or read how the invocation ended"]
 #[derive(Debug)]
 pub struct Completion {
+    invocation_id: InvocationId,
     result: Result<Reply, Error>,
+}
+
+impl Completion {
+    /// The completion of the invocation `invocation_id` with `result`.
+    pub(crate) fn new(invocation_id: InvocationId, result: Result<Reply, Error>) -> Self {
+        Completion {
+            invocation_id,
+            result,
+        }
+    }
+
+    /// The invocation's identifier: in every record of it, and in the
+    /// `x-ccfn-invocation-id` response header.
+    #[must_use]
+    pub fn invocation_id(&self) -> &InvocationId {
+        &self.invocation_id
+    }
+
+    /// The reply, or the error the invocation completed with.
+    ///
+    /// # Errors
+    /// The invocation failed: the handler completed with an error, or the
+    /// contract ended it (a missing parameter, a panic, the timeout).
+    pub fn result(&self) -> Result<&Reply, &Error> {
+        self.result.as_ref()
+    }
+
+    /// The reply, or the error the invocation completed with, by value.
+    ///
+    /// # Errors
+    /// As [`Completion::result`].
+    pub fn into_result(self) -> Result<Reply, Error> {
+        self.result
+    }
+
+    /// The identifier and the result, by value.
+    #[cfg(feature = "runtime")]
+    pub(crate) fn into_parts(self) -> (InvocationId, Result<Reply, Error>) {
+        (self.invocation_id, self.result)
+    }
 }
 
 /// What a successful function sends back.
@@ -328,27 +373,18 @@ impl fmt::Debug for InvocationId {
     }
 }
 
-/// The outcome of one invocation: its identifier and its result.
-#[derive(Debug)]
-pub struct Outcome {
-    /// The invocation's identifier.
-    pub invocation_id: InvocationId,
-    /// The reply, or the error the function completed with.
-    pub result: Result<Reply, Error>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn success_and_error_make_completions() {
-        let ok = Callback::new().success(serde_json::json!({"ok": true}));
+        let ok = Callback::new(InvocationId::new()).success(serde_json::json!({"ok": true}));
         assert_eq!(
             ok.into_completion().unwrap(),
             Reply::Json(serde_json::json!({"ok": true}))
         );
-        let err = Callback::new().error(Error::msg("no"));
+        let err = Callback::new(InvocationId::new()).error(Error::msg("no"));
         assert_eq!(err.into_completion().unwrap_err().message(), "no");
     }
 
@@ -356,7 +392,9 @@ mod tests {
     fn unserializable_result_is_an_error() {
         let mut map = std::collections::HashMap::new();
         map.insert((1, 2), "tuple keys are not JSON");
-        let result = Callback::new().success(map).into_completion();
+        let result = Callback::new(InvocationId::new())
+            .success(map)
+            .into_completion();
         assert!(result
             .unwrap_err()
             .message()
@@ -368,7 +406,10 @@ mod tests {
         let failed: Result<Completion, std::io::Error> = Err(std::io::Error::other("disk"));
         assert_eq!(failed.into_completion().unwrap_err().message(), "disk");
         let response = Response::new(201).header("a", "b").body("c");
-        let reply = Callback::new().success(response).into_completion().unwrap();
+        let reply = Callback::new(InvocationId::new())
+            .success(response)
+            .into_completion()
+            .unwrap();
         assert_eq!(
             reply.to_log_json(),
             serde_json::json!({"status": 201, "body": "c"})

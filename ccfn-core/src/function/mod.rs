@@ -11,7 +11,7 @@ pub(crate) mod event;
 pub(crate) mod meta;
 pub mod metrics;
 
-use self::callback::Outcome;
+use self::callback::Completion;
 use self::context::Context;
 use self::contract::BoxFuture;
 use self::event::Event;
@@ -29,6 +29,7 @@ pub trait ContactFunction: Send + Sync + 'static {
     /// The function's header.
     fn meta(&self) -> &'static FunctionMeta;
 
-    /// Runs the function on `event` under the logging contract.
-    fn invoke(&self, context: Context, event: Event) -> BoxFuture<Outcome>;
+    /// Runs the function on `event` under the logging contract; the
+    /// future ends with how the invocation ended.
+    fn invoke(&self, context: Context, event: Event) -> BoxFuture<Completion>;
 }

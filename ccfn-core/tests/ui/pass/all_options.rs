@@ -70,8 +70,8 @@ fn main() {
         .value("PLATFORM_WORKSPACE_SID", "WS1")
         .value("workflowSid", "WW1")
         .build();
-    let outcome = runtime.block_on(create_callback.invoke(context, event.clone()));
-    match outcome.result {
+    let completion = runtime.block_on(create_callback.invoke(context, event.clone()));
+    match completion.into_result() {
         Ok(Reply::Json(value)) => {
             assert_eq!(
                 value,
@@ -83,8 +83,8 @@ fn main() {
 
     // `env` is checked at every invocation.
     let context = Context::builder().value("workflowSid", "WW1").build();
-    let outcome = runtime.block_on(create_callback.invoke(context, event));
-    let error = outcome.result.unwrap_err();
+    let completion = runtime.block_on(create_callback.invoke(context, event));
+    let error = completion.into_result().unwrap_err();
     assert_eq!(
         error.message(),
         "Missing required environment variable: PLATFORM_WORKSPACE_SID"

@@ -50,8 +50,8 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let outcome = runtime.block_on(answer.invoke(Context::builder().build(), event));
-    match outcome.result {
+    let completion = runtime.block_on(answer.invoke(Context::builder().build(), event));
+    match completion.into_result() {
         Ok(Reply::Voice(voice)) => assert!(voice.xml().contains("Goodbye."), "{voice:?}"),
         other => panic!("expected a voice document, got {other:?}"),
     }

@@ -31,7 +31,6 @@ mod handlers {
     pub struct Future;
     pub struct FunctionMeta;
     pub struct Kind;
-    pub struct Outcome;
     pub struct BoxFuture;
     pub struct ContactFunction;
     pub struct __ccfn_handler;
@@ -90,9 +89,9 @@ fn main() {
     ]
     .into_iter()
     .collect();
-    let outcome =
+    let completion =
         runtime.block_on(handlers::answer.invoke(::ccfn_core::Context::builder().build(), event));
-    match outcome.result {
+    match completion.into_result() {
         Ok(Reply::Json(value)) => assert_eq!(value, "+15550001"),
         other => panic!("expected JSON, got {other:?}"),
     }
