@@ -84,9 +84,7 @@ pub mod voice;
 #[cfg(feature = "clients")]
 pub use client::{email, http, taskrouter};
 pub use error::{ConfigError, Error, ErrorKind};
-pub use function::callback::{
-    Callback, Completion, IntoCompletion, IntoReply, InvocationId, Reply, Response, VoiceReply,
-};
+pub use function::callback::{Callback, Completion, IntoCompletion, InvocationId, Reply};
 pub use function::context::{Context, ContextBuilder, Thresholds};
 pub use function::contract::BoxFuture;
 pub use function::event::{Event, DEFAULT_MODE};
@@ -107,9 +105,19 @@ pub mod context {
     pub use crate::function::context::{Context, ContextBuilder, Extension, Thresholds};
 }
 
+pub mod reply {
+    //! What a function replies with, beside a JSON value or markup: a
+    //! reply with its own status, headers and body ([`HttpReply`]), the
+    //! voice document of [`Reply::Voice`](crate::Reply::Voice)
+    //! ([`VoiceReply`]), and the values
+    //! [`Callback::success`](crate::Callback::success) accepts
+    //! ([`IntoReply`]).
+
+    pub use crate::function::callback::{HttpReply, IntoReply, VoiceReply};
+}
+
 /// What a function module needs: `use ccfn_core::prelude::*;`.
 pub mod prelude {
-    pub use crate::{
-        contact_fn, Callback, Completion, Context, Error, Event, Response, VoiceResponse,
-    };
+    pub use crate::reply::HttpReply;
+    pub use crate::{contact_fn, Callback, Completion, Context, Error, Event, VoiceResponse};
 }

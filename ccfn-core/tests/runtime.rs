@@ -109,7 +109,7 @@ async fn voice(_context: Context, event: Event, callback: Callback) -> Completio
         Some("sleep") => {
             tokio::time::sleep(Duration::from_millis(300)).await;
             callback.success(
-                ccfn_core::Response::new(202)
+                ccfn_core::reply::HttpReply::new(202)
                     .header("x-slept", "300")
                     .body("slept"),
             )

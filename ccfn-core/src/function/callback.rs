@@ -33,7 +33,7 @@ impl Callback {
     }
 
     /// Completes with a result: a [`crate::VoiceResponse`] (sent as
-    /// `text/xml`), a [`Response`], or any serializable value (sent as
+    /// `text/xml`), an [`HttpReply`], or any serializable value (sent as
     /// JSON).
     pub fn success(self, result: impl IntoReply) -> Completion {
         Completion::new(self.invocation_id, result.into_reply())
@@ -111,8 +111,8 @@ pub enum Reply {
     Xml(String),
     /// A [`crate::VoiceResponse`], sent as `200 text/xml`.
     Voice(VoiceReply),
-    /// A response with its own status, headers and body.
-    Response(Response),
+    /// A reply with its own status, headers and body.
+    Http(HttpReply),
 }
 
 impl Reply {
@@ -123,7 +123,7 @@ impl Reply {
             Reply::Json(value) => serde_json::to_vec(value).map_or(0, |body| body.len()),
             Reply::Xml(xml) => xml.len(),
             Reply::Voice(voice) => voice.xml.len(),
-            Reply::Response(response) => response.body.len(),
+            Reply::Http(reply) => reply.body.len(),
         }
     }
 
@@ -135,9 +135,9 @@ impl Reply {
             Reply::Json(value) => crate::secret::redact_json(value),
             Reply::Xml(xml) => Value::from(xml.as_str()),
             Reply::Voice(voice) => Value::from(voice.xml.as_str()),
-            Reply::Response(response) => serde_json::json!({
-                "status": response.status,
-                "body": String::from_utf8_lossy(&response.body),
+            Reply::Http(reply) => serde_json::json!({
+                "status": reply.status,
+                "body": String::from_utf8_lossy(&reply.body),
             }),
         }
     }
@@ -146,25 +146,25 @@ impl Reply {
 /// A reply with a chosen status, headers and body.
 ///
 /// ```
-/// use ccfn_core::Response;
+/// use ccfn_core::reply::HttpReply;
 ///
-/// let response = Response::new(202)
+/// let reply = HttpReply::new(202)
 ///     .header("content-type", "text/plain")
 ///     .body("accepted");
-/// assert_eq!(response.status(), 202);
+/// assert_eq!(reply.status(), 202);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[must_use = "give the response to callback.success"]
-pub struct Response {
+#[must_use = "give the reply to callback.success"]
+pub struct HttpReply {
     status: u16,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
 }
 
-impl Response {
-    /// An empty response with `status`.
+impl HttpReply {
+    /// An empty reply with `status`.
     pub fn new(status: u16) -> Self {
-        Response {
+        HttpReply {
             status,
             headers: Vec::new(),
             body: Vec::new(),
@@ -204,7 +204,7 @@ impl Response {
 /// A value a function can succeed with.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a function's result",
-    note = "succeed with a `VoiceResponse`, a `Response`, or a value that implements `serde::Serialize`"
+    note = "succeed with a `VoiceResponse`, an `HttpReply`, or a value that implements `serde::Serialize`"
 )]
 pub trait IntoReply {
     /// Converts into a reply; a value that cannot be serialized is an error.
@@ -222,9 +222,9 @@ impl<T: Serialize> IntoReply for T {
     }
 }
 
-impl IntoReply for Response {
+impl IntoReply for HttpReply {
     fn into_reply(self) -> Result<Reply, Error> {
-        Ok(Reply::Response(self))
+        Ok(Reply::Http(self))
     }
 }
 
@@ -405,9 +405,9 @@ mod tests {
     fn result_of_completion_converts() {
         let failed: Result<Completion, std::io::Error> = Err(std::io::Error::other("disk"));
         assert_eq!(failed.into_completion().unwrap_err().message(), "disk");
-        let response = Response::new(201).header("a", "b").body("c");
+        let http = HttpReply::new(201).header("a", "b").body("c");
         let reply = Callback::new(InvocationId::new())
-            .success(response)
+            .success(http)
             .into_completion()
             .unwrap();
         assert_eq!(

@@ -71,7 +71,7 @@ fn reply_response(reply: Reply) -> Response {
             "text/xml",
         ),
         Reply::Json(value) => json_response(StatusCode::OK, &value),
-        Reply::Response(custom) => {
+        Reply::Http(custom) => {
             let mut response = Response::new(Body::from(custom.body_bytes().to_vec()));
             *response.status_mut() =
                 StatusCode::from_u16(custom.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
