@@ -68,7 +68,7 @@ pub mod __private;
 mod client;
 pub mod config;
 mod error;
-mod function;
+pub mod function;
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzz;
@@ -84,12 +84,9 @@ pub mod voice;
 #[cfg(feature = "clients")]
 pub use client::{email, http, taskrouter};
 pub use error::{ConfigError, Error, ErrorKind};
-pub use function::callback::{Callback, Completion, IntoCompletion, InvocationId, Reply};
+pub use function::callback::{Callback, Completion, IntoCompletion, Reply};
 pub use function::context::{Context, ContextBuilder, Thresholds};
-pub use function::contract::BoxFuture;
 pub use function::event::{Event, DEFAULT_MODE};
-pub use function::meta::{FunctionMeta, Kind};
-pub use function::{metrics, ContactFunction};
 pub use record::writer::{
     init_logging, init_logging_to, init_logging_with, parse_filter, ContractLayer, LogFormat,
     LogGuard, LogSettings, LOG_QUEUE_LINES,

@@ -18,8 +18,9 @@
     clippy::all
 )]
 
+use ccfn_core::function::{ContactFunction, Kind};
 use ccfn_core::prelude::*;
-use ccfn_core::{ContactFunction, Kind, Reply};
+use ccfn_core::Reply;
 
 /// Offers voicemail or a callback while the caller waits.
 ///

@@ -30,7 +30,8 @@ mod functions {
     }
 }
 
-use renamed_ccfn::{ContactFunction, Context, Event, Kind, Reply};
+use renamed_ccfn::function::{ContactFunction, Kind};
+use renamed_ccfn::{Context, Event, Reply};
 
 #[test]
 fn meta_is_generated() {

@@ -2,10 +2,8 @@
 
 use std::fmt::Write as _;
 
-use ccfn_core::{
-    Completion, ContactFunction, Context, ContractLayer, Error, Event, InvocationId, LogFormat,
-    Reply,
-};
+use ccfn_core::function::{ContactFunction, InvocationId};
+use ccfn_core::{Completion, Context, ContractLayer, Error, Event, LogFormat, Reply};
 use serde_json::{Map, Value};
 use tracing::instrument::WithSubscriber as _;
 use tracing_subscriber::filter::Targets;

@@ -5,9 +5,10 @@
 use std::io;
 use std::sync::{Arc, Mutex};
 
+use ccfn_core::function::ContactFunction;
 use ccfn_core::prelude::*;
 use ccfn_core::taskrouter::{NewTask, TaskRouter, TaskRouterError};
-use ccfn_core::{ContactFunction, ContractLayer, ErrorKind, LogFormat};
+use ccfn_core::{ContractLayer, ErrorKind, LogFormat};
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
 use serde_json::{json, Value};

@@ -50,7 +50,7 @@ impl Callback {
 ///
 /// A handler makes one only through its [`Callback`]
 /// ([`Callback::success`], [`Callback::error`]), which is proof that it
-/// completed. [`ContactFunction::invoke`](crate::ContactFunction::invoke)
+/// completed. [`ContactFunction::invoke`](crate::function::ContactFunction::invoke)
 /// returns the invocation's, with the contract's own error in place of the
 /// handler's result when a required parameter was missing, the handler
 /// panicked or it timed out.

@@ -247,8 +247,9 @@ impl Context {
     /// The process environment, over the values of a `.env` file in the
     /// current directory when there is one (the environment wins; see
     /// [`Env::load`]), with the thresholds of [`Thresholds::from_source`]
-    /// and the memory limit of `CCFN_MEMORY_LIMIT_BYTES`, else of
-    /// [`crate::metrics::memory_limit_bytes`].
+    /// and the memory limit of `CCFN_MEMORY_LIMIT_BYTES`, else of the
+    /// process's control group (v2 `memory.max`, v1
+    /// `memory.limit_in_bytes`), when it has one.
     ///
     /// # Errors
     /// A `.env` file that exists but cannot be read or parsed, or a

@@ -20,7 +20,8 @@ use crate::record::panic;
 use crate::record::{emit, Field, InInvocation, Invocation, SPAN_NAME};
 use crate::secret::{invocation_secrets, is_sensitive_name};
 
-/// A boxed, sendable future: what [`crate::ContactFunction::invoke`]
+/// A boxed, sendable future: what
+/// [`ContactFunction::invoke`](crate::function::ContactFunction::invoke)
 /// returns.
 pub type BoxFuture<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 

@@ -1,7 +1,8 @@
 // Every option at once, including `crate = ".."` spelled as the default,
 // and the optional `# Optional parameters` section.
 use ccfn_core::prelude::*;
-use ccfn_core::{ContactFunction, Kind, Reply};
+use ccfn_core::function::{ContactFunction, Kind};
+use ccfn_core::Reply;
 
 /// Creates the callback task for a caller who asked to be called back.
 ///

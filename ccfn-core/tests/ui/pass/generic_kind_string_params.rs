@@ -1,7 +1,8 @@
 // `kind = generic` needs no call parameters, and a parameter that is not a
 // well-known one is written as a string.
 use ccfn_core::prelude::*;
-use ccfn_core::{ContactFunction, ErrorKind, Kind, Reply};
+use ccfn_core::function::{ContactFunction, Kind};
+use ccfn_core::{ErrorKind, Reply};
 
 /// Looks up a customer's open tickets.
 ///

@@ -1,7 +1,8 @@
 // The smallest voice function: the default kind, the three call parameters,
 // the four required sections and a purpose.
 use ccfn_core::prelude::*;
-use ccfn_core::{ContactFunction, Kind, Reply};
+use ccfn_core::function::{ContactFunction, Kind};
+use ccfn_core::Reply;
 
 /// Answers the call and hangs up.
 ///

@@ -1,6 +1,7 @@
 // A handler returning `Result<Completion, Error>`, so that `?` works.
 use ccfn_core::prelude::*;
-use ccfn_core::{ContactFunction, ErrorKind, Reply};
+use ccfn_core::function::ContactFunction;
+use ccfn_core::{ErrorKind, Reply};
 
 /// Reads the caller's menu choice.
 ///

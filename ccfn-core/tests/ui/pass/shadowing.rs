@@ -39,6 +39,7 @@ mod handlers {
     pub static __ccfn_callback: () = ();
     pub type Result<T> = ::core::result::Result<T, ()>;
     pub mod ccfn_core {}
+    pub mod function {}
     pub mod core {}
     pub mod std {}
     pub mod params {}
@@ -71,7 +72,8 @@ mod handlers {
     }
 }
 
-use ::ccfn_core::{ContactFunction, Reply};
+use ::ccfn_core::function::ContactFunction;
+use ::ccfn_core::Reply;
 
 fn main() {
     assert_eq!(handlers::answer::META.name(), "answer");
