@@ -84,7 +84,7 @@ pub mod voice;
 #[cfg(feature = "clients")]
 pub use client::{email, http, taskrouter};
 pub use error::{ConfigError, Error, ErrorKind};
-pub use function::callback::{Callback, Completion, IntoCompletion, Reply};
+pub use function::callback::{Callback, Completion, Reply};
 pub use function::context::{Context, ContextBuilder, Thresholds};
 pub use function::event::{Event, DEFAULT_MODE};
 pub use record::writer::{

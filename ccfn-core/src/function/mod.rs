@@ -20,6 +20,13 @@ pub use self::callback::InvocationId;
 pub use self::contract::BoxFuture;
 pub use self::meta::{FunctionMeta, Kind};
 
+// The bound `#[contact_fn]` puts on a handler's return type: not API, so
+// hidden, but here rather than in the hidden `__private`, so that rustc's
+// error for a wrong return type names it `IntoCompletion`, not by a path
+// through `__private`.
+#[doc(hidden)]
+pub use self::callback::IntoCompletion;
+
 use self::callback::Completion;
 use self::context::Context;
 use self::event::Event;
