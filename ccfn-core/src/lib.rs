@@ -85,7 +85,7 @@ pub mod voice;
 pub use client::{email, http, taskrouter};
 pub use error::{ConfigError, Error, ErrorKind};
 pub use function::callback::{Callback, Completion, Reply};
-pub use function::context::{Context, ContextBuilder, Thresholds};
+pub use function::context::Context;
 pub use function::event::{Event, DEFAULT_MODE};
 pub use record::writer::{
     init_logging, init_logging_to, init_logging_with, parse_filter, ContractLayer, LogFormat,
@@ -97,9 +97,10 @@ pub use voice::VoiceResponse;
 #[doc(inline)]
 pub use ccfn_macros::contact_fn;
 
-/// The function context and its extension slot.
+/// What goes with the function [`Context`]: its builder, its alert
+/// thresholds and its extension slot.
 pub mod context {
-    pub use crate::function::context::{Context, ContextBuilder, Extension, Thresholds};
+    pub use crate::function::context::{ContextBuilder, Extension, Thresholds};
 }
 
 pub mod reply {

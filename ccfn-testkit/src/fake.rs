@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use ccfn_core::{Context, ContextBuilder, Event, Thresholds};
+use ccfn_core::context::{ContextBuilder, Thresholds};
+use ccfn_core::{Context, Event};
 
 /// A context for tests: the spec's context values with fake but valid
 /// defaults (`DOMAIN_NAME`, `ACCOUNT_SID`, `PLATFORM_WORKSPACE_SID`,

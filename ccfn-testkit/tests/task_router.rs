@@ -684,7 +684,7 @@ async fn slow_task_router_raises_the_api_response_time_alert() {
         .await
         .with_workflow(WORKFLOW, "Callbacks", routing(QUEUE))
         .delay(std::time::Duration::from_millis(60));
-    let mut thresholds = ccfn_core::Thresholds::default();
+    let mut thresholds = ccfn_core::context::Thresholds::default();
     thresholds.api_response = std::time::Duration::from_millis(20);
     let run = invoke(
         create_callback,

@@ -53,7 +53,7 @@ impl Thresholds {
     /// ```
     /// use std::time::Duration;
     /// use ccfn_core::config::Env;
-    /// use ccfn_core::Thresholds;
+    /// use ccfn_core::context::Thresholds;
     ///
     /// let env = Env::from_vars([("CCFN_ALERT_EXECUTION_MS", "8000")]);
     /// assert_eq!(Thresholds::from_source(&env).unwrap().execution, Duration::from_secs(8));

@@ -11,8 +11,9 @@ mod common;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use ccfn_core::context::{ContextBuilder, Thresholds};
 use ccfn_core::runtime::{Runtime, RuntimeConfig};
-use ccfn_core::{signature, Context, ContextBuilder, LogFormat, Thresholds};
+use ccfn_core::{signature, Context, LogFormat};
 use ccfn_testkit::fake_email::FakeEmailProvider;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use ccfn_testkit::LogBuffer;
