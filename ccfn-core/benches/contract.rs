@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use ccfn_core::function::ContactFunction;
 use ccfn_core::prelude::*;
-use ccfn_core::{ContractLayer, LogFormat};
+use ccfn_core::record::{ContractLayer, LogFormat};
 use criterion::{criterion_main, Criterion};
 use tracing_subscriber::layer::SubscriberExt as _;
 

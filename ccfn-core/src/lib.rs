@@ -47,7 +47,7 @@
 //! | text and secrets | [`Secret`], [`params`], [`signature`] | always |
 //! | the configuration | [`config`] (every variable ccfn reads, [`ConfigError`]) | always |
 //! | the voice markup | [`voice`] | always |
-//! | records and their writer | [`record`], [`init_logging`], [`ContractLayer`] | always |
+//! | records and their writer | [`record`] ([`record::init_logging`], [`record::ContractLayer`]) | always |
 //! | the function model and its contract | [`Context`], [`Event`], [`Callback`], [`contact_fn`] | always |
 //! | the clients | `http`, `email`, `taskrouter` (`context.http()`, ...) | `clients` (default) |
 //! | the runtime | `runtime` | `runtime` (default); `lambda` adds AWS Lambda |
@@ -87,10 +87,7 @@ pub use error::{ConfigError, Error, ErrorKind};
 pub use function::callback::{Callback, Completion, Reply};
 pub use function::context::Context;
 pub use function::event::{Event, DEFAULT_MODE};
-pub use record::writer::{
-    init_logging, init_logging_to, init_logging_with, parse_filter, ContractLayer, LogFormat,
-    LogGuard, LogSettings, LOG_QUEUE_LINES,
-};
+pub use record::writer::LogSettings;
 pub use secret::{is_sensitive_name, redact_json, Secret, MIN_SCRUBBED_LEN, REDACTED};
 pub use voice::VoiceResponse;
 

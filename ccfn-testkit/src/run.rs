@@ -3,7 +3,8 @@
 use std::fmt::Write as _;
 
 use ccfn_core::function::{ContactFunction, InvocationId};
-use ccfn_core::{Completion, Context, ContractLayer, Error, Event, LogFormat, Reply};
+use ccfn_core::record::{ContractLayer, LogFormat};
+use ccfn_core::{Completion, Context, Error, Event, Reply};
 use serde_json::{Map, Value};
 use tracing::instrument::WithSubscriber as _;
 use tracing_subscriber::filter::Targets;

@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use ccfn_core::function::ContactFunction;
 use ccfn_core::prelude::*;
+use ccfn_core::record::{ContractLayer, LogFormat};
 use ccfn_core::taskrouter::{NewTask, TaskRouter, TaskRouterError};
-use ccfn_core::{ContractLayer, ErrorKind, LogFormat};
+use ccfn_core::ErrorKind;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
 use serde_json::{json, Value};
@@ -306,7 +307,7 @@ async fn critical_record_is_written_whatever_the_filter() {
     let lines = Lines::default();
     let subscriber = tracing_subscriber::registry().with(
         ContractLayer::new(LogFormat::Json, lines.clone())
-            .with_filter(ccfn_core::parse_filter("error").unwrap()),
+            .with_filter(ccfn_core::record::parse_filter("error").unwrap()),
     );
     let completion = create_callback
         .invoke(remote(&fake).build(), FakeEvent::voice().build())

@@ -1,6 +1,8 @@
 //! The records ccfn writes: the catalogue of steps (what each record is),
 //! how a record becomes a `tracing` event, and the layer that writes the
-//! events as lines. Below everything but the text and secret helpers.
+//! events as lines ([`ContractLayer`], in a [`LogFormat`]), which
+//! [`init_logging`] installs for the process. Below everything but the
+//! text and secret helpers.
 //!
 //! The catalogue defines every step ccfn writes, once, in one table. Each
 //! entry gives the step's name (the `step` field of its records), the
@@ -42,3 +44,7 @@ pub(crate) use emit::emit_at;
 pub(crate) use emit::{emit, enabled, SPAN_NAME};
 pub(crate) use fields::Field;
 pub(crate) use scope::{InInvocation, Invocation};
+pub use writer::{
+    init_logging, init_logging_to, init_logging_with, parse_filter, ContractLayer, LogFormat,
+    LogGuard, LOG_QUEUE_LINES,
+};

@@ -375,7 +375,7 @@ impl Visit for EventVisitor {
 /// The `tracing` layer that writes contract records in a [`LogFormat`],
 /// scrubbing every secret value from every line.
 ///
-/// [`crate::init_logging`] installs one for the process; the testkit
+/// [`crate::record::init_logging`] installs one for the process; the testkit
 /// installs its own per test.
 pub struct ContractLayer<W> {
     format: LogFormat,

@@ -227,7 +227,7 @@ impl Runtime {
         Ok(router::build(context, self.config, self.functions))
     }
 
-    /// Installs the process's logging ([`crate::init_logging`]), checks,
+    /// Installs the process's logging ([`crate::record::init_logging`]), checks,
     /// listens on `CCFN_ADDR` and serves until SIGINT or SIGTERM; then
     /// stops accepting, lets in-flight invocations finish (up to the
     /// shutdown grace), writes every buffered log line and returns.
