@@ -187,7 +187,7 @@ impl Setting {
     }
 
     /// Whether the value is a secret (its name is sensitive, see
-    /// [`crate::is_sensitive_name`]): held as a [`Secret`], never shown in
+    /// [`crate::record::is_sensitive_name`]): held as a [`Secret`], never shown in
     /// a message.
     #[must_use]
     pub fn is_secret(&self) -> bool {

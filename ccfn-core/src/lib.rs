@@ -88,7 +88,7 @@ pub use function::callback::{Callback, Completion, Reply};
 pub use function::context::Context;
 pub use function::event::{Event, DEFAULT_MODE};
 pub use record::writer::LogSettings;
-pub use secret::{is_sensitive_name, redact_json, Secret, MIN_SCRUBBED_LEN, REDACTED};
+pub use secret::Secret;
 pub use voice::VoiceResponse;
 
 #[doc(inline)]

@@ -360,7 +360,7 @@ impl fmt::Debug for ApiRequest {
 }
 
 impl ApiRequest {
-    /// Adds a header. Sensitive ones (see [`crate::is_sensitive_name`])
+    /// Adds a header. Sensitive ones (see [`crate::record::is_sensitive_name`])
     /// are logged as `[REDACTED]`.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));

@@ -216,7 +216,7 @@ impl Extensions {
 /// spec's context values and the environment), secrets, thresholds and the
 /// memory limit. Cheap to clone.
 ///
-/// Values whose name is sensitive (see [`crate::is_sensitive_name`]) are
+/// Values whose name is sensitive (see [`crate::record::is_sensitive_name`]) are
 /// held as [`Secret`]s: [`Context::get`] does not return them, and their
 /// values never reach a log line.
 ///

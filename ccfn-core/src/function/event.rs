@@ -228,7 +228,7 @@ impl Event {
     }
 
     /// The event as logged: a JSON object, repeated keys as arrays, the
-    /// value of every sensitive name (see [`crate::is_sensitive_name`])
+    /// value of every sensitive name (see [`crate::record::is_sensitive_name`])
     /// replaced by `[REDACTED]`.
     #[must_use]
     pub fn to_log_json(&self) -> Value {
