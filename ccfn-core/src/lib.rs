@@ -45,7 +45,7 @@
 //! | layer | modules | feature |
 //! |---|---|---|
 //! | text and secrets | [`Secret`], [`params`], [`signature`] | always |
-//! | the configuration | [`config`] (every variable ccfn reads, [`ConfigError`]) | always |
+//! | the configuration | [`config`] (every variable ccfn reads, [`config::ConfigError`]) | always |
 //! | the voice markup | [`voice`] | always |
 //! | records and their writer | [`record`] ([`record::init_logging`], [`record::ContractLayer`]) | always |
 //! | the function model and its contract | [`Context`], [`Event`], [`Callback`], [`contact_fn`] | always |
@@ -83,7 +83,7 @@ pub mod voice;
 
 #[cfg(feature = "clients")]
 pub use client::{email, http, taskrouter};
-pub use error::{ConfigError, Error, ErrorKind};
+pub use error::{Error, ErrorKind};
 pub use function::callback::{Callback, Completion, Reply};
 pub use function::context::Context;
 pub use function::event::{Event, DEFAULT_MODE};
