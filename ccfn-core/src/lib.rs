@@ -89,7 +89,6 @@ pub use function::context::Context;
 pub use function::event::{Event, DEFAULT_MODE};
 pub use record::writer::LogSettings;
 pub use secret::Secret;
-pub use voice::VoiceResponse;
 
 #[doc(inline)]
 pub use ccfn_macros::contact_fn;
@@ -114,5 +113,6 @@ pub mod reply {
 /// What a function module needs: `use ccfn_core::prelude::*;`.
 pub mod prelude {
     pub use crate::reply::HttpReply;
-    pub use crate::{contact_fn, Callback, Completion, Context, Error, Event, VoiceResponse};
+    pub use crate::voice::VoiceResponse;
+    pub use crate::{contact_fn, Callback, Completion, Context, Error, Event};
 }

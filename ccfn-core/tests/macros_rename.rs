@@ -11,7 +11,8 @@ extern crate ccfn_core as renamed_ccfn;
 // `crate = ".."` would not compile.
 extern crate std as ccfn_core;
 mod functions {
-    use renamed_ccfn::{Callback, Completion, Context, Event, VoiceResponse};
+    use renamed_ccfn::voice::VoiceResponse;
+    use renamed_ccfn::{Callback, Completion, Context, Event};
 
     /// Answers the call.
     ///

@@ -32,7 +32,7 @@ impl Callback {
         Callback { invocation_id }
     }
 
-    /// Completes with a result: a [`crate::VoiceResponse`] (sent as
+    /// Completes with a result: a [`crate::voice::VoiceResponse`] (sent as
     /// `text/xml`), an [`HttpReply`], or any serializable value (sent as
     /// JSON).
     pub fn success(self, result: impl IntoReply) -> Completion {
@@ -109,7 +109,7 @@ pub enum Reply {
     Json(Value),
     /// A markup document, sent as `200 text/xml`.
     Xml(String),
-    /// A [`crate::VoiceResponse`], sent as `200 text/xml`.
+    /// A [`crate::voice::VoiceResponse`], sent as `200 text/xml`.
     Voice(VoiceReply),
     /// A reply with its own status, headers and body.
     Http(HttpReply),
@@ -266,7 +266,7 @@ impl VoiceReply {
     }
 
     /// The document as first built (see
-    /// [`crate::VoiceResponse::mark_built`]).
+    /// [`crate::voice::VoiceResponse::mark_built`]).
     #[must_use]
     pub fn built(&self) -> Option<&str> {
         if self.response.unchanged_since_built() {
