@@ -86,8 +86,7 @@ pub use client::{email, http, taskrouter};
 pub use error::{Error, ErrorKind};
 pub use function::callback::{Callback, Completion, Reply};
 pub use function::context::Context;
-pub use function::event::{Event, DEFAULT_MODE};
-pub use record::writer::LogSettings;
+pub use function::event::Event;
 pub use secret::Secret;
 
 #[doc(inline)]

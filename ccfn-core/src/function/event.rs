@@ -52,7 +52,7 @@ impl std::fmt::Debug for Event {
 }
 
 /// The processing mode logged when the event has no `mode`.
-pub const DEFAULT_MODE: &str = "initial";
+const DEFAULT_MODE: &str = "initial";
 
 impl Event {
     /// An empty event.

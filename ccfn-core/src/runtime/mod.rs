@@ -52,9 +52,9 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tracing::Level;
 
-pub use config::{Mode, RuntimeConfig, DEFAULT_ADDR};
-use feature::Registered;
-pub use feature::{Feature, AUTH_TOKEN};
+pub use config::{Mode, RuntimeConfig};
+pub use feature::Feature;
+use feature::{Registered, AUTH_TOKEN};
 /// The `lambda_http` crate the runtime runs on, for its request and
 /// response types.
 #[cfg(feature = "lambda")]
