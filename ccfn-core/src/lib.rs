@@ -37,6 +37,15 @@
 //! JSON-lines format with every secret value scrubbed. See
 //! `docs/logging-contract.md`.
 //!
+//! # Names
+//!
+//! Each item has one path; the [`prelude`] is the only second one. The
+//! crate root holds what a handler names: [`contact_fn`], its parameters
+//! [`Context`], [`Event`] and [`Callback`], the [`Completion`] it returns
+//! (how the invocation ended), the [`Reply`] it succeeded with, and
+//! [`Error`], [`ErrorKind`] and [`Secret`]. Everything else is in the
+//! module of its concept.
+//!
 //! # Layers and features
 //!
 //! The crate is built in layers, each using only those below it (a test
@@ -47,8 +56,8 @@
 //! | text and secrets | [`Secret`], [`params`], [`signature`] | always |
 //! | the configuration | [`config`] (every variable ccfn reads, [`config::ConfigError`]) | always |
 //! | the voice markup | [`voice`] | always |
-//! | records and their writer | [`record`] ([`record::init_logging`], [`record::ContractLayer`]) | always |
-//! | the function model and its contract | [`Context`], [`Event`], [`Callback`], [`contact_fn`] | always |
+//! | records and their writer | [`record`] (the steps, [`record::init_logging`], [`record::ContractLayer`], what is scrubbed) | always |
+//! | the function model and its contract | [`contact_fn`], [`Context`] ([`context`]), [`Event`], [`Callback`], [`Completion`], [`Reply`] ([`reply`]), [`Error`], [`function`] (what the runtime and the testkit run) | always |
 //! | the clients | `http`, `email`, `taskrouter` (`context.http()`, ...) | `clients` (default) |
 //! | the runtime | `runtime` | `runtime` (default); `lambda` adds AWS Lambda |
 //!
@@ -109,8 +118,13 @@ pub mod reply {
     pub use crate::function::callback::{HttpReply, IntoReply, VoiceReply};
 }
 
-/// What a function module needs: `use ccfn_core::prelude::*;`.
 pub mod prelude {
+    //! What a function module needs, with `use ccfn_core::prelude::*;`:
+    //! the [`contact_fn`] attribute, a handler's parameters ([`Context`],
+    //! [`Event`], [`Callback`]) and return type ([`Completion`]), its
+    //! [`Error`], and the replies it builds beside JSON ([`VoiceResponse`],
+    //! [`HttpReply`]).
+
     pub use crate::reply::HttpReply;
     pub use crate::voice::VoiceResponse;
     pub use crate::{contact_fn, Callback, Completion, Context, Error, Event};
