@@ -6,8 +6,9 @@
 
 use std::hint::black_box;
 
+use ccfn_core::function::ContactFunction;
 use ccfn_core::prelude::*;
-use ccfn_core::{ContactFunction, ContractLayer, LogFormat};
+use ccfn_core::record::{ContractLayer, LogFormat};
 use criterion::{criterion_main, Criterion};
 use tracing_subscriber::layer::SubscriberExt as _;
 

@@ -1,10 +1,11 @@
 //! Support for the code `#[contact_fn]` generates: used by the macro's
-//! output only, and not public API (it is `#[doc(hidden)]`).
+//! output and ccfn-testkit only, and not public API (it is
+//! `#[doc(hidden)]`).
 
-pub use crate::function::contract::{run, BoxFuture};
+pub use crate::function::contract::run;
+pub use crate::function::meta::meta;
 
 use crate::function::callback::IntoCompletion;
-pub use crate::function::meta::meta;
 
 /// Installs the hook that keeps handler panics out of standard error
 /// and records where they happened; the testkit calls it.

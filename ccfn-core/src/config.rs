@@ -45,7 +45,7 @@ pub use crate::error::ConfigError;
 /// What a variable accepts: how it is parsed, and what its error says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Any text (a name, an identifier, a path).
     Text,
     /// A switch: the string `true` turns it on, anything else leaves it off.
@@ -74,7 +74,7 @@ impl Kind {
     /// What the variable accepts, as an error message says it
     /// (`a whole number of milliseconds, at least 1`).
     #[must_use]
-    pub fn accepted(&self) -> String {
+    pub(crate) fn accepted(&self) -> String {
         match *self {
             Kind::Text => "any text".to_owned(),
             Kind::Flag => "`true`, or anything else for off".to_owned(),
@@ -174,12 +174,6 @@ impl Setting {
         self.name
     }
 
-    /// What the variable accepts.
-    #[must_use]
-    pub fn kind(&self) -> Kind {
-        self.kind
-    }
-
     /// The default, as documented.
     #[must_use]
     pub fn default_value(&self) -> DefaultValue {
@@ -187,7 +181,7 @@ impl Setting {
     }
 
     /// Whether the value is a secret (its name is sensitive, see
-    /// [`crate::is_sensitive_name`]): held as a [`Secret`], never shown in
+    /// [`crate::record::is_sensitive_name`]): held as a [`Secret`], never shown in
     /// a message.
     #[must_use]
     pub fn is_secret(&self) -> bool {
@@ -213,7 +207,7 @@ impl Setting {
         self.text(source).map(Secret::new)
     }
 
-    /// Whether the value is the string `true` (a [`Kind::Flag`]).
+    /// Whether the value is the string `true` (for a switch).
     pub fn flag<S: Source + ?Sized>(&'static self, source: &S) -> bool {
         self.text(source) == Some("true")
     }
@@ -222,7 +216,7 @@ impl Setting {
     ///
     /// # Errors
     /// `parse` returns `None`: the error names the variable, quotes the
-    /// value (unless it is a secret) and says what [`Setting::kind`]
+    /// value (unless it is a secret) and says what the variable
     /// accepts.
     pub fn parse<T, S: Source + ?Sized>(
         &'static self,
@@ -308,7 +302,7 @@ impl Setting {
         })
     }
 
-    /// One of the words of a [`Kind::Choice`], as the catalogue spells it
+    /// One of the words the variable accepts, as the catalogue spells it
     /// (the value is compared without regard to ASCII case).
     ///
     /// # Errors
@@ -421,7 +415,7 @@ impl Setting {
 }
 
 /// How much of a value an error message quotes, in bytes.
-pub const MAX_QUOTED_BYTES: usize = 64;
+pub(crate) const MAX_QUOTED_BYTES: usize = 64;
 
 /// `value` quoted for a message: cut at [`MAX_QUOTED_BYTES`] with `…`,
 /// `"` and `\` escaped, control characters shown as `\u{..}`, the user
@@ -488,7 +482,7 @@ pub struct Env {
 }
 
 /// The `.env` file [`Env::load`] reads, in the current directory.
-pub const DOTENV: &str = ".env";
+pub(crate) const DOTENV: &str = ".env";
 
 impl Env {
     /// The process environment over the `.env` file of the current
@@ -566,7 +560,7 @@ impl fmt::Debug for Env {
 /// # Errors
 /// The file cannot be read, or a line cannot be parsed; the error names
 /// the file and the byte position but never a value.
-pub fn read_dotenv(path: &Path) -> Result<Vec<(String, String)>, ConfigError> {
+pub(crate) fn read_dotenv(path: &Path) -> Result<Vec<(String, String)>, ConfigError> {
     let describe = |e: dotenvy::Error| -> ConfigError {
         let what = match e {
             dotenvy::Error::LineParse(_, index) => format!("cannot parse it at byte {index}"),
@@ -820,31 +814,35 @@ pub fn setting(name: &str) -> Option<&'static Setting> {
 /// The three variables of one client's HTTP settings: its timeout, its
 /// connect timeout and its largest response.
 #[derive(Debug)]
-pub struct HttpVariables {
+#[cfg_attr(not(feature = "clients"), allow(dead_code))]
+pub(crate) struct HttpVariables {
     /// How long a whole call may take (`*_TIMEOUT_MS`).
-    pub timeout: &'static Setting,
+    pub(crate) timeout: &'static Setting,
     /// How long connecting may take (`*_CONNECT_TIMEOUT_MS`).
-    pub connect_timeout: &'static Setting,
+    pub(crate) connect_timeout: &'static Setting,
     /// The largest response read (`*_MAX_RESPONSE_BYTES`).
-    pub max_response_bytes: &'static Setting,
+    pub(crate) max_response_bytes: &'static Setting,
 }
 
 /// `CCFN_HTTP_*`: the settings of `context.http()`.
-pub static CCFN_HTTP: HttpVariables = HttpVariables {
+#[cfg_attr(not(feature = "clients"), allow(dead_code))]
+pub(crate) static CCFN_HTTP: HttpVariables = HttpVariables {
     timeout: &CCFN_HTTP_TIMEOUT_MS,
     connect_timeout: &CCFN_HTTP_CONNECT_TIMEOUT_MS,
     max_response_bytes: &CCFN_HTTP_MAX_RESPONSE_BYTES,
 };
 
 /// `EMAILPROVIDER_*`: the HTTP settings of the email provider's client.
-pub static EMAILPROVIDER_HTTP: HttpVariables = HttpVariables {
+#[cfg_attr(not(feature = "clients"), allow(dead_code))]
+pub(crate) static EMAILPROVIDER_HTTP: HttpVariables = HttpVariables {
     timeout: &EMAILPROVIDER_TIMEOUT_MS,
     connect_timeout: &EMAILPROVIDER_CONNECT_TIMEOUT_MS,
     max_response_bytes: &EMAILPROVIDER_MAX_RESPONSE_BYTES,
 };
 
 /// `TASKROUTER_*`: the HTTP settings of the task router's client.
-pub static TASKROUTER_HTTP: HttpVariables = HttpVariables {
+#[cfg_attr(not(feature = "clients"), allow(dead_code))]
+pub(crate) static TASKROUTER_HTTP: HttpVariables = HttpVariables {
     timeout: &TASKROUTER_TIMEOUT_MS,
     connect_timeout: &TASKROUTER_CONNECT_TIMEOUT_MS,
     max_response_bytes: &TASKROUTER_MAX_RESPONSE_BYTES,

@@ -37,6 +37,15 @@
 //! JSON-lines format with every secret value scrubbed. See
 //! `docs/logging-contract.md`.
 //!
+//! # Names
+//!
+//! Each item has one path; the [`prelude`] is the only second one. The
+//! crate root holds what a handler names: [`contact_fn`], its parameters
+//! [`Context`], [`Event`] and [`Callback`], the [`Completion`] it returns
+//! (how the invocation ended), the [`Reply`] it succeeded with, and
+//! [`Error`], [`ErrorKind`], [`ResultExt`] (`.context(..)` on a result)
+//! and [`Secret`]. Everything else is in the module of its concept.
+//!
 //! # Layers and features
 //!
 //! The crate is built in layers, each using only those below it (a test
@@ -45,10 +54,10 @@
 //! | layer | modules | feature |
 //! |---|---|---|
 //! | text and secrets | [`Secret`], [`params`], [`signature`] | always |
-//! | the configuration | [`config`] (every variable ccfn reads, [`ConfigError`]) | always |
+//! | the configuration | [`config`] (every variable ccfn reads, [`config::ConfigError`]) | always |
 //! | the voice markup | [`voice`] | always |
-//! | records and their writer | [`record`], [`init_logging`], [`ContractLayer`] | always |
-//! | the function model and its contract | [`Context`], [`Event`], [`Callback`], [`contact_fn`] | always |
+//! | records and their writer | [`record`] (the steps, [`record::init_logging`], [`record::ContractLayer`], what is scrubbed) | always |
+//! | the function model and its contract | [`contact_fn`], [`Context`] ([`context`]), [`Event`], [`Callback`], [`Completion`], [`Reply`] ([`reply`]), [`Error`], [`function`] (what the runtime and the testkit run) | always |
 //! | the clients | `http`, `email`, `taskrouter` (`context.http()`, ...) | `clients` (default) |
 //! | the runtime | `runtime` | `runtime` (default); `lambda` adds AWS Lambda |
 //!
@@ -68,7 +77,7 @@ pub mod __private;
 mod client;
 pub mod config;
 mod error;
-mod function;
+pub mod function;
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzz;
@@ -83,35 +92,41 @@ pub mod voice;
 
 #[cfg(feature = "clients")]
 pub use client::{email, http, taskrouter};
-pub use error::{ConfigError, Error, ErrorKind, ResultExt};
-pub use function::callback::{
-    Callback, Completion, IntoCompletion, IntoReply, InvocationId, Outcome, Reply, Response,
-    VoiceReply,
-};
-pub use function::context::{Context, ContextBuilder, Thresholds};
-pub use function::contract::BoxFuture;
-pub use function::event::{Event, DEFAULT_MODE};
-pub use function::meta::{FunctionMeta, Kind};
-pub use function::{metrics, ContactFunction};
-pub use record::writer::{
-    init_logging, init_logging_to, init_logging_with, parse_filter, ContractLayer, LogFormat,
-    LogGuard, LogSettings, LOG_QUEUE_LINES,
-};
-pub use secret::{is_sensitive_name, redact_json, Secret, MIN_SCRUBBED_LEN, REDACTED};
-pub use voice::VoiceResponse;
+pub use error::{Error, ErrorKind, ResultExt};
+pub use function::callback::{Callback, Completion, Reply};
+pub use function::context::Context;
+pub use function::event::Event;
+pub use secret::Secret;
 
 #[doc(inline)]
 pub use ccfn_macros::contact_fn;
 
-/// The function context and its extension slot.
+/// What goes with the function [`Context`]: its builder, its alert
+/// thresholds and its extension slot.
 pub mod context {
-    pub use crate::function::context::{Context, ContextBuilder, Extension, Thresholds};
+    pub use crate::function::context::{ContextBuilder, Extension, Thresholds};
 }
 
-/// What a function module needs: `use ccfn_core::prelude::*;`.
+pub mod reply {
+    //! What a function replies with, beside a JSON value or markup: a
+    //! reply with its own status, headers and body ([`HttpReply`]), the
+    //! voice document of [`Reply::Voice`](crate::Reply::Voice)
+    //! ([`VoiceReply`]), and the values
+    //! [`Callback::success`](crate::Callback::success) accepts
+    //! ([`IntoReply`]).
+
+    pub use crate::function::callback::{HttpReply, IntoReply, VoiceReply};
+}
+
 pub mod prelude {
+    //! What a function module needs, with `use ccfn_core::prelude::*;`:
+    //! the [`contact_fn`] attribute, a handler's parameters ([`Context`],
+    //! [`Event`], [`Callback`]) and return type ([`Completion`]), its
+    //! [`Error`] with `.context(..)` ([`ResultExt`](crate::ResultExt)), and
+    //! the replies it builds beside JSON ([`VoiceResponse`], [`HttpReply`]).
+
+    pub use crate::reply::HttpReply;
+    pub use crate::voice::VoiceResponse;
     pub use crate::ResultExt as _;
-    pub use crate::{
-        contact_fn, Callback, Completion, Context, Error, Event, Response, VoiceResponse,
-    };
+    pub use crate::{contact_fn, Callback, Completion, Context, Error, Event};
 }

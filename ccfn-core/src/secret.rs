@@ -89,7 +89,7 @@ impl fmt::Display for Secret {
 /// `private`, `jwt` or `dsn` (case-insensitive).
 ///
 /// ```
-/// use ccfn_core::is_sensitive_name;
+/// use ccfn_core::record::is_sensitive_name;
 ///
 /// assert!(is_sensitive_name("X-Twilio-Signature"));
 /// assert!(is_sensitive_name("EMAILPROVIDER_API_KEY"));
@@ -128,7 +128,7 @@ pub fn is_sensitive_name(name: &str) -> bool {
 /// sensitive name (see [`is_sensitive_name`]) is `[REDACTED]`, at any
 /// depth: how external responses are logged.
 #[must_use]
-pub fn redact_json(value: &serde_json::Value) -> serde_json::Value {
+pub(crate) fn redact_json(value: &serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     match value {
         Value::Object(map) => Value::Object(

@@ -349,7 +349,7 @@ fn default_port(scheme: &str) -> Option<&'static str> {
 /// https://example.com/voice?x=1  ->  https://example.com:443/voice?x=1
 /// http://example.com:8080/voice  ->  None (already has a port)
 /// ```
-pub fn add_default_port(url: &str) -> Option<String> {
+fn add_default_port(url: &str) -> Option<String> {
     let parts = split_url(url)?;
     if parts.port.is_some() {
         return None;
@@ -371,7 +371,7 @@ pub fn add_default_port(url: &str) -> Option<String> {
 /// http://user@example.com:80/voice?x=1  ->  http://user@example.com/voice?x=1
 /// https://example.com:1234/voice        ->  https://example.com/voice
 /// ```
-pub fn remove_port(url: &str) -> Option<String> {
+fn remove_port(url: &str) -> Option<String> {
     let parts = split_url(url)?;
     parts.port?;
     Some(format!("{}{}{}", parts.prefix, parts.host, parts.rest))
@@ -380,7 +380,7 @@ pub fn remove_port(url: &str) -> Option<String> {
 /// The other form of `url` that a validator accepts: with its port removed
 /// if it has one ([`remove_port`]), else with the default port added
 /// ([`add_default_port`]). `None` when neither applies.
-pub fn alternate_port_url(url: &str) -> Option<String> {
+fn alternate_port_url(url: &str) -> Option<String> {
     let parts = split_url(url)?;
     if parts.port.is_some() {
         remove_port(url)

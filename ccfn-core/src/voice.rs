@@ -446,7 +446,7 @@ impl VoiceResponse {
     /// A response built by `f`, in one expression.
     ///
     /// ```
-    /// use ccfn_core::VoiceResponse;
+    /// use ccfn_core::voice::VoiceResponse;
     ///
     /// let twiml = VoiceResponse::build(|twiml| {
     ///     twiml.say("Please hold.");
@@ -472,7 +472,7 @@ impl VoiceResponse {
     /// the changes made since.
     ///
     /// ```
-    /// use ccfn_core::VoiceResponse;
+    /// use ccfn_core::voice::VoiceResponse;
     ///
     /// let mut twiml = VoiceResponse::new();
     /// twiml.say("Please hold.");

@@ -6,10 +6,10 @@
 mod common;
 
 use ccfn_core::prelude::*;
+use ccfn_core::record::{init_logging_with, parse_filter, LogFormat};
 use ccfn_core::runtime::lambda_http::request::LambdaRequest;
 use ccfn_core::runtime::lambda_http::{Adapter, Context as LambdaContext, LambdaEvent, Service};
 use ccfn_core::runtime::{Feature, Runtime, RuntimeConfig};
-use ccfn_core::LogFormat;
 use common::Lines;
 use serde_json::Value;
 
@@ -39,8 +39,8 @@ async fn wait(_context: Context, event: Event, callback: Callback) -> Completion
 #[tokio::test]
 async fn function_url_event_round_trip() {
     let lines = Lines::default();
-    let filter = ccfn_core::parse_filter("info").unwrap();
-    ccfn_core::init_logging_with(LogFormat::Json, filter, lines.clone()).unwrap();
+    let filter = parse_filter("info").unwrap();
+    init_logging_with(LogFormat::Json, filter, lines.clone()).unwrap();
 
     let fixture = include_str!("fixtures/function-url-wait-experience.json");
     let payload: LambdaRequest = serde_json::from_str(fixture).expect("a function-URL event");

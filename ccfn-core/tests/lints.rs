@@ -18,8 +18,9 @@
     clippy::all
 )]
 
+use ccfn_core::function::{ContactFunction, Kind};
 use ccfn_core::prelude::*;
-use ccfn_core::{ContactFunction, Kind, Reply};
+use ccfn_core::Reply;
 
 /// Offers voicemail or a callback while the caller waits.
 ///
@@ -114,8 +115,8 @@ fn metas() {
 async fn invokes() {
     let event: Event = [("CustomerId", "C7")].into_iter().collect();
     let context = Context::builder().value("CRM_URL", "http://crm").build();
-    let outcome = open_tickets.invoke(context, event).await;
-    match outcome.result {
+    let completion = open_tickets.invoke(context, event).await;
+    match completion.into_result() {
         Ok(Reply::Json(value)) => {
             assert_eq!(value, serde_json::json!({ "customer": "C7", "limit": 10 }));
         }

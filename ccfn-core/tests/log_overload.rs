@@ -6,7 +6,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ccfn_core::LogFormat;
+use ccfn_core::record::{init_logging_to, parse_filter, LogFormat};
 use serde_json::Value;
 
 /// Takes 20 ms per write, and keeps what it got.
@@ -27,8 +27,8 @@ impl Write for SlowDisk {
 #[test]
 fn overload_drops_counts_reports_and_flushes() {
     let disk = SlowDisk::default();
-    let filter = ccfn_core::parse_filter("info").unwrap();
-    let guard = ccfn_core::init_logging_to(LogFormat::Json, filter, disk.clone(), 8).unwrap();
+    let filter = parse_filter("info").unwrap();
+    let guard = init_logging_to(LogFormat::Json, filter, disk.clone(), 8).unwrap();
 
     let started = std::time::Instant::now();
     for n in 0..200 {

@@ -11,7 +11,8 @@ extern crate ccfn_core as renamed_ccfn;
 // `crate = ".."` would not compile.
 extern crate std as ccfn_core;
 mod functions {
-    use renamed_ccfn::{Callback, Completion, Context, Event, VoiceResponse};
+    use renamed_ccfn::voice::VoiceResponse;
+    use renamed_ccfn::{Callback, Completion, Context, Event};
 
     /// Answers the call.
     ///
@@ -30,7 +31,8 @@ mod functions {
     }
 }
 
-use renamed_ccfn::{ContactFunction, Context, Event, Kind, Reply};
+use renamed_ccfn::function::{ContactFunction, Kind};
+use renamed_ccfn::{Context, Event, Reply};
 
 #[test]
 fn meta_is_generated() {
@@ -51,8 +53,11 @@ async fn invokes_through_the_renamed_crate() {
     ]
     .into_iter()
     .collect();
-    let outcome = functions::answer
+    let completion = functions::answer
         .invoke(Context::builder().build(), event)
         .await;
-    assert!(matches!(outcome.result, Ok(Reply::Voice(_))), "{outcome:?}");
+    assert!(
+        matches!(completion.result(), Ok(Reply::Voice(_))),
+        "{completion:?}"
+    );
 }

@@ -64,7 +64,7 @@ fn another_layer_receives_every_field_of_a_task_attributes_record() {
         .iter()
         .find(|fields| fields.get("step").map(String::as_str) == Some("task_attributes"))
         .expect("a task_attributes event");
-    for field in record::TASK_ATTRIBUTES.fields() {
+    for field in record::step("task_attributes").unwrap().fields() {
         assert!(
             task_attributes.contains_key(*field),
             "no `{field}`: {task_attributes:?}"

@@ -9,8 +9,9 @@ use std::time::Duration;
 mod common;
 
 use ccfn_core::prelude::*;
+use ccfn_core::record::{init_logging_with, parse_filter, LogFormat};
 use ccfn_core::runtime::{Feature, Mode, Runtime, RuntimeConfig};
-use ccfn_core::{signature, LogFormat};
+use ccfn_core::signature;
 use common::Lines;
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
@@ -20,8 +21,8 @@ fn logs() -> &'static Lines {
     static LINES: OnceLock<Lines> = OnceLock::new();
     LINES.get_or_init(|| {
         let lines = Lines::default();
-        let filter = ccfn_core::parse_filter("trace").unwrap();
-        ccfn_core::init_logging_with(LogFormat::Json, filter, lines.clone()).unwrap();
+        let filter = parse_filter("trace").unwrap();
+        init_logging_with(LogFormat::Json, filter, lines.clone()).unwrap();
         lines
     })
 }
@@ -109,7 +110,7 @@ async fn voice(_context: Context, event: Event, callback: Callback) -> Completio
         Some("sleep") => {
             tokio::time::sleep(Duration::from_millis(300)).await;
             callback.success(
-                ccfn_core::Response::new(202)
+                ccfn_core::reply::HttpReply::new(202)
                     .header("x-slept", "300")
                     .body("slept"),
             )

@@ -11,8 +11,9 @@ mod common;
 
 use axum::routing::get;
 use ccfn_core::prelude::*;
+use ccfn_core::record::{init_logging_with, parse_filter, LogFormat};
 use ccfn_core::runtime::{self, Feature, Runtime, RuntimeConfig};
-use ccfn_core::{signature, LogFormat};
+use ccfn_core::signature;
 use common::Lines;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -23,8 +24,8 @@ fn logs() -> &'static Lines {
     static LINES: OnceLock<Lines> = OnceLock::new();
     LINES.get_or_init(|| {
         let lines = Lines::default();
-        let filter = ccfn_core::parse_filter("info").unwrap();
-        ccfn_core::init_logging_with(LogFormat::Json, filter, lines.clone()).unwrap();
+        let filter = parse_filter("info").unwrap();
+        init_logging_with(LogFormat::Json, filter, lines.clone()).unwrap();
         lines
     })
 }

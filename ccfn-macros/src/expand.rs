@@ -207,14 +207,14 @@ fn inherent_impl(c: &Checked) -> TokenStream {
     }
 }
 
-/// `const META: P::FunctionMeta = P::__private::meta(..);`.
+/// `const META: P::function::FunctionMeta = P::__private::meta(..);`.
 fn meta_const(c: &Checked) -> TokenStream {
     let krate = &c.krate;
     let vis = &c.item.vis;
     let args = meta_args(c);
     quote! {
         /// The function's header: name, purpose, trigger, parameters, dependencies, critical logging, contacts, environment.
-        #vis const META: #krate::FunctionMeta = #krate::__private::meta(#(#args),*);
+        #vis const META: #krate::function::FunctionMeta = #krate::__private::meta(#(#args),*);
     }
 }
 
@@ -236,7 +236,7 @@ fn meta_args(c: &Checked) -> Vec<TokenStream> {
         text(&h.critical_logging),
         text(&h.contacts),
         env_list(c),
-        quote_spanned!(kind.span()=> #krate::Kind::#kind),
+        quote_spanned!(kind.span()=> #krate::function::Kind::#kind),
         timeout.into_token_stream(),
     ]
 }
@@ -278,7 +278,7 @@ fn handler_fn(item: &ContactItem) -> TokenStream {
     }
 }
 
-/// `impl P::ContactFunction for name`.
+/// `impl P::function::ContactFunction for name`.
 fn trait_impl(c: &Checked) -> TokenStream {
     let cfgs = cfg_attrs(c);
     let krate = &c.krate;
@@ -296,15 +296,15 @@ fn trait_impl(c: &Checked) -> TokenStream {
     quote! {
         #cfgs
         #[automatically_derived]
-        impl #krate::ContactFunction for #ident {
-            fn meta(&self) -> &'static #krate::FunctionMeta {
+        impl #krate::function::ContactFunction for #ident {
+            fn meta(&self) -> &'static #krate::function::FunctionMeta {
                 &Self::META
             }
             fn invoke(
                 &self,
                 context: #krate::Context,
                 event: #krate::Event,
-            ) -> #krate::__private::BoxFuture<#krate::Outcome> {
+            ) -> #krate::function::BoxFuture<#krate::Completion> {
                 #shadows
                 #run
             }
@@ -521,7 +521,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
             #[cfg(feature = "voice")]
             impl wait_experience {
                 /// The function's header: name, purpose, trigger, parameters, dependencies, critical logging, contacts, environment.
-                pub const META: ::ccfn_core::FunctionMeta = ::ccfn_core::__private::meta(
+                pub const META: ::ccfn_core::function::FunctionMeta = ::ccfn_core::__private::meta(
                     "wait-experience",
                     "Queue wait experience.",
                     "Studio widget.",
@@ -531,7 +531,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
                     "Task creation result",
                     "oncall@example.com",
                     &[],
-                    ::ccfn_core::Kind::Voice,
+                    ::ccfn_core::function::Kind::Voice,
                     10000u64
                 );
 
@@ -545,15 +545,15 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
 
             #[cfg(feature = "voice")]
             #[automatically_derived]
-            impl ::ccfn_core::ContactFunction for wait_experience {
-                fn meta(&self) -> &'static ::ccfn_core::FunctionMeta {
+            impl ::ccfn_core::function::ContactFunction for wait_experience {
+                fn meta(&self) -> &'static ::ccfn_core::function::FunctionMeta {
                     &Self::META
                 }
                 fn invoke(
                     &self,
                     context: ::ccfn_core::Context,
                     event: ::ccfn_core::Event,
-                ) -> ::ccfn_core::__private::BoxFuture<::ccfn_core::Outcome> {
+                ) -> ::ccfn_core::function::BoxFuture<::ccfn_core::Completion> {
                     #[allow(dead_code)]
                     fn __ccfn_context() {}
                     #[allow(dead_code)]
@@ -630,7 +630,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
     #[test]
     fn closure_parameters_are_shadowed_by_local_fns() {
         let out = default_output().to_string();
-        assert!(out.contains("-> :: ccfn_core :: __private :: BoxFuture < :: ccfn_core :: Outcome > { # [allow (dead_code)] fn __ccfn_context () { } # [allow (dead_code)] fn __ccfn_event () { } # [allow (dead_code)] fn __ccfn_callback () { } :: ccfn_core :: __private :: run"), "{out}");
+        assert!(out.contains("-> :: ccfn_core :: function :: BoxFuture < :: ccfn_core :: Completion > { # [allow (dead_code)] fn __ccfn_context () { } # [allow (dead_code)] fn __ccfn_event () { } # [allow (dead_code)] fn __ccfn_callback () { } :: ccfn_core :: __private :: run"), "{out}");
     }
 
     #[test]
@@ -642,10 +642,10 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
         )
         .to_string();
         assert!(out.contains("# [doc = \"# Required parameters\"] # [doc = \"\"] # [doc = \"`CallSid`, `CustomerId`\"] # [doc = \"\"] # [doc = \"# Required environment\"] # [doc = \"\"] # [doc = \"`PLATFORM_WORKSPACE_SID`, `workflowSid`\"] # [allow"), "{out}");
-        assert!(out.contains(":: my_core :: __private :: meta (\"wait\" , \"Queue wait experience.\" , \"Studio widget.\" , & [:: my_core :: params :: CallSid , \"CustomerId\"] , \"\" , \"Email provider\" , \"Task creation result\" , \"oncall@example.com\" , & [\"PLATFORM_WORKSPACE_SID\" , \"workflowSid\"] , :: my_core :: Kind :: Task , 2500u64)"), "{out}");
+        assert!(out.contains(":: my_core :: __private :: meta (\"wait\" , \"Queue wait experience.\" , \"Studio widget.\" , & [:: my_core :: params :: CallSid , \"CustomerId\"] , \"\" , \"Email provider\" , \"Task creation result\" , \"oncall@example.com\" , & [\"PLATFORM_WORKSPACE_SID\" , \"workflowSid\"] , :: my_core :: function :: Kind :: Task , 2500u64)"), "{out}");
         assert!(!out.contains("ccfn_core"), "{out}");
         assert!(
-            out.contains("impl :: my_core :: ContactFunction for wait_experience"),
+            out.contains("impl :: my_core :: function :: ContactFunction for wait_experience"),
             "{out}"
         );
     }

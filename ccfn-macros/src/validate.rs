@@ -72,7 +72,7 @@ impl Kind {
         }
     }
 
-    /// The variant's name in `ccfn_core::Kind`.
+    /// The variant's name in `ccfn_core::function::Kind`.
     pub(crate) fn variant(self) -> &'static str {
         match self {
             Kind::Voice => "Voice",

@@ -7,15 +7,16 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tracing_subscriber::fmt::MakeWriter;
 
 /// An in-memory writer for a `ContractLayer` or
-/// `ccfn_core::init_logging_with`: what it was given, shared by its clones.
+/// `ccfn_core::record::init_logging_with`: what it was given, shared by
+/// its clones.
 ///
 /// ```
-/// use ccfn_core::LogFormat;
+/// use ccfn_core::record::{init_logging_with, parse_filter, LogFormat};
 /// use ccfn_testkit::LogBuffer;
 ///
 /// let logs = LogBuffer::default();
-/// let filter = ccfn_core::parse_filter("info").unwrap();
-/// ccfn_core::init_logging_with(LogFormat::Json, filter, logs.clone()).unwrap();
+/// let filter = parse_filter("info").unwrap();
+/// init_logging_with(LogFormat::Json, filter, logs.clone()).unwrap();
 /// tracing::info!("hello");
 /// assert_eq!(logs.records()[0]["message"], "hello");
 /// ```

@@ -1,7 +1,7 @@
 //! The rules [`crate::Run::assert_contract`] checks.
 //!
 //! - Every record has `timestamp` (RFC 3339, UTC), `level`, `function`,
-//!   `invocation_id` (the same in all, and the outcome's), `step` and
+//!   `invocation_id` (the same in all, and the completion's), `step` and
 //!   `message`, and `call_sid` when the event had one.
 //! - Exactly one `start`, first, and one `end`, last, whose `outcome`
 //!   matches the result.

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use ccfn_core::{Context, ContextBuilder, Event, Thresholds};
+use ccfn_core::context::{ContextBuilder, Thresholds};
+use ccfn_core::{Context, Event};
 
 /// A context for tests: the spec's context values with fake but valid
 /// defaults (`DOMAIN_NAME`, `ACCOUNT_SID`, `PLATFORM_WORKSPACE_SID`,
@@ -31,8 +32,8 @@ impl std::fmt::Debug for FakeContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut map = f.debug_map();
         for (name, value, secret) in &self.values {
-            if *secret || ccfn_core::is_sensitive_name(name) {
-                map.entry(name, &ccfn_core::REDACTED);
+            if *secret || ccfn_core::record::is_sensitive_name(name) {
+                map.entry(name, &ccfn_core::record::REDACTED);
             } else {
                 map.entry(name, value);
             }

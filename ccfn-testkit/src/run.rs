@@ -2,9 +2,9 @@
 
 use std::fmt::Write as _;
 
-use ccfn_core::{
-    ContactFunction, Context, ContractLayer, Error, Event, InvocationId, LogFormat, Outcome, Reply,
-};
+use ccfn_core::function::{ContactFunction, InvocationId};
+use ccfn_core::record::{ContractLayer, LogFormat};
+use ccfn_core::{Completion, Context, Error, Event, Reply};
 use serde_json::{Map, Value};
 use tracing::instrument::WithSubscriber as _;
 use tracing_subscriber::filter::Targets;
@@ -75,7 +75,7 @@ pub async fn invoke<F: ContactFunction>(
         .filter(|value| !value.is_empty())
         .collect();
     let expected_call_sid = event.call_sid().map(str::to_owned);
-    let outcome = function
+    let completion = function
         .invoke(context, event)
         .with_subscriber(subscriber)
         .await;
@@ -90,7 +90,7 @@ pub async fn invoke<F: ContactFunction>(
     Run {
         meta_name: function.meta().name(),
         required: function.meta().required(),
-        outcome,
+        completion,
         lines,
         records,
         pretty: pretty.contents(),
@@ -103,7 +103,7 @@ pub async fn invoke<F: ContactFunction>(
 pub struct Run {
     meta_name: &'static str,
     required: &'static [&'static str],
-    outcome: Outcome,
+    completion: Completion,
     lines: Vec<String>,
     records: Vec<Record>,
     pretty: String,
@@ -111,12 +111,12 @@ pub struct Run {
     expected_call_sid: Option<String>,
 }
 
-/// Prints the outcome and the steps (never the context's secrets).
+/// Prints the completion and the steps (never the context's secrets).
 impl std::fmt::Debug for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Run")
             .field("function", &self.meta_name)
-            .field("outcome", &self.outcome)
+            .field("completion", &self.completion)
             .field("steps", &self.steps())
             .finish_non_exhaustive()
     }
@@ -133,28 +133,27 @@ impl Run {
         line
     }
 
-    /// The outcome: invocation id and result.
-    #[must_use]
-    pub fn outcome(&self) -> &Outcome {
-        &self.outcome
+    /// How the invocation ended: its identifier and its result.
+    pub fn completion(&self) -> &Completion {
+        &self.completion
     }
 
     /// The invocation's identifier.
     #[must_use]
     pub fn invocation_id(&self) -> &InvocationId {
-        &self.outcome.invocation_id
+        self.completion.invocation_id()
     }
 
     /// The reply, when the function succeeded.
     #[must_use]
     pub fn reply(&self) -> Option<&Reply> {
-        self.outcome.result.as_ref().ok()
+        self.completion.result().ok()
     }
 
     /// The error, when the function failed.
     #[must_use]
     pub fn error(&self) -> Option<&Error> {
-        self.outcome.result.as_ref().err()
+        self.completion.result().err()
     }
 
     /// The error's message, when the function failed.

@@ -464,7 +464,7 @@ async fn error_rate_alert_once_per_crossing() {
 
 #[tokio::test]
 async fn error_rate_waits_for_enough_invocations() {
-    let mut thresholds = ccfn_core::Thresholds::default();
+    let mut thresholds = ccfn_core::context::Thresholds::default();
     thresholds.error_min_invocations = 3;
     let context = || FakeContext::new().thresholds(thresholds);
     let failing = || {
@@ -549,7 +549,7 @@ async fn handler_logs_cannot_shadow_record_fields() {
 
 #[tokio::test]
 async fn response_size_alert() {
-    let mut thresholds = ccfn_core::Thresholds::default();
+    let mut thresholds = ccfn_core::context::Thresholds::default();
     thresholds.response_bytes = 100;
     let run = invoke(
         verbose_answer,

@@ -429,7 +429,7 @@ async fn a_slow_provider_raises_an_alert() {
 async fn the_threshold_of_the_context_applies_through_from_context() {
     let fake = FakeEmailProvider::start().await;
     fake.respond_with(FakeAnswer::ok().delay(Duration::from_millis(150)));
-    let mut thresholds = ccfn_core::Thresholds::default();
+    let mut thresholds = ccfn_core::context::Thresholds::default();
     thresholds.api_response = Duration::from_millis(50);
     thresholds.error_rate = 1.0;
     let context = provider_context(&fake).thresholds(thresholds);

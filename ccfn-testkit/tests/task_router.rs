@@ -5,9 +5,11 @@
 use std::io;
 use std::sync::{Arc, Mutex};
 
+use ccfn_core::function::ContactFunction;
 use ccfn_core::prelude::*;
+use ccfn_core::record::{ContractLayer, LogFormat};
 use ccfn_core::taskrouter::{NewTask, TaskRouter, TaskRouterError};
-use ccfn_core::{ContactFunction, ContractLayer, ErrorKind, LogFormat};
+use ccfn_core::ErrorKind;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
 use serde_json::{json, Value};
@@ -305,13 +307,13 @@ async fn critical_record_is_written_whatever_the_filter() {
     let lines = Lines::default();
     let subscriber = tracing_subscriber::registry().with(
         ContractLayer::new(LogFormat::Json, lines.clone())
-            .with_filter(ccfn_core::parse_filter("error").unwrap()),
+            .with_filter(ccfn_core::record::parse_filter("error").unwrap()),
     );
-    let outcome = create_callback
+    let completion = create_callback
         .invoke(remote(&fake).build(), FakeEvent::voice().build())
         .with_subscriber(subscriber)
         .await;
-    assert!(outcome.result.is_ok());
+    assert!(completion.result().is_ok());
     let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
     let records: Vec<Value> = text
         .lines()
@@ -330,7 +332,10 @@ async fn critical_record_is_written_whatever_the_filter() {
     assert_eq!(critical["task_sid"], "WT00000000000000000000000000000001");
     assert_eq!(critical["queue_sid"], QUEUE);
     assert_eq!(critical["function"], "create-callback");
-    assert_eq!(critical["invocation_id"], outcome.invocation_id.as_str());
+    assert_eq!(
+        critical["invocation_id"],
+        completion.invocation_id().as_str()
+    );
     assert!(!text.contains(AUTH_TOKEN));
 }
 
@@ -680,7 +685,7 @@ async fn slow_task_router_raises_the_api_response_time_alert() {
         .await
         .with_workflow(WORKFLOW, "Callbacks", routing(QUEUE))
         .delay(std::time::Duration::from_millis(60));
-    let mut thresholds = ccfn_core::Thresholds::default();
+    let mut thresholds = ccfn_core::context::Thresholds::default();
     thresholds.api_response = std::time::Duration::from_millis(20);
     let run = invoke(
         create_callback,

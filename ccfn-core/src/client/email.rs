@@ -1012,7 +1012,7 @@ impl EmailSender {
     /// | `CCFN_OUTBOX_DIR` | the outbox folder; default [`DEFAULT_OUTBOX_DIR`] (`.ccfn/outbox`), relative to the current directory |
     ///
     /// The slow-response alert threshold is the context's
-    /// [`Thresholds::api_response`](crate::Thresholds::api_response).
+    /// [`Thresholds::api_response`](crate::context::Thresholds::api_response).
     ///
     /// Each is read through its entry in [`crate::config`].
     ///

@@ -73,28 +73,11 @@ impl HttpConfig {
     /// `source` (a [`crate::Context`], a [`crate::config::Env`]) has them
     /// (blank values are unset).
     ///
-    /// ```
-    /// use std::time::Duration;
-    /// use ccfn_core::config::{Env, TASKROUTER_HTTP};
-    /// use ccfn_core::http::HttpConfig;
-    ///
-    /// let env = Env::from_vars([("TASKROUTER_TIMEOUT_MS", "2500")]);
-    /// let config = HttpConfig::default().with_settings(&TASKROUTER_HTTP, &env).unwrap();
-    /// assert_eq!(config.timeout, Duration::from_millis(2500));
-    ///
-    /// let env = Env::from_vars([("TASKROUTER_MAX_RESPONSE_BYTES", "1MB")]);
-    /// let error = HttpConfig::default().with_settings(&TASKROUTER_HTTP, &env).unwrap_err();
-    /// assert_eq!(
-    ///     error.to_string(),
-    ///     "TASKROUTER_MAX_RESPONSE_BYTES=\"1MB\": expected a whole number of bytes, at least 1"
-    /// );
-    /// ```
-    ///
     /// # Errors
     /// A value that is not a whole number, or is 0; the message names the
     /// variable and says what it takes. It converts into an [`Error`] of
     /// kind `Configuration`.
-    pub fn with_settings<S: Source + ?Sized>(
+    pub(crate) fn with_settings<S: Source + ?Sized>(
         mut self,
         vars: &HttpVariables,
         source: &S,
@@ -387,7 +370,7 @@ impl fmt::Debug for ApiRequest {
 }
 
 impl ApiRequest {
-    /// Adds a header. Sensitive ones (see [`crate::is_sensitive_name`])
+    /// Adds a header. Sensitive ones (see [`crate::record::is_sensitive_name`])
     /// are logged as `[REDACTED]`.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
@@ -420,7 +403,7 @@ impl ApiRequest {
 
     /// Appends `query` (a struct, a map, or a slice of pairs) to the URL's
     /// query string. Parameters with sensitive names (see
-    /// [`crate::is_sensitive_name`]) are logged as `[REDACTED]`.
+    /// [`crate::record::is_sensitive_name`]) are logged as `[REDACTED]`.
     ///
     /// A value that cannot be encoded as a query (a nested map, say) makes
     /// [`ApiRequest::send`] fail without calling.
@@ -842,7 +825,7 @@ fn describe(error: &reqwest::Error, config: &HttpConfig, limit: &TimeLimit) -> S
 /// The URL without user name and password, and with the value of every
 /// sensitive query parameter replaced by `[REDACTED]`.
 #[must_use]
-pub fn sanitize_url(url: &str) -> String {
+pub(crate) fn sanitize_url(url: &str) -> String {
     let Ok(mut parsed) = reqwest::Url::parse(url) else {
         return "[invalid URL]".to_owned();
     };
@@ -1071,6 +1054,24 @@ fn cut(mut text: String, max: usize) -> (Value, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn with_settings_reads_a_client_s_variables_and_names_a_bad_one() {
+        use crate::config::{Env, TASKROUTER_HTTP};
+        let env = Env::from_vars([("TASKROUTER_TIMEOUT_MS", "2500")]);
+        let config = HttpConfig::default()
+            .with_settings(&TASKROUTER_HTTP, &env)
+            .unwrap();
+        assert_eq!(config.timeout, Duration::from_millis(2500));
+        let env = Env::from_vars([("TASKROUTER_MAX_RESPONSE_BYTES", "1MB")]);
+        let error = HttpConfig::default()
+            .with_settings(&TASKROUTER_HTTP, &env)
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "TASKROUTER_MAX_RESPONSE_BYTES=\"1MB\": expected a whole number of bytes, at least 1"
+        );
+    }
 
     #[test]
     fn the_documented_defaults_are_the_defaults() {

@@ -1,5 +1,5 @@
-//! How a function completes: the callback, the completion it makes, and
-//! the reply the caller receives.
+//! How a function completes: the callback, the completion it makes (how
+//! the invocation ended), and the reply the caller receives.
 
 use std::fmt;
 
@@ -23,37 +23,82 @@ use crate::error::Error;
 /// ```
 #[derive(Debug)]
 pub struct Callback {
-    _private: (),
+    invocation_id: InvocationId,
 }
 
 impl Callback {
-    pub(crate) fn new() -> Self {
-        Callback { _private: () }
+    /// The callback of the invocation `invocation_id`.
+    pub(crate) fn new(invocation_id: InvocationId) -> Self {
+        Callback { invocation_id }
     }
 
-    /// Completes with a result: a [`crate::VoiceResponse`] (sent as
-    /// `text/xml`), a [`Response`], or any serializable value (sent as
+    /// Completes with a result: a [`crate::voice::VoiceResponse`] (sent as
+    /// `text/xml`), an [`HttpReply`], or any serializable value (sent as
     /// JSON).
     pub fn success(self, result: impl IntoReply) -> Completion {
-        Completion {
-            result: result.into_reply(),
-        }
+        Completion::new(self.invocation_id, result.into_reply())
     }
 
     /// Completes with an error.
     pub fn error(self, error: impl Into<Error>) -> Completion {
-        Completion {
-            result: Err(error.into()),
-        }
+        Completion::new(self.invocation_id, Err(error.into()))
     }
 }
 
-/// Proof that a handler completed through its [`Callback`]; only
-/// [`Callback::success`] and [`Callback::error`] make one.
-#[must_use = "return the completion from the handler"]
+/// How an invocation ended: its identifier, and the reply or the error
+/// it completed with.
+///
+/// A handler makes one only through its [`Callback`]
+/// ([`Callback::success`], [`Callback::error`]), which is proof that it
+/// completed. [`ContactFunction::invoke`](crate::function::ContactFunction::invoke)
+/// returns the invocation's, with the contract's own error in place of the
+/// handler's result when a required parameter was missing, the handler
+/// panicked or it timed out.
+#[must_use = "return the completion from the handler, or read how the invocation ended"]
 #[derive(Debug)]
 pub struct Completion {
+    invocation_id: InvocationId,
     result: Result<Reply, Error>,
+}
+
+impl Completion {
+    /// The completion of the invocation `invocation_id` with `result`.
+    pub(crate) fn new(invocation_id: InvocationId, result: Result<Reply, Error>) -> Self {
+        Completion {
+            invocation_id,
+            result,
+        }
+    }
+
+    /// The invocation's identifier: in every record of it, and in the
+    /// `x-ccfn-invocation-id` response header.
+    #[must_use]
+    pub fn invocation_id(&self) -> &InvocationId {
+        &self.invocation_id
+    }
+
+    /// The reply, or the error the invocation completed with.
+    ///
+    /// # Errors
+    /// The invocation failed: the handler completed with an error, or the
+    /// contract ended it (a missing parameter, a panic, the timeout).
+    pub fn result(&self) -> Result<&Reply, &Error> {
+        self.result.as_ref()
+    }
+
+    /// The reply, or the error the invocation completed with, by value.
+    ///
+    /// # Errors
+    /// As [`Completion::result`].
+    pub fn into_result(self) -> Result<Reply, Error> {
+        self.result
+    }
+
+    /// The identifier and the result, by value.
+    #[cfg(feature = "runtime")]
+    pub(crate) fn into_parts(self) -> (InvocationId, Result<Reply, Error>) {
+        (self.invocation_id, self.result)
+    }
 }
 
 /// What a successful function sends back.
@@ -64,10 +109,10 @@ pub enum Reply {
     Json(Value),
     /// A markup document, sent as `200 text/xml`.
     Xml(String),
-    /// A [`crate::VoiceResponse`], sent as `200 text/xml`.
+    /// A [`crate::voice::VoiceResponse`], sent as `200 text/xml`.
     Voice(VoiceReply),
-    /// A response with its own status, headers and body.
-    Response(Response),
+    /// A reply with its own status, headers and body.
+    Http(HttpReply),
 }
 
 impl Reply {
@@ -78,7 +123,7 @@ impl Reply {
             Reply::Json(value) => serde_json::to_vec(value).map_or(0, |body| body.len()),
             Reply::Xml(xml) => xml.len(),
             Reply::Voice(voice) => voice.xml.len(),
-            Reply::Response(response) => response.body.len(),
+            Reply::Http(reply) => reply.body.len(),
         }
     }
 
@@ -90,9 +135,9 @@ impl Reply {
             Reply::Json(value) => crate::secret::redact_json(value),
             Reply::Xml(xml) => Value::from(xml.as_str()),
             Reply::Voice(voice) => Value::from(voice.xml.as_str()),
-            Reply::Response(response) => serde_json::json!({
-                "status": response.status,
-                "body": String::from_utf8_lossy(&response.body),
+            Reply::Http(reply) => serde_json::json!({
+                "status": reply.status,
+                "body": String::from_utf8_lossy(&reply.body),
             }),
         }
     }
@@ -101,25 +146,25 @@ impl Reply {
 /// A reply with a chosen status, headers and body.
 ///
 /// ```
-/// use ccfn_core::Response;
+/// use ccfn_core::reply::HttpReply;
 ///
-/// let response = Response::new(202)
+/// let reply = HttpReply::new(202)
 ///     .header("content-type", "text/plain")
 ///     .body("accepted");
-/// assert_eq!(response.status(), 202);
+/// assert_eq!(reply.status(), 202);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[must_use = "give the response to callback.success"]
-pub struct Response {
+#[must_use = "give the reply to callback.success"]
+pub struct HttpReply {
     status: u16,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
 }
 
-impl Response {
-    /// An empty response with `status`.
+impl HttpReply {
+    /// An empty reply with `status`.
     pub fn new(status: u16) -> Self {
-        Response {
+        HttpReply {
             status,
             headers: Vec::new(),
             body: Vec::new(),
@@ -159,7 +204,7 @@ impl Response {
 /// A value a function can succeed with.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a function's result",
-    note = "succeed with a `VoiceResponse`, a `Response`, or a value that implements `serde::Serialize`"
+    note = "succeed with a `VoiceResponse`, an `HttpReply`, or a value that implements `serde::Serialize`"
 )]
 pub trait IntoReply {
     /// Converts into a reply; a value that cannot be serialized is an error.
@@ -177,9 +222,9 @@ impl<T: Serialize> IntoReply for T {
     }
 }
 
-impl IntoReply for Response {
+impl IntoReply for HttpReply {
     fn into_reply(self) -> Result<Reply, Error> {
-        Ok(Reply::Response(self))
+        Ok(Reply::Http(self))
     }
 }
 
@@ -221,7 +266,7 @@ impl VoiceReply {
     }
 
     /// The document as first built (see
-    /// [`crate::VoiceResponse::mark_built`]).
+    /// [`crate::voice::VoiceResponse::mark_built`]).
     #[must_use]
     pub fn built(&self) -> Option<&str> {
         if self.response.unchanged_since_built() {
@@ -328,27 +373,18 @@ impl fmt::Debug for InvocationId {
     }
 }
 
-/// The outcome of one invocation: its identifier and its result.
-#[derive(Debug)]
-pub struct Outcome {
-    /// The invocation's identifier.
-    pub invocation_id: InvocationId,
-    /// The reply, or the error the function completed with.
-    pub result: Result<Reply, Error>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn success_and_error_make_completions() {
-        let ok = Callback::new().success(serde_json::json!({"ok": true}));
+        let ok = Callback::new(InvocationId::new()).success(serde_json::json!({"ok": true}));
         assert_eq!(
             ok.into_completion().unwrap(),
             Reply::Json(serde_json::json!({"ok": true}))
         );
-        let err = Callback::new().error(Error::msg("no"));
+        let err = Callback::new(InvocationId::new()).error(Error::msg("no"));
         assert_eq!(err.into_completion().unwrap_err().message(), "no");
     }
 
@@ -356,7 +392,9 @@ mod tests {
     fn unserializable_result_is_an_error() {
         let mut map = std::collections::HashMap::new();
         map.insert((1, 2), "tuple keys are not JSON");
-        let result = Callback::new().success(map).into_completion();
+        let result = Callback::new(InvocationId::new())
+            .success(map)
+            .into_completion();
         assert!(result
             .unwrap_err()
             .message()
@@ -367,8 +405,11 @@ mod tests {
     fn result_of_completion_converts() {
         let failed: Result<Completion, std::io::Error> = Err(std::io::Error::other("disk"));
         assert_eq!(failed.into_completion().unwrap_err().message(), "disk");
-        let response = Response::new(201).header("a", "b").body("c");
-        let reply = Callback::new().success(response).into_completion().unwrap();
+        let http = HttpReply::new(201).header("a", "b").body("c");
+        let reply = Callback::new(InvocationId::new())
+            .success(http)
+            .into_completion()
+            .unwrap();
         assert_eq!(
             reply.to_log_json(),
             serde_json::json!({"status": 201, "body": "c"})

@@ -53,7 +53,7 @@ impl Thresholds {
     /// ```
     /// use std::time::Duration;
     /// use ccfn_core::config::Env;
-    /// use ccfn_core::Thresholds;
+    /// use ccfn_core::context::Thresholds;
     ///
     /// let env = Env::from_vars([("CCFN_ALERT_EXECUTION_MS", "8000")]);
     /// assert_eq!(Thresholds::from_source(&env).unwrap().execution, Duration::from_secs(8));
@@ -216,7 +216,7 @@ impl Extensions {
 /// spec's context values and the environment), secrets, thresholds and the
 /// memory limit. Cheap to clone.
 ///
-/// Values whose name is sensitive (see [`crate::is_sensitive_name`]) are
+/// Values whose name is sensitive (see [`crate::record::is_sensitive_name`]) are
 /// held as [`Secret`]s: [`Context::get`] does not return them, and their
 /// values never reach a log line.
 ///
@@ -247,8 +247,9 @@ impl Context {
     /// The process environment, over the values of a `.env` file in the
     /// current directory when there is one (the environment wins; see
     /// [`Env::load`]), with the thresholds of [`Thresholds::from_source`]
-    /// and the memory limit of `CCFN_MEMORY_LIMIT_BYTES`, else of
-    /// [`crate::metrics::memory_limit_bytes`].
+    /// and the memory limit of `CCFN_MEMORY_LIMIT_BYTES`, else of the
+    /// process's control group (v2 `memory.max`, v1
+    /// `memory.limit_in_bytes`), when it has one.
     ///
     /// # Errors
     /// A `.env` file that exists but cannot be read or parsed, or a

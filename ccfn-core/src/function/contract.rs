@@ -10,7 +10,7 @@ use tracing::{Instrument as _, Level};
 
 use crate::error::Error;
 use crate::error::ErrorKind;
-use crate::function::callback::{Callback, IntoCompletion, InvocationId, Outcome, Reply};
+use crate::function::callback::{Callback, Completion, IntoCompletion, InvocationId, Reply};
 use crate::function::context::Context;
 use crate::function::event::Event;
 use crate::function::meta::FunctionMeta;
@@ -20,7 +20,8 @@ use crate::record::panic;
 use crate::record::{emit, Field, InInvocation, Invocation, SPAN_NAME};
 use crate::secret::{invocation_secrets, is_sensitive_name};
 
-/// A boxed, sendable future: what [`crate::ContactFunction::invoke`]
+/// A boxed, sendable future: what
+/// [`ContactFunction::invoke`](crate::function::ContactFunction::invoke)
 /// returns.
 pub type BoxFuture<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
@@ -44,7 +45,7 @@ pub fn run<F, Fut>(
     context: Context,
     event: Event,
     handler: F,
-) -> BoxFuture<Outcome>
+) -> BoxFuture<Completion>
 where
     F: FnOnce(Context, Event, Callback) -> Fut + Send + 'static,
     Fut: Future + Send + 'static,
@@ -80,13 +81,14 @@ where
             secrets,
         )
         .with_deadline(Instant::now() + Duration::from_millis(meta.timeout_ms()));
-        let result = InInvocation::new(invocation, contract(meta, context, event, handler))
-            .instrument(span)
-            .await;
-        Outcome {
-            invocation_id,
-            result,
-        }
+        let callback = Callback::new(invocation_id.clone());
+        let result = InInvocation::new(
+            invocation,
+            contract(meta, context, event, callback, handler),
+        )
+        .instrument(span)
+        .await;
+        Completion::new(invocation_id, result)
     })
 }
 
@@ -122,6 +124,7 @@ async fn contract<F, Fut>(
     meta: &'static FunctionMeta,
     context: Context,
     event: Event,
+    callback: Callback,
     handler: F,
 ) -> Result<Reply, Error>
 where
@@ -212,7 +215,7 @@ where
     }
 
     let timeout = Duration::from_millis(meta.timeout_ms());
-    let handler = panic::InHandler::new(handler(context.clone(), event, Callback::new()));
+    let handler = panic::InHandler::new(handler(context.clone(), event, callback));
     // Until the handler completes, dropping this future (a client that
     // went away, a shutdown past its grace) must still close the
     // invocation's records.

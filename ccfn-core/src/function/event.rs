@@ -53,7 +53,7 @@ impl std::fmt::Debug for Event {
 }
 
 /// The processing mode logged when the event has no `mode`.
-pub const DEFAULT_MODE: &str = "initial";
+const DEFAULT_MODE: &str = "initial";
 
 impl Event {
     /// An empty event.
@@ -282,7 +282,7 @@ impl Event {
     }
 
     /// The event as logged: a JSON object, repeated keys as arrays, the
-    /// value of every sensitive name (see [`crate::is_sensitive_name`])
+    /// value of every sensitive name (see [`crate::record::is_sensitive_name`])
     /// replaced by `[REDACTED]`.
     #[must_use]
     pub fn to_log_json(&self) -> Value {

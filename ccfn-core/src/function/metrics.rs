@@ -5,19 +5,19 @@ use std::sync::OnceLock;
 /// The resident set size of this process in bytes, when the platform tells
 /// it (Linux: `/proc/self/statm`).
 #[must_use]
-pub fn rss_bytes() -> Option<u64> {
+pub(crate) fn rss_bytes() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
     Some(pages * page_size())
 }
 
 /// How old a sampled resident set size may be.
-pub const RSS_SAMPLE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+pub(crate) const RSS_SAMPLE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// [`rss_bytes`], read at most once per [`RSS_SAMPLE_INTERVAL`]: reading
 /// it costs a few microseconds, more than the rest of the contract.
 #[must_use]
-pub fn rss_bytes_sampled() -> Option<u64> {
+pub(crate) fn rss_bytes_sampled() -> Option<u64> {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Instant;
     const UNKNOWN: u64 = u64::MAX;
@@ -50,7 +50,7 @@ fn page_size() -> u64 {
 /// `memory.max`, v1 `memory.limit_in_bytes`), when it has one.
 /// [`crate::Context::from_env`] prefers `CCFN_MEMORY_LIMIT_BYTES`.
 #[must_use]
-pub fn memory_limit_bytes() -> Option<u64> {
+pub(crate) fn memory_limit_bytes() -> Option<u64> {
     [
         "/sys/fs/cgroup/memory.max",
         "/sys/fs/cgroup/memory/memory.limit_in_bytes",

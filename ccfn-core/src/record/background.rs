@@ -55,7 +55,7 @@ impl Shared {
     }
 }
 
-/// A non-blocking writer for a [`crate::ContractLayer`]; cheap to clone.
+/// A non-blocking writer for a [`crate::record::ContractLayer`]; cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Background {
     shared: Arc<Shared>,

@@ -271,7 +271,7 @@ macro_rules! catalogue {
     )+) => {
         $(
             $(#[doc = $doc])+
-            pub const $ident: Step = Step {
+            pub(crate) const $ident: Step = Step {
                 name: $name,
                 levels: &[$(Level::$level),+],
                 fields: &[$(stringify!($field)),*],

@@ -1,6 +1,11 @@
 //! The records ccfn writes: the catalogue of steps (what each record is),
 //! how a record becomes a `tracing` event, and the layer that writes the
-//! events as lines. Below everything but the text and secret helpers.
+//! events as lines ([`ContractLayer`], in a [`LogFormat`]), which
+//! [`init_logging`] installs for the process, with every secret value
+//! scrubbed: what counts as a sensitive name ([`is_sensitive_name`]), what
+//! takes a redacted value's place ([`REDACTED`]), and how short a secret
+//! may be and not be scrubbed ([`MIN_SCRUBBED_LEN`]). Below everything but
+//! the text and secret helpers.
 //!
 //! The catalogue defines every step ccfn writes, once, in one table. Each
 //! entry gives the step's name (the `step` field of its records), the
@@ -36,9 +41,14 @@ pub(crate) mod panic;
 pub(crate) mod scope;
 pub(crate) mod writer;
 
+pub use crate::secret::{is_sensitive_name, MIN_SCRUBBED_LEN, REDACTED};
 pub use catalogue::*;
 #[cfg(any(feature = "clients", feature = "runtime"))]
 pub(crate) use emit::emit_at;
 pub(crate) use emit::{emit, enabled, SPAN_NAME};
 pub(crate) use fields::Field;
 pub(crate) use scope::{InInvocation, Invocation};
+pub use writer::{
+    init_logging, init_logging_to, init_logging_with, parse_filter, ContractLayer, LogFormat,
+    LogGuard, LOG_QUEUE_LINES,
+};

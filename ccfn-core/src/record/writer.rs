@@ -375,7 +375,7 @@ impl Visit for EventVisitor {
 /// The `tracing` layer that writes contract records in a [`LogFormat`],
 /// scrubbing every secret value from every line.
 ///
-/// [`crate::init_logging`] installs one for the process; the testkit
+/// [`crate::record::init_logging`] installs one for the process; the testkit
 /// installs its own per test.
 pub struct ContractLayer<W> {
     format: LogFormat,
@@ -645,32 +645,20 @@ pub const LOG_QUEUE_LINES: usize = 256 * 1024;
 
 /// The logging's settings: `CCFN_LOG_FORMAT` and `CCFN_LOG`.
 #[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct LogSettings {
+struct LogSettings {
     /// `CCFN_LOG_FORMAT`: `pretty` (default) or `json`.
-    pub format: LogFormat,
+    format: LogFormat,
     /// `CCFN_LOG`: the filter (default `info`).
-    pub filter: Targets,
+    filter: Targets,
 }
 
 impl LogSettings {
     /// The settings `source` has, else the defaults.
     ///
-    /// ```
-    /// use ccfn_core::config::Env;
-    /// use ccfn_core::{LogFormat, LogSettings};
-    ///
-    /// let settings = LogSettings::from_source(&Env::from_vars([("CCFN_LOG_FORMAT", "json")])).unwrap();
-    /// assert_eq!(settings.format, LogFormat::Json);
-    ///
-    /// let error = LogSettings::from_source(&Env::from_vars([("CCFN_LOG_FORMAT", "xml")])).unwrap_err();
-    /// assert_eq!(error.to_string(), "CCFN_LOG_FORMAT=\"xml\": expected `pretty` or `json`");
-    /// ```
-    ///
     /// # Errors
     /// `CCFN_LOG_FORMAT` or `CCFN_LOG` cannot be parsed; the error names
     /// the variable, quotes the value and says what it accepts.
-    pub fn from_source<S: Source + ?Sized>(source: &S) -> Result<Self, crate::config::ConfigError> {
+    fn from_source<S: Source + ?Sized>(source: &S) -> Result<Self, crate::config::ConfigError> {
         let format = match CCFN_LOG_FORMAT.choice(source)? {
             Some("json") => LogFormat::Json,
             Some(_) | None => LogFormat::Pretty,
@@ -779,6 +767,12 @@ mod tests {
         ]);
         let settings = LogSettings::from_source(&env).unwrap();
         assert_eq!(settings.format, LogFormat::Json);
+        let error =
+            LogSettings::from_source(&Env::from_vars([("CCFN_LOG_FORMAT", "xml")])).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "CCFN_LOG_FORMAT=\"xml\": expected `pretty` or `json`"
+        );
         let error =
             LogSettings::from_source(&Env::from_vars([("CCFN_LOG", "x=bogus")])).unwrap_err();
         assert_eq!(error.variable(), Some("CCFN_LOG"));

@@ -1,4 +1,4 @@
-//! What the runtime answers: a function's outcome, or a rejection with its
+//! What the runtime answers: a function's completion, or a rejection with its
 //! `request_rejected` record; each with its invocation id.
 
 use std::borrow::Cow;
@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use tracing::Level;
 
 use crate::error::ErrorKind;
-use crate::function::callback::{InvocationId, Outcome, Reply};
+use crate::function::callback::{Completion, InvocationId, Reply};
 use crate::record::{emit_at, Field, SPAN_NAME};
 use crate::secret::echo;
 
@@ -36,16 +36,13 @@ pub(super) fn full_path(parts: &Parts) -> Cow<'_, str> {
     }
 }
 
-/// A function's outcome as the caller receives it: the reply, or the
+/// A function's completion as the caller receives it: the reply, or the
 /// error's status and message; with the invocation's id.
-pub(super) struct Answer(pub(super) Outcome);
+pub(super) struct Answer(pub(super) Completion);
 
 impl IntoResponse for Answer {
     fn into_response(self) -> Response {
-        let Outcome {
-            invocation_id,
-            result,
-        } = self.0;
+        let (invocation_id, result) = self.0.into_parts();
         let mut response = match result {
             Ok(reply) => reply_response(reply),
             Err(error) => {
@@ -74,7 +71,7 @@ fn reply_response(reply: Reply) -> Response {
             "text/xml",
         ),
         Reply::Json(value) => json_response(StatusCode::OK, &value),
-        Reply::Response(custom) => {
+        Reply::Http(custom) => {
             let mut response = Response::new(Body::from(custom.body_bytes().to_vec()));
             *response.status_mut() =
                 StatusCode::from_u16(custom.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

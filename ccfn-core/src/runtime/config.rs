@@ -68,7 +68,7 @@ pub struct RuntimeConfig {
 }
 
 /// The default listening address.
-pub const DEFAULT_ADDR: &str = "127.0.0.1:3001";
+const DEFAULT_ADDR: &str = "127.0.0.1:3001";
 
 impl Default for RuntimeConfig {
     fn default() -> Self {

@@ -7,7 +7,7 @@ use crate::function::ContactFunction;
 
 /// The name of the context value that holds the account's auth token,
 /// the key of request signatures.
-pub const AUTH_TOKEN: &str = "AUTH_TOKEN";
+pub(super) const AUTH_TOKEN: &str = "AUTH_TOKEN";
 
 /// A feature: functions served under `/features/<name>/`.
 #[must_use = "give the feature to Runtime::feature"]

@@ -35,10 +35,10 @@ pub(super) async fn invoke(
         .invoke(endpoint.shared.context.clone(), event);
     let finished = tokio::select! {
         biased;
-        outcome = &mut invocation => Some(outcome),
+        completion = &mut invocation => Some(completion),
         _ = cancelled.wait_for(|cancel| *cancel) => None,
     };
-    let Some(outcome) = finished else {
+    let Some(completion) = finished else {
         // Dropping the invocation closes its records as cancelled; the
         // rejection is logged before the runtime may stop logging.
         drop(invocation);
@@ -47,7 +47,7 @@ pub(super) async fn invoke(
         return response;
     };
     drop(in_flight);
-    Answer(outcome).into_response()
+    Answer(completion).into_response()
 }
 
 fn shutting_down(endpoint: &Endpoint, parts: &Parts) -> Rejection {

@@ -52,9 +52,9 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tracing::Level;
 
-pub use config::{Mode, RuntimeConfig, DEFAULT_ADDR};
-use feature::Registered;
-pub use feature::{Feature, AUTH_TOKEN};
+pub use config::{Mode, RuntimeConfig};
+pub use feature::Feature;
+use feature::{Registered, AUTH_TOKEN};
 /// The `lambda_http` crate the runtime runs on, for its request and
 /// response types.
 #[cfg(feature = "lambda")]
@@ -229,7 +229,7 @@ impl Runtime {
         Ok(router::build(context, self.config, self.functions))
     }
 
-    /// Installs the process's logging ([`crate::init_logging`]), checks,
+    /// Installs the process's logging ([`crate::record::init_logging`]), checks,
     /// listens on `CCFN_ADDR` and serves until SIGINT or SIGTERM; then
     /// stops accepting, lets in-flight invocations finish (up to the
     /// shutdown grace), writes every buffered log line and returns.

@@ -94,7 +94,7 @@ impl Limits {
 ///
 /// #[tokio::main]
 /// async fn main() -> Result<(), ccfn_core::Error> {
-///     let _logs = ccfn_core::init_logging()?;
+///     let _logs = ccfn_core::record::init_logging()?;
 ///     let runtime = Runtime::from_env()?.feature(
 ///         Feature::new("callback-and-voicemail-with-email")
 ///             .function("studio/wait-experience", wait_experience),

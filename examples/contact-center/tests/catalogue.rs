@@ -11,8 +11,10 @@ mod common;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use ccfn_core::context::{ContextBuilder, Thresholds};
+use ccfn_core::record::{init_logging_with, parse_filter, LogFormat};
 use ccfn_core::runtime::{Runtime, RuntimeConfig};
-use ccfn_core::{signature, Context, ContextBuilder, LogFormat, Thresholds};
+use ccfn_core::{signature, Context};
 use ccfn_testkit::fake_email::FakeEmailProvider;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use ccfn_testkit::LogBuffer;
@@ -52,8 +54,8 @@ fn logs() -> &'static LogBuffer {
     LINES.get_or_init(|| {
         let lines = LogBuffer::default();
         // Every ccfn record, and the handlers' own lines from `info` up.
-        let filter = ccfn_core::parse_filter("info,ccfn=trace").unwrap();
-        ccfn_core::init_logging_with(LogFormat::Json, filter, lines.clone()).unwrap();
+        let filter = parse_filter("info,ccfn=trace").unwrap();
+        init_logging_with(LogFormat::Json, filter, lines.clone()).unwrap();
         lines
     })
 }

@@ -7,7 +7,7 @@ async fn answer(context: Context, event: Event, callback: Callback) -> Completio
     callback.success(VoiceResponse::new())
 }
 
-fn serve(function: impl ccfn_core::ContactFunction) {
+fn serve(function: impl ccfn_core::function::ContactFunction) {
     let _ = function.meta();
 }
 

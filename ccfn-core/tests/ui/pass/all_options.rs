@@ -1,7 +1,8 @@
 // Every option at once, including `crate = ".."` spelled as the default,
 // and the optional `# Optional parameters` section.
 use ccfn_core::prelude::*;
-use ccfn_core::{ContactFunction, Kind, Reply};
+use ccfn_core::function::{ContactFunction, Kind};
+use ccfn_core::Reply;
 
 /// Creates the callback task for a caller who asked to be called back.
 ///
@@ -70,8 +71,8 @@ fn main() {
         .value("PLATFORM_WORKSPACE_SID", "WS1")
         .value("workflowSid", "WW1")
         .build();
-    let outcome = runtime.block_on(create_callback.invoke(context, event.clone()));
-    match outcome.result {
+    let completion = runtime.block_on(create_callback.invoke(context, event.clone()));
+    match completion.into_result() {
         Ok(Reply::Json(value)) => {
             assert_eq!(
                 value,
@@ -83,8 +84,8 @@ fn main() {
 
     // `env` is checked at every invocation.
     let context = Context::builder().value("workflowSid", "WW1").build();
-    let outcome = runtime.block_on(create_callback.invoke(context, event));
-    let error = outcome.result.unwrap_err();
+    let completion = runtime.block_on(create_callback.invoke(context, event));
+    let error = completion.into_result().unwrap_err();
     assert_eq!(
         error.message(),
         "Missing required environment variable: PLATFORM_WORKSPACE_SID"

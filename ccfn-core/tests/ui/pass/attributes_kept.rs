@@ -4,7 +4,7 @@
 #![deny(warnings)]
 
 use ccfn_core::prelude::*;
-use ccfn_core::ContactFunction;
+use ccfn_core::function::ContactFunction;
 
 /// Answers and says nothing.
 ///

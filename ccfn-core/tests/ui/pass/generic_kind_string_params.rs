@@ -1,7 +1,8 @@
 // `kind = generic` needs no call parameters, and a parameter that is not a
 // well-known one is written as a string.
 use ccfn_core::prelude::*;
-use ccfn_core::{ContactFunction, ErrorKind, Kind, Reply};
+use ccfn_core::function::{ContactFunction, Kind};
+use ccfn_core::{ErrorKind, Reply};
 
 /// Looks up a customer's open tickets.
 ///
@@ -30,8 +31,8 @@ fn main() {
         .build()
         .unwrap();
     let event: Event = [("CustomerId", "C7")].into_iter().collect();
-    let outcome = runtime.block_on(open_tickets.invoke(Context::builder().build(), event));
-    match outcome.result {
+    let completion = runtime.block_on(open_tickets.invoke(Context::builder().build(), event));
+    match completion.into_result() {
         Ok(Reply::Json(value)) => {
             assert_eq!(value, serde_json::json!({ "customer": "C7", "open": 0 }));
         }
@@ -39,8 +40,8 @@ fn main() {
     }
 
     // The string name is validated like any other.
-    let outcome = runtime.block_on(open_tickets.invoke(Context::builder().build(), Event::new()));
-    let error = outcome.result.unwrap_err();
+    let completion = runtime.block_on(open_tickets.invoke(Context::builder().build(), Event::new()));
+    let error = completion.into_result().unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Validation);
     assert_eq!(error.message(), "Missing required parameter: CustomerId");
 }

@@ -1,7 +1,8 @@
 // The smallest voice function: the default kind, the three call parameters,
 // the four required sections and a purpose.
 use ccfn_core::prelude::*;
-use ccfn_core::{ContactFunction, Kind, Reply};
+use ccfn_core::function::{ContactFunction, Kind};
+use ccfn_core::Reply;
 
 /// Answers the call and hangs up.
 ///
@@ -50,8 +51,8 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let outcome = runtime.block_on(answer.invoke(Context::builder().build(), event));
-    match outcome.result {
+    let completion = runtime.block_on(answer.invoke(Context::builder().build(), event));
+    match completion.into_result() {
         Ok(Reply::Voice(voice)) => assert!(voice.xml().contains("Goodbye."), "{voice:?}"),
         other => panic!("expected a voice document, got {other:?}"),
     }

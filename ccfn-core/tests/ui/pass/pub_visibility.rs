@@ -1,6 +1,6 @@
 // The generated struct and `META` take the handler's visibility, so a
 // `pub` handler's header is reachable from another module.
-use ccfn_core::{ContactFunction, FunctionMeta};
+use ccfn_core::function::{ContactFunction, FunctionMeta};
 
 mod functions {
     pub mod voice {

@@ -1,6 +1,7 @@
 // A handler returning `Result<Completion, Error>`, so that `?` works.
 use ccfn_core::prelude::*;
-use ccfn_core::{ContactFunction, ErrorKind, Reply};
+use ccfn_core::function::ContactFunction;
+use ccfn_core::{ErrorKind, Reply};
 
 /// Reads the caller's menu choice.
 ///
@@ -39,15 +40,15 @@ fn main() {
         .collect()
     };
 
-    let outcome = runtime.block_on(menu.invoke(Context::builder().build(), event("2")));
-    match outcome.result {
+    let completion = runtime.block_on(menu.invoke(Context::builder().build(), event("2")));
+    match completion.into_result() {
         Ok(Reply::Voice(voice)) => assert!(voice.xml().contains("You chose 2."), "{voice:?}"),
         other => panic!("expected a voice document, got {other:?}"),
     }
 
     // The `?` turned the parse error into the function's error.
-    let outcome = runtime.block_on(menu.invoke(Context::builder().build(), event("two")));
-    let error = outcome.result.unwrap_err();
+    let completion = runtime.block_on(menu.invoke(Context::builder().build(), event("two")));
+    let error = completion.into_result().unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Function);
     assert_eq!(error.message(), "invalid digit found in string");
 }

@@ -31,7 +31,6 @@ mod handlers {
     pub struct Future;
     pub struct FunctionMeta;
     pub struct Kind;
-    pub struct Outcome;
     pub struct BoxFuture;
     pub struct ContactFunction;
     pub struct __ccfn_handler;
@@ -40,6 +39,7 @@ mod handlers {
     pub static __ccfn_callback: () = ();
     pub type Result<T> = ::core::result::Result<T, ()>;
     pub mod ccfn_core {}
+    pub mod function {}
     pub mod core {}
     pub mod std {}
     pub mod params {}
@@ -72,7 +72,8 @@ mod handlers {
     }
 }
 
-use ::ccfn_core::{ContactFunction, Reply};
+use ::ccfn_core::function::ContactFunction;
+use ::ccfn_core::Reply;
 
 fn main() {
     assert_eq!(handlers::answer::META.name(), "answer");
@@ -90,9 +91,9 @@ fn main() {
     ]
     .into_iter()
     .collect();
-    let outcome =
+    let completion =
         runtime.block_on(handlers::answer.invoke(::ccfn_core::Context::builder().build(), event));
-    match outcome.result {
+    match completion.into_result() {
         Ok(Reply::Json(value)) => assert_eq!(value, "+15550001"),
         other => panic!("expected JSON, got {other:?}"),
     }
