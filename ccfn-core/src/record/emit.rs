@@ -47,6 +47,11 @@ fn emit_with<R: Record>(level: Level, critical: bool, message: &str, record: &R)
         "`{}` is not written at {level}",
         step.name()
     );
+    // A record no subscriber would write is not written out at all;
+    // critical ones are written whatever the filter says.
+    if !critical && !enabled(level) {
+        return;
+    }
     let dispatch = |emitted: &Emitted| {
         EMITTED.set(emitted, || {
             step.event(level, critical, &emitted.message, &emitted.fields);
@@ -106,4 +111,44 @@ pub(super) fn emitting() -> bool {
 /// [`emitting`].
 pub(super) fn with_emitted<R>(f: impl FnOnce(&Emitted) -> R) -> R {
     EMITTED.with(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    use super::*;
+    use crate::record::catalogue::START;
+
+    /// A `start` record that counts how often its fields are written.
+    struct Counted<'a>(&'a Cell<usize>);
+
+    impl Record for Counted<'_> {
+        const STEP: &'static Step = &START;
+
+        fn write_to(&self, _: &mut Written) {
+            self.0.set(self.0.get() + 1);
+        }
+    }
+
+    #[test]
+    fn a_record_no_subscriber_writes_is_not_written_out() {
+        let written = Cell::new(0);
+        let warn_only = tracing_subscriber::registry()
+            .with(tracing_subscriber::filter::Targets::new().with_target("ccfn", Level::WARN));
+        tracing::subscriber::with_default(warn_only, || {
+            emit("filtered out", &Counted(&written));
+            assert_eq!(written.get(), 0, "INFO under a WARN filter");
+            emit_critical("critical", &Counted(&written));
+            assert_eq!(written.get(), 1, "critical records are always written");
+        });
+        let info = tracing_subscriber::registry()
+            .with(tracing_subscriber::filter::Targets::new().with_target("ccfn", Level::INFO));
+        tracing::subscriber::with_default(info, || {
+            emit("kept", &Counted(&written));
+        });
+        assert_eq!(written.get(), 2);
+    }
 }
