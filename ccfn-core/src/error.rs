@@ -227,22 +227,28 @@ impl Error {
         &self.backtrace
     }
 
+    /// The chain of causes, without a first one that only repeats the
+    /// message (as text made into an error does).
+    fn causes(&self) -> impl Iterator<Item = &(dyn StdError + 'static)> {
+        let first = self
+            .source
+            .as_deref()
+            .map(|e| e as &(dyn StdError + 'static));
+        let first = match first {
+            Some(error) if error.to_string() == self.message => error.source(),
+            other => other,
+        };
+        std::iter::successors(first, |&error| error.source())
+    }
+
     /// The stack as logged in the `error` record: the message, each cause
     /// (`caused by: ..`), then the backtrace when one was captured.
     #[must_use]
     pub fn stack(&self) -> String {
         let mut stack = format!("{}: {}", self.kind.as_str(), self.message);
-        let mut cause = self.source.as_deref().map(|e| e as &dyn StdError);
-        // The first source usually repeats the message; skip it when it does.
-        if let Some(first) = cause {
-            if first.to_string() == self.message {
-                cause = first.source();
-            }
-        }
-        while let Some(error) = cause {
+        for cause in self.causes() {
             stack.push_str("\ncaused by: ");
-            stack.push_str(&error.to_string());
-            cause = error.source();
+            stack.push_str(&cause.to_string());
         }
         if self.backtrace.status() == BacktraceStatus::Captured {
             stack.push_str("\nbacktrace:\n");
@@ -269,16 +275,11 @@ impl fmt::Debug for Error {
                 .finish_non_exhaustive();
         }
         write!(f, "{} ({} error)", self.message, self.kind.as_str())?;
-        let mut cause = self.source.as_deref().map(|e| e as &dyn StdError);
-        if cause.is_some_and(|first| first.to_string() == self.message) {
-            cause = cause.and_then(StdError::source);
-        }
-        if cause.is_some() {
-            f.write_str("\n\nCaused by:")?;
-        }
-        while let Some(error) = cause {
-            write!(f, "\n    {error}")?;
-            cause = error.source();
+        for (at, cause) in self.causes().enumerate() {
+            if at == 0 {
+                f.write_str("\n\nCaused by:")?;
+            }
+            write!(f, "\n    {cause}")?;
         }
         Ok(())
     }
