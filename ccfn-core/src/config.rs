@@ -207,6 +207,18 @@ impl Setting {
         self.text(source).map(Secret::new)
     }
 
+    /// The value as a list of names separated by commas (and white
+    /// space), each trimmed, none empty.
+    pub fn names<'a, S: Source + ?Sized>(
+        &'static self,
+        source: &'a S,
+    ) -> impl Iterator<Item = &'a str> {
+        self.text(source)
+            .unwrap_or_default()
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|name| !name.is_empty())
+    }
+
     /// Whether the value is the string `true` (for a switch).
     pub fn flag<S: Source + ?Sized>(&'static self, source: &S) -> bool {
         self.text(source) == Some("true")
@@ -754,6 +766,10 @@ settings! {
     /// `AUTH_TOKEN`: the account's auth token.
     AUTH_TOKEN = Setting::new("AUTH_TOKEN", Kind::Text, DefaultValue::Unset,
         "the account's auth token: the key of request signatures").secret();
+    /// `CCFN_SECRETS`: the names of further values to hold as declared
+    /// secrets, for every function.
+    CCFN_SECRETS = Setting::new("CCFN_SECRETS", Kind::Text, DefaultValue::Unset,
+        "names of further values held as declared secrets, separated by commas");
     /// `DOMAIN_NAME`: the deployment domain.
     DOMAIN_NAME = Setting::new("DOMAIN_NAME", Kind::Text,
         DefaultValue::Described("what follows the scheme in `CCFN_PUBLIC_URL`, else `CCFN_ADDR`"),
@@ -1036,9 +1052,10 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), count, "a setting is listed twice");
         for setting in SETTINGS {
+            // `CCFN_SECRETS` holds names, not a secret.
             assert_eq!(
                 setting.is_secret(),
-                is_sensitive_name(setting.name()),
+                is_sensitive_name(setting.name()) && setting.name() != "CCFN_SECRETS",
                 "{}: a setting is a secret exactly when its name is sensitive",
                 setting.name()
             );

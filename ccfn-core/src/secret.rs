@@ -82,11 +82,27 @@ impl fmt::Display for Secret {
     }
 }
 
+/// The words that make a name sensitive (see [`is_sensitive_name`]), in
+/// lowercase: the one list, from which the docs' list is generated.
+pub const SENSITIVE_WORDS: &[&str] = &[
+    "token",
+    "secret",
+    "signature",
+    "key",
+    "pass",
+    "pwd",
+    "private",
+    "auth",
+    "cookie",
+    "credential",
+    "jwt",
+    "dsn",
+];
+
 /// Whether a header, parameter or configuration name says its value is
-/// sensitive: `Authorization`, `Proxy-Authorization`, `Cookie`,
-/// `Set-Cookie`, and any name containing `token`, `secret`, `key`,
-/// `pass` (`password`), `pwd`, `signature`, `auth`, `cookie`, `credential`,
-/// `private`, `jwt` or `dsn` (case-insensitive).
+/// sensitive: it contains one of [`SENSITIVE_WORDS`], ignoring ASCII case
+/// (so `Authorization`, `Set-Cookie`, `X-Twilio-Signature`, `AUTH_TOKEN`
+/// and `password` are).
 ///
 /// ```
 /// use ccfn_core::record::is_sensitive_name;
@@ -97,22 +113,6 @@ impl fmt::Display for Secret {
 /// ```
 #[must_use]
 pub fn is_sensitive_name(name: &str) -> bool {
-    // The words, by their first (lowercase) letter, each without it:
-    // token, secret, signature, key, pass, pwd, private, auth, cookie,
-    // credential, jwt, dsn.
-    fn rest_of(first: u8) -> &'static [&'static [u8]] {
-        match first {
-            b't' => &[b"oken"],
-            b's' => &[b"ecret", b"ignature"],
-            b'k' => &[b"ey"],
-            b'p' => &[b"ass", b"wd", b"rivate"],
-            b'a' => &[b"uth"],
-            b'c' => &[b"ookie", b"redential"],
-            b'j' => &[b"wt"],
-            b'd' => &[b"sn"],
-            _ => &[],
-        }
-    }
     // Called for every parameter and header of every invocation: one pass,
     // no allocation, and at each byte only the words that start with it.
     let name = name.as_bytes();
@@ -122,6 +122,22 @@ pub fn is_sensitive_name(name: &str) -> bool {
                 .is_some_and(|after| after.eq_ignore_ascii_case(rest))
         })
     })
+}
+
+/// [`SENSITIVE_WORDS`] by their first (lowercase) letter, each without it
+/// (a test keeps the two the same).
+fn rest_of(first: u8) -> &'static [&'static [u8]] {
+    match first {
+        b't' => &[b"oken"],
+        b's' => &[b"ecret", b"ignature"],
+        b'k' => &[b"ey"],
+        b'p' => &[b"ass", b"wd", b"rivate"],
+        b'a' => &[b"uth"],
+        b'c' => &[b"ookie", b"redential"],
+        b'j' => &[b"wt"],
+        b'd' => &[b"sn"],
+        _ => &[],
+    }
 }
 
 /// A copy of `value` in which the value of every object member with a
@@ -342,6 +358,25 @@ pub(crate) fn echo(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_table_is_the_word_list() {
+        let mut from_table: Vec<String> = (b'a'..=b'z')
+            .flat_map(|first| {
+                rest_of(first)
+                    .iter()
+                    .map(move |rest| format!("{}{}", first as char, std::str::from_utf8(rest).unwrap()))
+            })
+            .collect();
+        let mut words: Vec<String> = SENSITIVE_WORDS.iter().map(|w| (*w).to_owned()).collect();
+        from_table.sort();
+        words.sort();
+        assert_eq!(from_table, words);
+        for word in SENSITIVE_WORDS {
+            assert_eq!(word.to_ascii_lowercase(), *word);
+            assert!(is_sensitive_name(&format!("X_{}_Y", word.to_ascii_uppercase())));
+        }
+    }
 
     #[test]
     fn debug_and_display_are_redacted() {

@@ -16,13 +16,15 @@ use syn::{bracketed, token, Ident, Lit, LitStr, Token};
 pub(crate) mod kw {
     syn::custom_keyword!(required);
     syn::custom_keyword!(env);
+    syn::custom_keyword!(secrets);
     syn::custom_keyword!(name);
     syn::custom_keyword!(kind);
     syn::custom_keyword!(timeout_ms);
 }
 
 /// Every option, as listed in the "unknown option" error.
-pub(crate) const OPTIONS: &str = "`required`, `env`, `name`, `kind`, `timeout_ms`, `crate`";
+pub(crate) const OPTIONS: &str =
+    "`required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `crate`";
 
 /// The example shown whenever `timeout_ms` has a bad value.
 pub(crate) const TIMEOUT_HELP: &str =
@@ -34,6 +36,8 @@ pub(crate) enum ContactOption {
     Required(NameList),
     /// `env = [PLATFORM_WORKSPACE_SID, "workflowSid"]`
     Env(NameList),
+    /// `secrets = [CRM_API_KEY]`
+    Secrets(NameList),
     /// `name = "wait-experience"`
     Name(Ident, LitStr),
     /// `kind = voice`
@@ -48,7 +52,9 @@ impl ContactOption {
     /// The option's keyword, spanned where the user wrote it.
     pub(crate) fn keyword(&self) -> &Ident {
         match self {
-            ContactOption::Required(list) | ContactOption::Env(list) => &list.keyword,
+            ContactOption::Required(list)
+            | ContactOption::Env(list)
+            | ContactOption::Secrets(list) => &list.keyword,
             ContactOption::Name(k, _)
             | ContactOption::Kind(k, _)
             | ContactOption::TimeoutMs(k, _)
@@ -59,7 +65,7 @@ impl ContactOption {
 
 /// A bracketed list such as `[CallSid, "CustomerId"]`, with its keyword.
 pub(crate) struct NameList {
-    /// `required` or `env`.
+    /// `required`, `env` or `secrets`.
     pub(crate) keyword: Ident,
     /// The `[..]`.
     pub(crate) bracket: token::Bracket,
@@ -117,14 +123,19 @@ impl Parse for NameItem {
 impl Parse for ContactOption {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let lookahead = input.lookahead1();
-        let option = if lookahead.peek(kw::required) || lookahead.peek(kw::env) {
+        let option = if lookahead.peek(kw::required)
+            || lookahead.peek(kw::env)
+            || lookahead.peek(kw::secrets)
+        {
             let keyword = Ident::parse_any(input)?;
             input.parse::<Token![=]>()?;
             let list = parse_list(keyword, input)?;
             if list.keyword == "required" {
                 ContactOption::Required(list)
-            } else {
+            } else if list.keyword == "env" {
                 ContactOption::Env(list)
+            } else {
+                ContactOption::Secrets(list)
             }
         } else if lookahead.peek(kw::name) {
             let keyword = Ident::parse_any(input)?;
@@ -169,7 +180,7 @@ fn parse_list(keyword: Ident, input: ParseStream<'_>) -> syn::Result<NameList> {
             if keyword == "required" {
                 "CallSid, From, To"
             } else {
-                "PLATFORM_WORKSPACE_SID, \"workflowSid\""
+                list_example(&keyword)
             }
         )));
     }
@@ -208,12 +219,15 @@ fn parse_list(keyword: Ident, input: ParseStream<'_>) -> syn::Result<NameList> {
     })
 }
 
-/// The example list shown in the errors of `required` and `env`.
+/// The example list shown in the errors of `required`, `env` and
+/// `secrets`.
 fn list_example(keyword: &Ident) -> &'static str {
     if keyword == "required" {
         "CallSid, From, To, \"CustomerId\""
-    } else {
+    } else if keyword == "env" {
         "PLATFORM_WORKSPACE_SID, \"workflowSid\""
+    } else {
+        "CRM_API_KEY"
     }
 }
 
@@ -492,8 +506,8 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "unknown option `foo`, expected one of: `required`, `env`, `name`, `kind`, `timeout_ms`, `crate`",
-                "unknown option `bar`, expected one of: `required`, `env`, `name`, `kind`, `timeout_ms`, `crate`",
+                "unknown option `foo`, expected one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `crate`",
+                "unknown option `bar`, expected one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `crate`",
             ]
         );
     }
@@ -567,7 +581,7 @@ mod tests {
         assert_eq!(parse_err(quote!(timeout_ms =)), [TIMEOUT_HELP]);
         assert_eq!(
             parse_err(quote!(1)),
-            ["expected one of: `required`, `env`, `name`, `kind`, `timeout_ms`, `crate`"]
+            ["expected one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `crate`"]
         );
     }
 
@@ -578,7 +592,7 @@ mod tests {
         let messages: Vec<String> = options.errors.iter().map(ToString::to_string).collect();
         assert_eq!(
             messages,
-            ["expected an option, one of: `required`, `env`, `name`, `kind`, `timeout_ms`, `crate`"]
+            ["expected an option, one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `crate`"]
         );
     }
 

@@ -158,6 +158,14 @@ fn appended_docs(c: &Checked) -> Vec<String> {
             code_list(&c.env),
         ]);
     }
+    if !c.secrets.is_empty() {
+        docs.extend([
+            String::new(),
+            "# Secrets".to_owned(),
+            String::new(),
+            code_list(&c.secrets),
+        ]);
+    }
     docs
 }
 
@@ -235,7 +243,8 @@ fn meta_args(c: &Checked) -> Vec<TokenStream> {
         text(&h.dependencies),
         text(&h.critical_logging),
         text(&h.contacts),
-        env_list(c),
+        name_list(&c.env),
+        name_list(&c.secrets),
         quote_spanned!(kind.span()=> #krate::function::Kind::#kind),
         timeout.into_token_stream(),
     ]
@@ -253,9 +262,8 @@ fn required_list(c: &Checked) -> TokenStream {
 }
 
 /// `&["PLATFORM_WORKSPACE_SID", "workflowSid"]`.
-fn env_list(c: &Checked) -> TokenStream {
-    let items = c
-        .env
+fn name_list(list: &[NameItem]) -> TokenStream {
+    let items = list
         .iter()
         .map(|item| LitStr::new(&item.value(), item.span()));
     quote!(&[#(#items),*])
@@ -531,6 +539,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
                     "Task creation result",
                     "oncall@example.com",
                     &[],
+                    &[],
                     ::ccfn_core::function::Kind::Voice,
                     10000u64
                 );
@@ -637,12 +646,12 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
     fn env_docs_and_meta_with_every_option() {
         let out = expand_str(
             "required = [CallSid, \"CustomerId\"], env = [PLATFORM_WORKSPACE_SID, \"workflowSid\"], \
-             name = \"wait\", kind = task, timeout_ms = 2500, crate = \"::my_core\"",
+             secrets = [CRM_API_KEY, \"crmPassword\"], name = \"wait\", kind = task, timeout_ms = 2500, crate = \"::my_core\"",
             ITEM,
         )
         .to_string();
-        assert!(out.contains("# [doc = \"# Required parameters\"] # [doc = \"\"] # [doc = \"`CallSid`, `CustomerId`\"] # [doc = \"\"] # [doc = \"# Required environment\"] # [doc = \"\"] # [doc = \"`PLATFORM_WORKSPACE_SID`, `workflowSid`\"] # [allow"), "{out}");
-        assert!(out.contains(":: my_core :: __private :: meta (\"wait\" , \"Queue wait experience.\" , \"Studio widget.\" , & [:: my_core :: params :: CallSid , \"CustomerId\"] , \"\" , \"Email provider\" , \"Task creation result\" , \"oncall@example.com\" , & [\"PLATFORM_WORKSPACE_SID\" , \"workflowSid\"] , :: my_core :: function :: Kind :: Task , 2500u64)"), "{out}");
+        assert!(out.contains("# [doc = \"# Required parameters\"] # [doc = \"\"] # [doc = \"`CallSid`, `CustomerId`\"] # [doc = \"\"] # [doc = \"# Required environment\"] # [doc = \"\"] # [doc = \"`PLATFORM_WORKSPACE_SID`, `workflowSid`\"] # [doc = \"\"] # [doc = \"# Secrets\"] # [doc = \"\"] # [doc = \"`CRM_API_KEY`, `crmPassword`\"] # [allow"), "{out}");
+        assert!(out.contains(":: my_core :: __private :: meta (\"wait\" , \"Queue wait experience.\" , \"Studio widget.\" , & [:: my_core :: params :: CallSid , \"CustomerId\"] , \"\" , \"Email provider\" , \"Task creation result\" , \"oncall@example.com\" , & [\"PLATFORM_WORKSPACE_SID\" , \"workflowSid\"] , & [\"CRM_API_KEY\" , \"crmPassword\"] , :: my_core :: function :: Kind :: Task , 2500u64)"), "{out}");
         assert!(!out.contains("ccfn_core"), "{out}");
         assert!(
             out.contains("impl :: my_core :: function :: ContactFunction for wait_experience"),

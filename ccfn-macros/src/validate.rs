@@ -131,6 +131,8 @@ pub(crate) struct Checked {
     pub(crate) required: Vec<NameItem>,
     /// `env = [..]`, in order (empty if absent).
     pub(crate) env: Vec<NameItem>,
+    /// `secrets = [..]`, in order (empty if absent).
+    pub(crate) secrets: Vec<NameItem>,
     /// The header from the doc comment.
     pub(crate) header: HeaderTexts,
     /// Where `required` was written, when a call parameter missing from a
@@ -151,6 +153,7 @@ const VOICE_PARAMS: [&str; 3] = ["CallSid", "From", "To"];
 struct Chosen<'a> {
     required: Option<&'a NameList>,
     env: Option<&'a NameList>,
+    secrets: Option<&'a NameList>,
     name: Option<&'a LitStr>,
     kind: Option<&'a Ident>,
     timeout_ms: Option<&'a Lit>,
@@ -171,6 +174,11 @@ pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> syn::Re
         .env
         .map(|list| check_list(list, "name", &mut errors))
         .unwrap_or_default();
+    let secrets = chosen
+        .secrets
+        .map(|list| check_list(list, "name", &mut errors))
+        .unwrap_or_default();
+    check_secret_not_env(&env, &secrets, &mut errors);
     let kind = check_kind(chosen.kind, &mut errors);
     let timeout_ms = check_timeout(chosen.timeout_ms, &mut errors);
     let krate = check_crate(chosen.krate, &mut errors);
@@ -203,6 +211,7 @@ pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> syn::Re
         timeout_ms: timeout_ms.expect("checked"),
         required: required.expect("checked"),
         env,
+        secrets,
         header,
         voice_recheck,
     })
@@ -215,6 +224,7 @@ fn choose<'a>(options: &'a [ContactOption], errors: &mut Errors) -> Chosen<'a> {
         let fresh = match option {
             ContactOption::Required(list) => set(&mut chosen.required, list),
             ContactOption::Env(list) => set(&mut chosen.env, list),
+            ContactOption::Secrets(list) => set(&mut chosen.secrets, list),
             ContactOption::Name(_, lit) => set(&mut chosen.name, lit),
             ContactOption::Kind(_, word) => set(&mut chosen.kind, word),
             ContactOption::TimeoutMs(_, lit) => set(&mut chosen.timeout_ms, lit),
@@ -334,6 +344,23 @@ fn check_list(list: &NameList, noun: &str, errors: &mut Errors) -> Vec<NameItem>
         }
     }
     list.items.iter().cloned().collect()
+}
+
+/// A name in both `env` and `secrets`: a secret is required already, and
+/// one list must say what the value is.
+fn check_secret_not_env(env: &[NameItem], secrets: &[NameItem], errors: &mut Errors) {
+    for item in env {
+        let value = item.value();
+        if secrets.iter().any(|secret| secret.value() == value) {
+            errors.push(
+                item.span(),
+                format!(
+                    "`{value}` is in both `env` and `secrets`; a secret is required as `env` \
+                     values are: keep it in `secrets` only"
+                ),
+            );
+        }
+    }
 }
 
 /// `kind = voice | email | task | generic`, default `voice`.
@@ -519,7 +546,15 @@ fn looks_like_heading(written: &str, name: &str) -> bool {
 
 /// The option `written` stands for, when it is a near-miss of one.
 pub(crate) fn suggested_option(written: &str) -> Option<&'static str> {
-    const NAMES: [&str; 6] = ["required", "env", "name", "kind", "timeout_ms", "crate"];
+    const NAMES: [&str; 7] = [
+        "required",
+        "env",
+        "secrets",
+        "name",
+        "kind",
+        "timeout_ms",
+        "crate",
+    ];
     let written = written.to_ascii_lowercase();
     NAMES.into_iter().find(|name| {
         name.starts_with(&written) && written.len() >= 3
@@ -925,7 +960,7 @@ mod tests {
             errors(&format!("{VOICE}, foo = 1, kind = email, kind = task, required = [A]"), &good()),
             [
                 pair(
-                    "unknown option `foo`, expected one of: `required`, `env`, `name`, `kind`, `timeout_ms`, `crate`",
+                    "unknown option `foo`, expected one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `crate`",
                     "foo"
                 ),
                 pair("`kind` specified more than once", "kind"),
@@ -986,6 +1021,24 @@ mod tests {
                 "`required` must list at least one parameter, e.g. `required = [CallSid, From, To]`",
                 "[]"
             )
+        );
+    }
+
+    #[test]
+    fn secrets_are_checked_like_env_and_not_both() {
+        assert_eq!(
+            errors(
+                "required = [CallSid, From, To], env = [CRM_URL, CRM_KEY], secrets = [CRM_KEY, \"\", CRM_KEY]",
+                &good()
+            ),
+            [
+                pair("empty name in `secrets`; write a name such as `\"CustomerId\"`", "\"\""),
+                pair("duplicate name `CRM_KEY` in `secrets`", "CRM_KEY"),
+                pair(
+                    "`CRM_KEY` is in both `env` and `secrets`; a secret is required as `env` values are: keep it in `secrets` only",
+                    "CRM_KEY"
+                ),
+            ]
         );
     }
 

@@ -72,7 +72,8 @@ pub async fn invoke<F: ContactFunction>(
     let secrets = context
         .secrets()
         .map(|(_, secret)| secret.expose().to_owned())
-        .filter(|value| !value.is_empty())
+        // Shorter values are not scrubbed (see `MIN_SCRUBBED_LEN`).
+        .filter(|value| value.chars().count() >= ccfn_core::record::MIN_SCRUBBED_LEN)
         .collect();
     let expected_call_sid = event.call_sid().map(str::to_owned);
     let completion = function

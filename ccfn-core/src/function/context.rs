@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use crate::config::{self, ConfigError, Env, Source};
 use crate::error::{Error, ErrorKind};
+use crate::function::declared::{self, Problem};
+use crate::function::meta::FunctionMeta;
 use crate::secret::{is_sensitive_name, Secret};
 
 /// The thresholds that raise an `alert` record (spec, "Limits").
@@ -108,10 +110,38 @@ impl Default for Thresholds {
     }
 }
 
+/// A value, as [`Context::get`] and [`Context::secret`] see it.
 #[derive(Clone)]
 enum Value {
+    /// Readable, and shown in logs.
     Plain(String),
+    /// Readable, but its name looks sensitive
+    /// ([`crate::record::is_sensitive_name`]): kept out of every log line,
+    /// and readable as a [`Secret`] too.
+    Sensitive(Secret),
+    /// Declared secret: only [`Context::secret`] gives it.
     Secret(Secret),
+}
+
+impl Value {
+    /// `value` under `name`, not declared secret.
+    fn undeclared(name: &str, value: String) -> Value {
+        if config::setting(name).is_some_and(config::Setting::is_secret) {
+            Value::Secret(Secret::new(value))
+        } else if is_sensitive_name(name) {
+            Value::Sensitive(Secret::new(value))
+        } else {
+            Value::Plain(value)
+        }
+    }
+
+    /// The same value, declared secret.
+    fn declared_secret(self) -> Value {
+        match self {
+            Value::Plain(value) => Value::Secret(Secret::new(value)),
+            Value::Sensitive(secret) | Value::Secret(secret) => Value::Secret(secret),
+        }
+    }
 }
 
 struct Inner {
@@ -156,7 +186,7 @@ impl Source for Values {
 fn var<'a>(values: &'a BTreeMap<String, Value>, name: &str) -> Option<&'a str> {
     match values.get(name)? {
         Value::Plain(value) => Some(value),
-        Value::Secret(secret) => Some(secret.expose()),
+        Value::Sensitive(secret) | Value::Secret(secret) => Some(secret.expose()),
     }
 }
 
@@ -216,26 +246,45 @@ impl Extensions {
 /// spec's context values and the environment), secrets, thresholds and the
 /// memory limit. Cheap to clone.
 ///
-/// Values whose name is sensitive (see [`crate::record::is_sensitive_name`]) are
-/// held as [`Secret`]s: [`Context::get`] does not return them, and their
-/// values never reach a log line.
+/// # Secrets
+///
+/// A value is a **declared secret** when it is named in a function's
+/// `secrets = [..]`, in `CCFN_SECRETS`, set with [`ContextBuilder::secret`],
+/// or is one of ccfn's own secret settings (`AUTH_TOKEN`,
+/// `EMAILPROVIDER_API_KEY`, `API_KEY_SID`, `API_KEY_SECRET`). A declared
+/// secret is read with [`Context::secret`] only: [`Context::get`] gives
+/// `None`. A value whose name merely looks sensitive (see
+/// [`crate::record::is_sensitive_name`]: `CRM_TOKEN_EXPIRES_AT` contains
+/// "token") stays readable with `get`; like every secret, its value never
+/// reaches a log line.
+///
+/// Inside an invocation, a read past what the function declares writes a
+/// `declaration` warning once, with the fix: an undeclared name (a typo is
+/// always `None`), a name that looks sensitive, a declared secret read
+/// with `get`.
 ///
 /// ```
 /// use ccfn_core::Context;
 ///
 /// let context = Context::builder()
 ///     .value("DOMAIN_NAME", "localhost:3001")
-///     .value("ACCOUNT_SID", "AC123")
 ///     .value("EMAILPROVIDER_API_KEY", "key-canary")
+///     .value("CRM_TOKEN_EXPIRES_AT", "2026-12-01T00:00:00Z")
+///     .secret("CRM_PASSPHRASE_TWO", "canary-crm-pass")
 ///     .build();
 /// assert_eq!(context.domain_name(), Some("localhost:3001"));
 /// assert_eq!(context.get("EMAILPROVIDER_API_KEY"), None);
 /// assert_eq!(context.secret("EMAILPROVIDER_API_KEY").unwrap().expose(), "key-canary");
+/// assert_eq!(context.get("CRM_TOKEN_EXPIRES_AT"), Some("2026-12-01T00:00:00Z"));
+/// assert_eq!(context.get("CRM_PASSPHRASE_TWO"), None);
 /// assert!(!format!("{context:?}").contains("key-canary"));
 /// ```
 #[derive(Clone)]
 pub struct Context {
     inner: Arc<Inner>,
+    /// The function being invoked, whose declarations reads are checked
+    /// against.
+    function: Option<&'static FunctionMeta>,
 }
 
 impl Context {
@@ -269,6 +318,13 @@ impl Context {
         for (name, value) in env.iter() {
             builder = builder.value(name, value);
         }
+        for name in config::CCFN_SECRETS.names(env) {
+            if let Some(value) = builder.values.remove(name) {
+                builder
+                    .values
+                    .insert(name.to_owned(), value.declared_secret());
+            }
+        }
         let memory_limit = match config::CCFN_MEMORY_LIMIT_BYTES.whole(env)? {
             Some(bytes) => Some(bytes),
             None => crate::function::metrics::memory_limit_bytes(),
@@ -279,21 +335,145 @@ impl Context {
             .build())
     }
 
-    /// A plain (not secret) value.
+    /// A value that is not a declared secret (see [Secrets](#secrets)).
+    /// Inside an invocation, a name the function does not declare (in
+    /// `env = [..]`, `secrets = [..]` or among ccfn's settings) writes a
+    /// `declaration` warning once.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&str> {
+        let value = self.inner.values.get(name);
+        if let Some(meta) = self.function {
+            let problem = match value {
+                Some(Value::Secret(_)) => Some(Problem::Secret),
+                _ if meta.declares_value(name) => None,
+                Some(Value::Sensitive(_)) => Some(Problem::LooksSensitive),
+                _ => Some(Problem::Undeclared),
+            };
+            if let Some(problem) = problem {
+                declared::warn_once(meta, declared::Source::Context, name, problem);
+            }
+        }
+        match value? {
+            Value::Plain(value) => Some(value),
+            Value::Sensitive(secret) => Some(secret.expose()),
+            Value::Secret(_) => None,
+        }
+    }
+
+    /// A value that is not a declared secret, unchecked: for ccfn's own
+    /// reads.
+    pub(crate) fn plain(&self, name: &str) -> Option<&str> {
+        match self.inner.values.get(name)? {
+            Value::Plain(value) => Some(value),
+            Value::Sensitive(secret) => Some(secret.expose()),
+            Value::Secret(_) => None,
+        }
+    }
+
+    /// A value the function declares in `env = [..]`, which the contract
+    /// checked is present before the handler ran: no `Option` to unwrap.
+    ///
+    /// ```
+    /// use ccfn_core::Context;
+    ///
+    /// let context = Context::builder().value("CRM_URL", "https://crm.example.com").build();
+    /// assert_eq!(context.required("CRM_URL"), "https://crm.example.com");
+    /// ```
+    ///
+    /// # Panics
+    /// When `name` has no value (or is a declared secret: use
+    /// [`Context::required_secret`]): it was not declared in `env = [..]`,
+    /// which would have reported it before the handler ran. The message
+    /// names it and says so.
+    #[must_use]
+    #[track_caller]
+    pub fn required(&self, name: &str) -> &str {
+        match self.get(name) {
+            Some(value) => value,
+            None if self.secret(name).is_some() => panic!(
+                "context.required(\"{name}\"): `{name}` is a secret; read it with \
+                 context.required_secret(\"{name}\")"
+            ),
+            None => panic!(
+                "context.required(\"{name}\"): `{name}` has no value; declare it in \
+                 `env = [..]` so that the invocation is refused before the handler runs"
+            ),
+        }
+    }
+
+    /// A secret (see [Secrets](#secrets)), or `None`. A value whose name
+    /// looks sensitive is a secret here too.
+    #[must_use]
+    pub fn secret(&self, name: &str) -> Option<&Secret> {
         match self.inner.values.get(name) {
-            Some(Value::Plain(value)) => Some(value),
+            Some(Value::Secret(secret) | Value::Sensitive(secret)) => Some(secret),
             _ => None,
         }
     }
 
-    /// A secret value.
+    /// A secret the function declares in `secrets = [..]`, which the
+    /// contract checked is present before the handler ran.
+    ///
+    /// ```
+    /// use ccfn_core::Context;
+    ///
+    /// let context = Context::builder().secret("CRM_API_KEY", "canary-crm-key").build();
+    /// assert_eq!(context.required_secret("CRM_API_KEY").expose(), "canary-crm-key");
+    /// ```
+    ///
+    /// # Panics
+    /// When `name` has no value, or is a plain one; the message names it
+    /// and says how to declare it.
     #[must_use]
-    pub fn secret(&self, name: &str) -> Option<&Secret> {
-        match self.inner.values.get(name) {
-            Some(Value::Secret(secret)) => Some(secret),
-            _ => None,
+    #[track_caller]
+    pub fn required_secret(&self, name: &str) -> &Secret {
+        match self.secret(name) {
+            Some(secret) => secret,
+            None if self.inner.values.contains_key(name) => panic!(
+                "context.required_secret(\"{name}\"): `{name}` is not a secret; declare it \
+                 in `secrets = [..]` or CCFN_SECRETS"
+            ),
+            None => panic!(
+                "context.required_secret(\"{name}\"): `{name}` has no value; declare it in \
+                 `secrets = [..]` so that the invocation is refused before the handler runs"
+            ),
+        }
+    }
+
+    /// The same context, reading as `meta`'s function: its declared
+    /// secrets held as such, its reads checked against its declarations.
+    pub(crate) fn for_function(&self, meta: &'static FunctionMeta) -> Context {
+        Context {
+            function: Some(meta),
+            ..self.with_secrets(meta.secrets())
+        }
+    }
+
+    /// A copy with the values of `names` declared secret: done once for
+    /// every function a runtime serves, so that an invocation need not.
+    pub(crate) fn with_secrets(&self, names: &[&str]) -> Context {
+        let undeclared = |name: &&str| {
+            matches!(
+                self.inner.values.get(*name),
+                Some(Value::Plain(_) | Value::Sensitive(_))
+            )
+        };
+        if !names.iter().any(undeclared) {
+            return self.clone();
+        }
+        let mut values = self.inner.values.clone();
+        for name in names {
+            if let Some(value) = values.remove(*name) {
+                values.insert((*name).to_owned(), value.declared_secret());
+            }
+        }
+        Context {
+            inner: Arc::new(Inner::new(
+                values,
+                self.inner.thresholds,
+                self.inner.memory_limit,
+            )),
+            function: self.function,
         }
     }
 
@@ -301,11 +481,7 @@ impl Context {
     /// plain or secret: the test `env = [..]` validation applies.
     #[must_use]
     pub fn is_present(&self, name: &str) -> bool {
-        match self.inner.values.get(name) {
-            Some(Value::Plain(value)) => !value.trim().is_empty(),
-            Some(Value::Secret(secret)) => !secret.expose().trim().is_empty(),
-            None => false,
-        }
+        var(&self.inner.values, name).is_some_and(|value| !value.trim().is_empty())
     }
 
     /// Every name, plain and secret, in order.
@@ -313,13 +489,14 @@ impl Context {
         self.inner.values.keys().map(String::as_str)
     }
 
-    /// Every secret, by name.
+    /// Every secret, by name: the declared ones and those whose name looks
+    /// sensitive.
     pub fn secrets(&self) -> impl Iterator<Item = (&str, &Secret)> {
         self.inner
             .values
             .iter()
             .filter_map(|(name, value)| match value {
-                Value::Secret(secret) => Some((name.as_str(), secret)),
+                Value::Secret(secret) | Value::Sensitive(secret) => Some((name.as_str(), secret)),
                 Value::Plain(_) => None,
             })
     }
@@ -399,18 +576,14 @@ impl Context {
             return self.clone();
         }
         let mut values = self.inner.values.clone();
-        let value = if is_sensitive_name(name) {
-            Value::Secret(Secret::new(value))
-        } else {
-            Value::Plain(value.to_owned())
-        };
-        values.insert(name.to_owned(), value);
+        values.insert(name.to_owned(), Value::undeclared(name, value.to_owned()));
         Context {
             inner: Arc::new(Inner::new(
                 values,
                 self.inner.thresholds,
                 self.inner.memory_limit,
             )),
+            function: self.function,
         }
     }
 }
@@ -421,7 +594,7 @@ impl fmt::Debug for Context {
         for (name, value) in &self.inner.values {
             match value {
                 Value::Plain(value) => map.entry(name, value),
-                Value::Secret(secret) => map.entry(name, secret),
+                Value::Sensitive(secret) | Value::Secret(secret) => map.entry(name, secret),
             };
         }
         map.finish()
@@ -453,20 +626,17 @@ impl fmt::Debug for ContextBuilder {
 }
 
 impl ContextBuilder {
-    /// Sets a value; a sensitive name makes it a secret.
+    /// Sets a value. One of ccfn's secret settings (`AUTH_TOKEN`, say)
+    /// becomes a declared secret; another name that looks sensitive stays
+    /// readable, its value kept out of the logs (see [Secrets](Context#secrets)).
     pub fn value(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         let name = name.into();
-        let value = value.into();
-        let value = if is_sensitive_name(&name) {
-            Value::Secret(Secret::new(value))
-        } else {
-            Value::Plain(value)
-        };
+        let value = Value::undeclared(&name, value.into());
         self.values.insert(name, value);
         self
     }
 
-    /// Sets a secret, whatever its name.
+    /// Sets a declared secret, whatever its name.
     pub fn secret(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.values
             .insert(name.into(), Value::Secret(Secret::new(value)));
@@ -502,6 +672,7 @@ impl ContextBuilder {
     pub fn build(self) -> Context {
         Context {
             inner: Arc::new(Inner::new(self.values, self.thresholds, self.memory_limit)),
+            function: None,
         }
     }
 }

@@ -134,6 +134,10 @@ where
 {
     let started = Instant::now();
     let name = meta.name();
+    // From here on, the handler's reads are checked against what it
+    // declares.
+    let context = context.for_function(meta);
+    let event = event.for_function(meta);
     // Logged in `start` and `error`: not built when neither is written.
     let event_json = if crate::record::enabled(Level::ERROR) {
         event.to_log_json()
@@ -149,7 +153,9 @@ where
             domain: Field::from(&domain)
         }
     );
-    if context.local_logging() || event.get("ENABLE_LOCAL_LOGGING") == Some("true") {
+    if context.local_logging()
+        || event.lookup("ENABLE_LOCAL_LOGGING").and_then(Value::as_str) == Some("true")
+    {
         info!(
             "Verbose logging enabled",
             crate::record::Verbose {
@@ -163,23 +169,33 @@ where
         info!(
             "Debug mode enabled",
             crate::record::DebugMode {
-                function_name: Field::from(context.get("FUNCTION_NAME").unwrap_or(name)),
-                function_version: Field::from(context.get("FUNCTION_VERSION")),
+                function_name: Field::from(context.plain("FUNCTION_NAME").unwrap_or(name)),
+                function_version: Field::from(context.plain("FUNCTION_VERSION")),
                 execution_environment: Field::from(
-                    context.get("EXECUTION_ENVIRONMENT").unwrap_or("local")
+                    context.plain("EXECUTION_ENVIRONMENT").unwrap_or("local")
                 )
             }
         );
     }
 
-    info!(
-        "Validating required parameters",
-        crate::record::Validation {
-            phase: Field::from("begin"),
-            required: Field::from(meta.required()),
-            env: Some(Field::from(meta.env()))
-        }
-    );
+    if crate::record::enabled(Level::INFO) {
+        // Secrets are required values too.
+        let with_secrets: Vec<&str>;
+        let env = if meta.secrets().is_empty() {
+            meta.env()
+        } else {
+            with_secrets = meta.env().iter().chain(meta.secrets()).copied().collect();
+            &with_secrets
+        };
+        emit(
+            "Validating required parameters",
+            &crate::record::Validation {
+                phase: Field::from("begin"),
+                required: Field::from(meta.required()),
+                env: Some(Field::from(env)),
+            },
+        );
+    }
     if let Some(error) = validate(meta, &context, &event) {
         finish(meta, &context, started, None);
         end(meta, started, false);
@@ -340,7 +356,7 @@ fn voice_records(context: &Context, reply: &Reply) {
         }
         _ => (None, None),
     };
-    let workflow_sid = workflow_sid.or_else(|| context.get("workflowSid"));
+    let workflow_sid = workflow_sid.or_else(|| context.plain("workflowSid"));
     info!(
         "Task-routing configuration",
         crate::record::TaskrouterConfig {
@@ -423,6 +439,7 @@ fn validate(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Err
     let missing_env = meta
         .env()
         .iter()
+        .chain(meta.secrets())
         .filter(|name| !context.is_present(name))
         .map(|name| {
             (

@@ -4,6 +4,8 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
 use crate::error::{Error, ErrorKind};
+use crate::function::declared::{self, Problem};
+use crate::function::meta::FunctionMeta;
 use crate::secret::{is_sensitive_name, redact_json, REDACTED};
 
 /// The parameters a function is invoked with: the form body, JSON body and
@@ -18,10 +20,20 @@ use crate::secret::{is_sensitive_name, redact_json, REDACTED};
 /// assert_eq!(event.mode(), "voicemail");
 /// assert_eq!(Event::new().mode(), "initial");
 /// ```
-#[derive(Clone, Default, PartialEq)]
+#[derive(Clone, Default)]
 pub struct Event {
     params: Vec<(String, Value)>,
     headers: Vec<(String, String)>,
+    /// The function being invoked, whose declarations reads are checked
+    /// against.
+    function: Option<&'static FunctionMeta>,
+}
+
+/// Equal parameters and headers, whichever function reads them.
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        self.params == other.params && self.headers == other.headers
+    }
 }
 
 /// Prints the parameters and headers, the values of sensitive names
@@ -107,24 +119,78 @@ impl Event {
     }
 
     /// The first value of `name`, when it is a string.
+    ///
+    /// Inside an invocation, a name the function does not declare (in
+    /// `required = [..]`, in its `# Optional parameters` section, or among
+    /// the platform's [`crate::params`]) writes a `declaration` warning
+    /// once: a misspelt name is always `None`.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&str> {
         self.get_value(name).and_then(Value::as_str)
     }
 
+    /// A parameter the function declares in `required = [..]`, which the
+    /// contract checked is present before the handler ran: no `Option` to
+    /// unwrap.
+    ///
+    /// ```
+    /// use ccfn_core::{params, Event};
+    ///
+    /// let event = Event::from_pairs([("To", "+15557654321")]);
+    /// assert_eq!(event.required(params::To), "+15557654321");
+    /// ```
+    ///
+    /// # Panics
+    /// When `name` has no string value: it was not declared in
+    /// `required = [..]`, which would have answered 400 before the handler
+    /// ran. The message names it and says so.
+    #[must_use]
+    #[track_caller]
+    pub fn required(&self, name: &str) -> &str {
+        match self.get(name) {
+            Some(value) => value,
+            None => panic!(
+                "event.required(\"{name}\"): the event has no `{name}`; declare it in \
+                 `required = [..]` so that such a request is answered 400 before the handler runs"
+            ),
+        }
+    }
+
     /// The first value of `name`, whatever its JSON type.
     #[must_use]
     pub fn get_value(&self, name: &str) -> Option<&Value> {
+        self.check(name);
+        self.lookup(name)
+    }
+
+    /// Every value of `name`, in order.
+    pub fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+        self.check(name);
+        self.params
+            .iter()
+            .filter_map(move |(n, v)| (n == name).then_some(v))
+    }
+
+    /// The first value of `name`, unchecked: for ccfn's own reads.
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Value> {
         self.params
             .iter()
             .find_map(|(n, v)| (n == name).then_some(v))
     }
 
-    /// Every value of `name`, in order.
-    pub fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
-        self.params
-            .iter()
-            .filter_map(move |(n, v)| (n == name).then_some(v))
+    /// Warns once when the function does not declare `name`.
+    fn check(&self, name: &str) {
+        if let Some(meta) = self.function {
+            if !meta.declares_parameter(name) {
+                declared::warn_once(meta, declared::Source::Event, name, Problem::Undeclared);
+            }
+        }
+    }
+
+    /// The same event, read as `meta`'s function.
+    pub(crate) fn for_function(mut self, meta: &'static FunctionMeta) -> Event {
+        self.function = Some(meta);
+        self
     }
 
     /// The event as a `T` of your own: each field read from the parameter
@@ -185,7 +251,10 @@ impl Event {
     /// accessors read strings, so an object or an array is no value).
     #[must_use]
     pub fn is_present(&self, name: &str) -> bool {
-        self.get(name).is_some_and(|value| !value.trim().is_empty())
+        self.check(name);
+        self.lookup(name)
+            .and_then(Value::as_str)
+            .is_some_and(|value| !value.trim().is_empty())
     }
 
     /// Every parameter, in order.

@@ -49,6 +49,7 @@ pub struct FunctionMeta {
     critical_logging: &'static str,
     contacts: &'static str,
     env: &'static [&'static str],
+    secrets: &'static [&'static str],
     kind: Kind,
     timeout_ms: u64,
 }
@@ -99,6 +100,31 @@ impl FunctionMeta {
     pub const fn env(&self) -> &'static [&'static str] {
         self.env
     }
+    /// The values declared secret (`secrets = [..]`), in declared order:
+    /// each required as `env` is, and held as a [`crate::Secret`] that
+    /// [`crate::Context::get`] does not return.
+    #[must_use]
+    pub const fn secrets(&self) -> &'static [&'static str] {
+        self.secrets
+    }
+    /// Whether `name` is a parameter this function declares: required,
+    /// written in its `# Optional parameters` section, or one of the
+    /// platform's well-known parameters ([`crate::params`]).
+    #[must_use]
+    pub fn declares_parameter(&self, name: &str) -> bool {
+        self.required.contains(&name)
+            || crate::params::ALL.contains(&name)
+            || mentions(self.optional, name)
+    }
+    /// Whether `name` is a value this function declares: in `env = [..]`
+    /// or `secrets = [..]`, or one of ccfn's own settings
+    /// ([`crate::config::SETTINGS`]).
+    #[must_use]
+    pub fn declares_value(&self, name: &str) -> bool {
+        self.env.contains(&name)
+            || self.secrets.contains(&name)
+            || crate::config::setting(name).is_some()
+    }
     /// The function's kind.
     #[must_use]
     pub const fn kind(&self) -> Kind {
@@ -125,6 +151,7 @@ pub const fn meta(
     critical_logging: &'static str,
     contacts: &'static str,
     env: &'static [&'static str],
+    secrets: &'static [&'static str],
     kind: Kind,
     timeout_ms: u64,
 ) -> FunctionMeta {
@@ -138,7 +165,66 @@ pub const fn meta(
         critical_logging,
         contacts,
         env,
+        secrets,
         kind,
         timeout_ms,
+    }
+}
+
+/// Whether `text` has `name` as a whole word (letters, digits and `_`).
+fn mentions(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    !name.is_empty()
+        && text.match_indices(name).any(|(at, _)| {
+            !text[..at].chars().next_back().is_some_and(word)
+                && !text[at + name.len()..].chars().next().is_some_and(word)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const META: FunctionMeta = meta(
+        "f",
+        "Purpose.",
+        "Trigger.",
+        &["CallSid", "CustomerId"],
+        "mode (`voicemail`), Ticket_Ref, FlowSid",
+        "None",
+        "None",
+        "oncall@example.com",
+        &["CRM_URL"],
+        &["CRM_API_KEY"],
+        Kind::Voice,
+        10_000,
+    );
+
+    #[test]
+    fn declared_parameters() {
+        for name in [
+            "CallSid",
+            "CustomerId",
+            "Digits",
+            "Ticket_Ref",
+            "mode",
+            "voicemail",
+        ] {
+            assert!(META.declares_parameter(name), "{name}");
+        }
+        for name in ["Ticket", "Ref", "CustomerID", "Digts", ""] {
+            assert!(!META.declares_parameter(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn declared_values() {
+        for name in ["CRM_URL", "CRM_API_KEY", "DOMAIN_NAME", "CCFN_LOG_FORMAT"] {
+            assert!(META.declares_value(name), "{name}");
+        }
+        for name in ["CRM_UR", "crm_url", "CRM_TOKEN_EXPIRES_AT"] {
+            assert!(!META.declares_value(name), "{name}");
+        }
+        assert_eq!(META.secrets(), ["CRM_API_KEY"]);
     }
 }

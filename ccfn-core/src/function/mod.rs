@@ -12,6 +12,7 @@
 pub(crate) mod callback;
 pub(crate) mod context;
 pub(crate) mod contract;
+pub(crate) mod declared;
 pub(crate) mod event;
 pub(crate) mod meta;
 pub(crate) mod metrics;

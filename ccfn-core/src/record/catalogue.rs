@@ -360,6 +360,12 @@ catalogue! {
     /// A required parameter or environment value is missing.
     VALIDATION_ERROR = "validation_error" as ValidationError, [Warn] { parameter, error };
 
+    /// A handler read a parameter or value past what its function
+    /// declares (`source` `event` or `context`; `problem` `undeclared`,
+    /// `looks_sensitive` or `secret`): once per function, name and problem,
+    /// with the fix in the message.
+    DECLARATION = "declaration" as Declaration, [Warn] { source, name, problem };
+
     /// The business logic starts, in this mode.
     PROCESSING = "processing" as Processing, [Info] { mode };
 

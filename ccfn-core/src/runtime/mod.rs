@@ -172,7 +172,8 @@ impl Runtime {
                     registered.function.meta().name()
                 ));
             }
-            for name in registered.function.meta().env() {
+            let meta = registered.function.meta();
+            for name in meta.env().iter().chain(meta.secrets()) {
                 if !self.context.is_present(name) {
                     problems.push(format!(
                         "Missing required environment variable: {name} (required by `{}` at {url})",
@@ -225,7 +226,12 @@ impl Runtime {
             Some(url) => url.split("://").nth(1).unwrap_or(url).to_owned(),
             None => self.config.addr.to_string(),
         };
-        let context = self.context.with_default("DOMAIN_NAME", &domain);
+        let mut context = self.context.with_default("DOMAIN_NAME", &domain);
+        // Each function's declared secrets, held as such once for all its
+        // invocations.
+        for registered in &self.functions {
+            context = context.with_secrets(registered.function.meta().secrets());
+        }
         Ok(router::build(context, self.config, self.functions))
     }
 

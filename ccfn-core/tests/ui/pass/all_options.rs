@@ -22,6 +22,7 @@ use ccfn_core::Reply;
 #[contact_fn(
     required = [CallSid, From, "CustomerId"],
     env = [PLATFORM_WORKSPACE_SID, "workflowSid"],
+    secrets = [CRM_SESSION],
     name = "callback-task",
     kind = task,
     timeout_ms = 2500,
@@ -29,8 +30,9 @@ use ccfn_core::Reply;
 )]
 async fn create_callback(context: Context, event: Event, callback: Callback) -> Completion {
     let workflow = context.get("workflowSid").unwrap_or_default().to_owned();
-    let customer = event.get("CustomerId").unwrap_or_default().to_owned();
-    callback.success(serde_json::json!({ "workflow": workflow, "customer": customer }))
+    let customer = event.required("CustomerId").to_owned();
+    let session = context.required_secret("CRM_SESSION").expose().len();
+    callback.success(serde_json::json!({ "workflow": workflow, "customer": customer, "session": session }))
 }
 
 fn main() {
@@ -53,6 +55,7 @@ fn main() {
     assert_eq!(meta.critical_logging(), "Task creation result");
     assert_eq!(meta.contacts(), "contact-center-oncall@example.com");
     assert_eq!(meta.env(), ["PLATFORM_WORKSPACE_SID", "workflowSid"]);
+    assert_eq!(meta.secrets(), ["CRM_SESSION"]);
     assert_eq!(meta.kind(), Kind::Task);
     assert_eq!(meta.timeout_ms(), 2500);
 
@@ -70,13 +73,14 @@ fn main() {
     let context = Context::builder()
         .value("PLATFORM_WORKSPACE_SID", "WS1")
         .value("workflowSid", "WW1")
+        .value("CRM_SESSION", "canary-session")
         .build();
     let completion = runtime.block_on(create_callback.invoke(context, event.clone()));
     match completion.into_result() {
         Ok(Reply::Json(value)) => {
             assert_eq!(
                 value,
-                serde_json::json!({ "workflow": "WW1", "customer": "C7" })
+                serde_json::json!({ "workflow": "WW1", "customer": "C7", "session": 14 })
             );
         }
         other => panic!("expected JSON, got {other:?}"),
