@@ -104,6 +104,9 @@ pub struct Error {
     message: String,
     /// What the caller is told, when not the message.
     caller_message: Option<Cow<'static, str>>,
+    /// Whether a voice function that fails with it says the caller message
+    /// and succeeds, as a handler that handled it would.
+    spoken: bool,
     source: Option<Box<dyn StdError + Send + Sync + 'static>>,
     backtrace: Backtrace,
 }
@@ -121,6 +124,7 @@ impl Error {
             kind,
             message: message.into(),
             caller_message: None,
+            spoken: false,
             source: None,
             backtrace,
         }
@@ -182,6 +186,20 @@ impl Error {
     pub fn with_caller_message(mut self, message: impl Into<Cow<'static, str>>) -> Self {
         self.caller_message = Some(message.into());
         self
+    }
+
+    /// The same error, which a voice function answers by saying the caller
+    /// message (and succeeding) rather than by failing.
+    #[cfg_attr(not(feature = "clients"), allow(dead_code))]
+    pub(crate) fn spoken(mut self) -> Self {
+        self.spoken = true;
+        self
+    }
+
+    /// Whether a voice function answers this error by saying the caller
+    /// message (see [`Error::spoken`]).
+    pub(crate) fn is_spoken(&self) -> bool {
+        self.spoken
     }
 
     /// This error, said to have happened while doing `context`: the
@@ -327,6 +345,7 @@ impl<E: Into<Box<dyn StdError + Send + Sync + 'static>>> From<E> for Error {
                 kind: ErrorKind::Configuration,
                 message,
                 caller_message: None,
+                spoken: false,
                 source: Some(error),
                 backtrace: Backtrace::disabled(),
             };
@@ -335,6 +354,7 @@ impl<E: Into<Box<dyn StdError + Send + Sync + 'static>>> From<E> for Error {
             kind: ErrorKind::Function,
             message,
             caller_message: None,
+            spoken: false,
             source: Some(error),
             backtrace: backtrace_here(),
         }

@@ -363,9 +363,9 @@ mod tests {
     fn the_fast_table_is_the_word_list() {
         let mut from_table: Vec<String> = (b'a'..=b'z')
             .flat_map(|first| {
-                rest_of(first)
-                    .iter()
-                    .map(move |rest| format!("{}{}", first as char, std::str::from_utf8(rest).unwrap()))
+                rest_of(first).iter().map(move |rest| {
+                    format!("{}{}", first as char, std::str::from_utf8(rest).unwrap())
+                })
             })
             .collect();
         let mut words: Vec<String> = SENSITIVE_WORDS.iter().map(|w| (*w).to_owned()).collect();
@@ -374,7 +374,10 @@ mod tests {
         assert_eq!(from_table, words);
         for word in SENSITIVE_WORDS {
             assert_eq!(word.to_ascii_lowercase(), *word);
-            assert!(is_sensitive_name(&format!("X_{}_Y", word.to_ascii_uppercase())));
+            assert!(is_sensitive_name(&format!(
+                "X_{}_Y",
+                word.to_ascii_uppercase()
+            )));
         }
     }
 

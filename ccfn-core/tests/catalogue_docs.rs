@@ -83,7 +83,11 @@ fn the_sensitive_words_of_the_docs_are_the_code_s() {
         .collect::<Vec<_>>()
         .join(", ");
     if page[start..stop] != generated && std::env::var_os("CCFN_UPDATE_DOCS").is_some() {
-        std::fs::write(path, format!("{}{generated}{}", &page[..start], &page[stop..])).unwrap();
+        std::fs::write(
+            path,
+            format!("{}{generated}{}", &page[..start], &page[stop..]),
+        )
+        .unwrap();
         return;
     }
     assert_eq!(

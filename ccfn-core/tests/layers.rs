@@ -34,11 +34,12 @@ const RANKS: &[(&str, u32)] = &[
     // The function model and its contract.
     ("function/metrics", 10),
     ("function/meta", 10),
-    ("function/event", 11),
-    ("function/callback", 11),
-    ("function/context", 12),
-    ("function/contract", 13),
-    ("function", 14),
+    ("function/declared", 11),
+    ("function/event", 12),
+    ("function/callback", 12),
+    ("function/context", 13),
+    ("function/contract", 14),
+    ("function", 15),
     // The clients.
     ("client/http", 20),
     ("client/email", 21),

@@ -55,6 +55,8 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
 ///
 /// # Trigger
 /// CRM webhook.
+/// # Optional environment
+/// LIMIT
 /// # Dependencies
 /// None
 /// # Critical logging

@@ -96,6 +96,8 @@ async fn echo(_context: Context, event: Event, callback: Callback) -> Completion
 ///
 /// # Trigger
 /// Test.
+/// # Optional parameters
+/// then (`fail`, `panic`, `sleep`, ..): what to do
 /// # Dependencies
 /// None.
 /// # Critical logging

@@ -240,6 +240,7 @@ fn meta_args(c: &Checked) -> Vec<TokenStream> {
         text(&h.trigger),
         required_list(c),
         text(&h.optional),
+        text(&h.optional_env),
         text(&h.dependencies),
         text(&h.critical_logging),
         text(&h.contacts),
@@ -535,6 +536,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
                     "Studio widget.",
                     &[::ccfn_core::params::CallSid, ::ccfn_core::params::From, ::ccfn_core::params::To],
                     "",
+                    "",
                     "Email provider",
                     "Task creation result",
                     "oncall@example.com",
@@ -651,7 +653,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
         )
         .to_string();
         assert!(out.contains("# [doc = \"# Required parameters\"] # [doc = \"\"] # [doc = \"`CallSid`, `CustomerId`\"] # [doc = \"\"] # [doc = \"# Required environment\"] # [doc = \"\"] # [doc = \"`PLATFORM_WORKSPACE_SID`, `workflowSid`\"] # [doc = \"\"] # [doc = \"# Secrets\"] # [doc = \"\"] # [doc = \"`CRM_API_KEY`, `crmPassword`\"] # [allow"), "{out}");
-        assert!(out.contains(":: my_core :: __private :: meta (\"wait\" , \"Queue wait experience.\" , \"Studio widget.\" , & [:: my_core :: params :: CallSid , \"CustomerId\"] , \"\" , \"Email provider\" , \"Task creation result\" , \"oncall@example.com\" , & [\"PLATFORM_WORKSPACE_SID\" , \"workflowSid\"] , & [\"CRM_API_KEY\" , \"crmPassword\"] , :: my_core :: function :: Kind :: Task , 2500u64)"), "{out}");
+        assert!(out.contains(":: my_core :: __private :: meta (\"wait\" , \"Queue wait experience.\" , \"Studio widget.\" , & [:: my_core :: params :: CallSid , \"CustomerId\"] , \"\" , \"\" , \"Email provider\" , \"Task creation result\" , \"oncall@example.com\" , & [\"PLATFORM_WORKSPACE_SID\" , \"workflowSid\"] , & [\"CRM_API_KEY\" , \"crmPassword\"] , :: my_core :: function :: Kind :: Task , 2500u64)"), "{out}");
         assert!(!out.contains("ccfn_core"), "{out}");
         assert!(
             out.contains("impl :: my_core :: function :: ContactFunction for wait_experience"),
@@ -663,10 +665,10 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
     fn optional_parameters_text_is_passed() {
         let item = ITEM.replace(
             "/// # Dependencies",
-            "/// # Optional parameters\n/// mode, FlowSid\n/// # Dependencies",
+            "/// # Optional parameters\n/// mode, FlowSid\n/// # Optional environment\n/// CALLBACK_QUEUE_SID\n/// # Dependencies",
         );
         let out = expand_str("required = [CallSid, From, To]", &item).to_string();
-        assert!(out.contains("\"Studio widget.\" , & [:: ccfn_core :: params :: CallSid , :: ccfn_core :: params :: From , :: ccfn_core :: params :: To] , \"mode, FlowSid\" , \"Email provider\""), "{out}");
+        assert!(out.contains("\"Studio widget.\" , & [:: ccfn_core :: params :: CallSid , :: ccfn_core :: params :: From , :: ccfn_core :: params :: To] , \"mode, FlowSid\" , \"CALLBACK_QUEUE_SID\" , \"Email provider\""), "{out}");
     }
 
     #[test]
@@ -765,10 +767,10 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
     fn body_tokens_are_untouched() {
         let item = ITEM.replace(
             "helper(context, event, callback).await",
-            "#![allow(clippy::all)] let r#type = m!(@ weird $ tokens); r#type",
+            "#![allow(clippy::all)] let r#type = m!(@ weird $ tokens callback); r#type",
         );
         let out = expand_str("required = [CallSid, From, To]", &item).to_string();
-        assert!(out.contains("-> Completion { #! [allow (clippy :: all)] let r#type = m ! (@ weird $ tokens) ; r#type }"), "{out}");
+        assert!(out.contains("-> Completion { #! [allow (clippy :: all)] let r#type = m ! (@ weird $ tokens callback) ; r#type }"), "{out}");
     }
 
     #[test]

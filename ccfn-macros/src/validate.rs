@@ -107,6 +107,8 @@ pub(crate) struct HeaderTexts {
     pub(crate) trigger: String,
     /// `# Optional parameters`, or empty.
     pub(crate) optional: String,
+    /// `# Optional environment`, or empty.
+    pub(crate) optional_env: String,
     /// `# Dependencies`.
     pub(crate) dependencies: String,
     /// `# Critical logging`.
@@ -680,7 +682,62 @@ fn check_signature(item: &ContactItem, errors: &mut Errors) {
                 "#[contact_fn] handlers take exactly 3 parameters, found {found}; write {shape}"
             ),
         );
+    } else {
+        check_callback_used(item, errors);
     }
+}
+
+/// The callback is the only way to make a `Completion`: a body that never
+/// names it cannot complete, and rustc would only say "expected
+/// `Completion`, found `()`". A body that stops at `todo!()` and the like
+/// is left alone.
+fn check_callback_used(item: &ContactItem, errors: &mut Errors) {
+    let Some(FnArg::Typed(callback)) = item.sig.inputs.iter().nth(2) else {
+        return;
+    };
+    let syn::Pat::Ident(pat) = &*callback.pat else {
+        return;
+    };
+    let name = pat.ident.unraw().to_string();
+    let body = item.body.stream();
+    if mentions_ident(&body, &name)
+        || ["todo", "unimplemented", "panic", "unreachable"]
+            .iter()
+            .any(|macro_name| calls_macro(&body, macro_name))
+    {
+        return;
+    }
+    let fn_name = item.sig.ident.unraw();
+    errors.push(
+        pat.ident.span(),
+        format!(
+            "`{name}` is never used, so `{fn_name}` never completes: end its body with \
+             `{name}.success(..)` or `{name}.error(..)`, without a semicolon (or \
+             `Ok({name}.success(..))` when it returns a `Result`)"
+        ),
+    );
+}
+
+/// Whether `tokens` holds the identifier `name`, at any depth.
+fn mentions_ident(tokens: &proc_macro2::TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => ident.unraw() == name,
+        proc_macro2::TokenTree::Group(group) => mentions_ident(&group.stream(), name),
+        _ => false,
+    })
+}
+
+/// Whether `tokens` calls macro `name!`, at any depth.
+fn calls_macro(tokens: &proc_macro2::TokenStream, name: &str) -> bool {
+    let trees: Vec<proc_macro2::TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().any(|(at, tree)| match tree {
+        proc_macro2::TokenTree::Ident(ident) => {
+            ident == name
+                && matches!(trees.get(at + 1), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '!')
+        }
+        proc_macro2::TokenTree::Group(group) => calls_macro(&group.stream(), name),
+        _ => false,
+    })
 }
 
 /// A required section of the doc comment and how to fix it.
@@ -714,8 +771,8 @@ const REQUIRED_SECTIONS: [RequiredSection; 4] = [
     },
 ];
 
-/// The optional section.
-const OPTIONAL_SECTION: &str = "Optional parameters";
+/// The optional sections.
+const OPTIONAL_SECTIONS: [&str; 2] = ["Optional parameters", "Optional environment"];
 
 /// Purpose and required sections present and non-empty; no section twice.
 fn check_header(item: &ContactItem, errors: &mut Errors) -> HeaderTexts {
@@ -745,7 +802,7 @@ fn check_header(item: &ContactItem, errors: &mut Errors) -> HeaderTexts {
                 && REQUIRED_SECTIONS
                     .iter()
                     .map(|s| s.name)
-                    .chain([OPTIONAL_SECTION])
+                    .chain(OPTIONAL_SECTIONS)
                     .any(|s| s.eq_ignore_ascii_case(written));
             !a_section && looks_like_heading(written, name)
         });
@@ -777,7 +834,7 @@ fn check_header(item: &ContactItem, errors: &mut Errors) -> HeaderTexts {
     for name in REQUIRED_SECTIONS
         .iter()
         .map(|s| s.name)
-        .chain([OPTIONAL_SECTION])
+        .chain(OPTIONAL_SECTIONS)
     {
         if let Some(second) = header.sections_named(name).nth(1) {
             errors.push(
@@ -796,7 +853,8 @@ fn header_texts(header: &Header) -> HeaderTexts {
     HeaderTexts {
         purpose: header.purpose.clone(),
         trigger: header.text_of("Trigger").to_owned(),
-        optional: header.text_of(OPTIONAL_SECTION).to_owned(),
+        optional: header.text_of(OPTIONAL_SECTIONS[0]).to_owned(),
+        optional_env: header.text_of(OPTIONAL_SECTIONS[1]).to_owned(),
         dependencies: header.text_of("Dependencies").to_owned(),
         critical_logging: header.text_of("Critical logging").to_owned(),
         contacts: header.text_of("Contacts").to_owned(),
@@ -880,6 +938,31 @@ mod tests {
     }
 
     #[test]
+    fn a_body_that_never_names_the_callback_cannot_complete() {
+        let sig = |body: &str| {
+            with_sig(&format!(
+                "async fn wait_experience(context: Context, event: Event, cb: Callback) -> Completion {{ {body} }}"
+            ))
+        };
+        assert_eq!(
+            only_error(VOICE, &sig("let mut twiml = VoiceResponse::new(); twiml.say(\"Hi\");")),
+            pair(
+                "`cb` is never used, so `wait_experience` never completes: end its body with `cb.success(..)` or `cb.error(..)`, without a semicolon (or `Ok(cb.success(..))` when it returns a `Result`)",
+                "cb"
+            )
+        );
+        for body in [
+            "cb.success(VoiceResponse::new())",
+            "helper(context, event, cb).await",
+            "if true { return cb.error(\"no\"); } unreachable!()",
+            "todo!()",
+            "let _ = (context, event); unimplemented!(\"later\")",
+        ] {
+            ok(VOICE, &sig(body));
+        }
+    }
+
+    #[test]
     fn defaults() {
         let c = ok(VOICE, &good());
         assert_eq!(c.name.value, "wait-experience");
@@ -898,6 +981,7 @@ mod tests {
                         .to_owned(),
                 trigger: "Studio \"Run Function\" widget on the queue's wait URL.".to_owned(),
                 optional: "mode (`voicemail`, `callback`), FlowSid".to_owned(),
+                optional_env: String::new(),
                 dependencies: "Email provider, task router".to_owned(),
                 critical_logging: "Task creation result".to_owned(),
                 contacts: "contact-center-oncall@example.com".to_owned(),

@@ -31,6 +31,8 @@ fn event() -> FakeEvent {
 ///
 /// # Trigger
 /// Test.
+/// # Optional parameters
+/// then
 /// # Dependencies
 /// None.
 /// # Critical logging
@@ -145,6 +147,8 @@ fn encodings(value: &str) -> Vec<String> {
 ///
 /// # Trigger
 /// Test.
+/// # Optional parameters
+/// Password
 /// # Dependencies
 /// None.
 /// # Critical logging

@@ -28,6 +28,8 @@ async fn hold_message(_context: Context, _event: Event, callback: Callback) -> C
 ///
 /// # Trigger
 /// Test.
+/// # Optional parameters
+/// priority
 /// # Dependencies
 /// None.
 /// # Critical logging
@@ -130,6 +132,8 @@ async fn notice(_context: Context, _event: Event, callback: Callback) -> Complet
 ///
 /// # Trigger
 /// Test.
+/// # Optional parameters
+/// fail
 /// # Dependencies
 /// None.
 /// # Critical logging
@@ -494,6 +498,8 @@ async fn error_rate_waits_for_enough_invocations() {
 ///
 /// # Trigger
 /// Test.
+/// # Optional parameters
+/// fail
 /// # Dependencies
 /// None.
 /// # Critical logging
@@ -650,6 +656,8 @@ async fn non_voice_functions_have_no_voice_records() {
 ///
 /// # Trigger
 /// Test.
+/// # Optional parameters
+/// fail
 /// # Dependencies
 /// None.
 /// # Critical logging

@@ -51,6 +51,8 @@ fn notice(event: &Event) -> EmailMessage {
 ///
 /// # Trigger
 /// Studio widget after a voicemail is recorded.
+/// # Optional parameters
+/// attachments, attachment_bytes
 /// # Dependencies
 /// Email provider (or the local outbox with no API key).
 /// # Critical logging
@@ -74,6 +76,8 @@ async fn voicemail_email(
 ///
 /// # Trigger
 /// Test.
+/// # Optional parameters
+/// attachments, attachment_bytes, timeout_ms, slow_ms
 /// # Dependencies
 /// Email provider.
 /// # Critical logging

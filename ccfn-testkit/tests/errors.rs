@@ -34,6 +34,8 @@ async fn with_string(
 ///
 /// # Trigger
 /// Test.
+/// # Optional parameters
+/// Count
 /// # Dependencies
 /// None
 /// # Critical logging
@@ -71,6 +73,10 @@ async fn with_callback(context: Context, event: Event, callback: Callback) -> Co
 ///
 /// # Trigger
 /// Test.
+/// # Optional parameters
+/// Tier
+/// # Optional environment
+/// CALLBACK_QUEUE
 /// # Dependencies
 /// None
 /// # Critical logging

@@ -45,6 +45,8 @@ fn attributes(event: &Event) -> Value {
 ///
 /// # Trigger
 /// Studio "Run Function" widget, `mode=callback`.
+/// # Optional environment
+/// expectedQueue
 /// # Dependencies
 /// Task router.
 /// # Critical logging
@@ -81,6 +83,8 @@ async fn create_callback(
 ///
 /// # Trigger
 /// Studio "Run Function" widget, `mode=callback`.
+/// # Optional environment
+/// workflowName
 /// # Dependencies
 /// Task router.
 /// # Critical logging
@@ -131,7 +135,7 @@ async fn checked_callback(
 /// Task creation result.
 /// # Contacts
 /// oncall@example.com
-#[contact_fn(required = [CallSid, From, To], env = [PLATFORM_WORKSPACE_SID, "workflowSid"])]
+#[contact_fn(required = [CallSid, From, To], env = [PLATFORM_WORKSPACE_SID, "workflowSid"], kind = task)]
 async fn create_or_fail(
     context: Context,
     event: Event,
@@ -145,6 +149,31 @@ async fn create_or_fail(
         ))
         .await?;
     Ok(callback.success(json!({ "task_sid": task.sid, "queue_sid": task.queue_sid })))
+}
+
+/// Creates a callback task, with `?` on the task router's error: the
+/// same record and answer as [`create_callback`]'s handling by hand.
+///
+/// # Trigger
+/// Studio "Run Function" widget, `mode=callback`.
+/// # Dependencies
+/// Task router.
+/// # Critical logging
+/// Task creation result.
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To], env = [PLATFORM_WORKSPACE_SID, "workflowSid"])]
+async fn create_callback_with_question_mark(
+    context: Context,
+    event: Event,
+    callback: Callback,
+) -> Result<Completion, Error> {
+    let router = TaskRouter::from_context(&context)?;
+    let task = NewTask::new(context.required("workflowSid"), attributes(&event));
+    let task = router.create_task(&task).await?;
+    let mut twiml = VoiceResponse::new();
+    twiml.say(format!("We will call you back. Task {}.", task.sid));
+    Ok(callback.success(twiml))
 }
 
 /// The context of a function that reaches `fake` with the auth token.
@@ -537,6 +566,50 @@ async fn rejected_task_carries_the_platform_message() {
         format!("Task routing failed: the task router refused the task for workflow {WORKFLOW} (400): Invalid WorkflowSid: {WORKFLOW} not found in workspace (error 20001)")
     );
     assert!(run.record("critical").is_none());
+}
+
+#[tokio::test]
+async fn question_mark_on_a_task_router_error_is_handling_it_by_hand() {
+    let fake = FakeTaskRouter::start().await;
+    let by_hand = invoke(create_callback, remote(&fake), FakeEvent::voice()).await;
+    let with_question_mark = invoke(
+        create_callback_with_question_mark,
+        remote(&fake),
+        FakeEvent::voice(),
+    )
+    .await;
+    for run in [&by_hand, &with_question_mark] {
+        run.assert_contract();
+        assert!(run.error().is_none(), "{:?}", run.completion());
+        assert_eq!(run.records_of("task_error").len(), 1);
+        assert!(run.record("error").is_none());
+    }
+    let (hand, mark) = (task_error(&by_hand), task_error(&with_question_mark));
+    for field in [
+        "level",
+        "message",
+        "cause",
+        "workflow_sid",
+        "caller_message",
+    ] {
+        assert_eq!(hand[field], mark[field], "{field}");
+    }
+    assert_eq!(
+        reply_text(&with_question_mark),
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response><Say>{CALLER_MESSAGE}</Say></Response>"
+        )
+    );
+    assert_eq!(reply_text(&with_question_mark), reply_text(&by_hand));
+
+    // A function that is not a voice function fails, with the caller's
+    // message and nothing of the platform's.
+    let run = invoke(create_or_fail, remote(&fake), FakeEvent::voice()).await;
+    run.assert_contract();
+    assert_eq!(run.records_of("task_error").len(), 1);
+    let error = run.error().expect("the invocation fails");
+    assert_eq!(error.caller_message(), CALLER_MESSAGE);
+    assert!(error.message().contains("refused the task"), "{error}");
 }
 
 #[tokio::test]

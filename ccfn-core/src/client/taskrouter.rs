@@ -624,9 +624,16 @@ impl fmt::Display for TaskRouterError {
     }
 }
 
+/// `?` on a task-router error in a handler does what handling it by hand
+/// does: the `task_error` record is written (by this conversion), and a
+/// voice function answers by saying `Option not available at this time`,
+/// succeeding; another function fails with that caller message.
 impl From<TaskRouterError> for Error {
     fn from(error: TaskRouterError) -> Self {
+        error.log();
         Error::new(ErrorKind::Upstream, error.to_string())
+            .with_caller_message(CALLER_MESSAGE)
+            .spoken()
     }
 }
 

@@ -10,7 +10,9 @@ use tracing::{Instrument as _, Level};
 
 use crate::error::Error;
 use crate::error::ErrorKind;
-use crate::function::callback::{Callback, Completion, IntoCompletion, InvocationId, Reply};
+use crate::function::callback::{
+    Callback, Completion, IntoCompletion, IntoReply as _, InvocationId, Reply,
+};
 use crate::function::context::Context;
 use crate::function::event::Event;
 use crate::function::meta::FunctionMeta;
@@ -246,7 +248,15 @@ where
     };
     let result = match tokio::time::timeout(timeout, AssertUnwindSafe(handler).catch_unwind()).await
     {
-        Ok(Ok(output)) => output.into_completion(),
+        Ok(Ok(output)) => match output.into_completion() {
+            // Said to the caller, as a handler that handled it would.
+            Err(error) if error.is_spoken() && meta.kind() == Kind::Voice => {
+                let mut twiml = crate::voice::VoiceResponse::new();
+                twiml.say(error.caller_message());
+                twiml.into_reply()
+            }
+            result => result,
+        },
         Ok(Err(payload)) => {
             let message = format!("function panicked: {}", panic::message(&*payload));
             Err(match panic::take_location() {

@@ -45,6 +45,7 @@ pub struct FunctionMeta {
     trigger: &'static str,
     required: &'static [&'static str],
     optional: &'static str,
+    optional_env: &'static str,
     dependencies: &'static str,
     critical_logging: &'static str,
     contacts: &'static str,
@@ -79,6 +80,12 @@ impl FunctionMeta {
     #[must_use]
     pub const fn optional(&self) -> &'static str {
         self.optional
+    }
+    /// The `# Optional environment` section (the environment values the
+    /// function reads when they are set), empty when absent.
+    #[must_use]
+    pub const fn optional_env(&self) -> &'static str {
+        self.optional_env
     }
     /// The `# Dependencies` section: external services called.
     #[must_use]
@@ -117,12 +124,13 @@ impl FunctionMeta {
             || mentions(self.optional, name)
     }
     /// Whether `name` is a value this function declares: in `env = [..]`
-    /// or `secrets = [..]`, or one of ccfn's own settings
-    /// ([`crate::config::SETTINGS`]).
+    /// or `secrets = [..]`, written in its `# Optional environment`
+    /// section, or one of ccfn's own settings ([`crate::config::SETTINGS`]).
     #[must_use]
     pub fn declares_value(&self, name: &str) -> bool {
         self.env.contains(&name)
             || self.secrets.contains(&name)
+            || mentions(self.optional_env, name)
             || crate::config::setting(name).is_some()
     }
     /// The function's kind.
@@ -147,6 +155,7 @@ pub const fn meta(
     trigger: &'static str,
     required: &'static [&'static str],
     optional: &'static str,
+    optional_env: &'static str,
     dependencies: &'static str,
     critical_logging: &'static str,
     contacts: &'static str,
@@ -161,6 +170,7 @@ pub const fn meta(
         trigger,
         required,
         optional,
+        optional_env,
         dependencies,
         critical_logging,
         contacts,
@@ -191,6 +201,7 @@ mod tests {
         "Trigger.",
         &["CallSid", "CustomerId"],
         "mode (`voicemail`), Ticket_Ref, FlowSid",
+        "CALLBACK_QUEUE_SID (the queue callbacks must land in)",
         "None",
         "None",
         "oncall@example.com",
@@ -219,7 +230,13 @@ mod tests {
 
     #[test]
     fn declared_values() {
-        for name in ["CRM_URL", "CRM_API_KEY", "DOMAIN_NAME", "CCFN_LOG_FORMAT"] {
+        for name in [
+            "CRM_URL",
+            "CRM_API_KEY",
+            "CALLBACK_QUEUE_SID",
+            "DOMAIN_NAME",
+            "CCFN_LOG_FORMAT",
+        ] {
             assert!(META.declares_value(name), "{name}");
         }
         for name in ["CRM_UR", "crm_url", "CRM_TOKEN_EXPIRES_AT"] {

@@ -10,6 +10,7 @@
 
 use ccfn_core::email::{Attachment, EmailMessage};
 use ccfn_core::http::is_within;
+use ccfn_core::params;
 use ccfn_core::prelude::*;
 use ccfn_core::runtime::{Feature, Runtime};
 use ccfn_core::taskrouter::{NewTask, Task, TaskRouterError, CALLER_MESSAGE};
@@ -72,6 +73,8 @@ pub fn runtime(runtime: Runtime) -> Runtime {
 /// own Gather action.
 /// # Optional parameters
 /// mode (`voicemail`, `callback`), Digits, FlowSid, ExecutionSid, StepSid
+/// # Optional environment
+/// CALLBACK_QUEUE_SID: the queue callback tasks must land in, checked
 /// # Dependencies
 /// Task router (callback task); the voicemail notice emails the recording
 /// # Critical logging
@@ -146,7 +149,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
 /// that the workflow can take it.
 async fn request_callback(context: &Context, event: &Event) -> Result<Task, TaskRouterError> {
     let router = context.task_router().map_err(TaskRouterError::Lookup)?;
-    let workflow_sid = context.get("workflowSid").unwrap_or_default();
+    let workflow_sid = context.required("workflowSid");
     let workflow = router.active_workflow(workflow_sid).await?;
     let attributes = json!({
         "type": "callback",
@@ -177,6 +180,8 @@ async fn request_callback(context: &Context, event: &Event) -> Result<Task, Task
 /// Recording status callback of the wait experience's Record verb.
 /// # Optional parameters
 /// From, RecordingDuration, RecordingStatus
+/// # Optional environment
+/// RECORDINGS_BASE_URL (default `https://api.twilio.com/`)
 /// # Dependencies
 /// Email provider; the platform's recording storage
 /// # Critical logging
@@ -194,7 +199,7 @@ pub async fn voicemail_notice(
     callback: Callback,
 ) -> Result<Completion, Error> {
     let caller = event.from().unwrap_or("an unknown number");
-    let url = event.get("RecordingUrl").unwrap_or_default();
+    let url = event.required(params::RecordingUrl);
     let seconds: u64 = event
         .get("RecordingDuration")
         .and_then(|d| d.parse().ok())
@@ -203,11 +208,10 @@ pub async fn voicemail_notice(
         "New voicemail from {caller} ({seconds} s), call {}.\n",
         event.call_sid().unwrap_or_default()
     );
-    let mut message = EmailMessage::new(context.get("VOICEMAIL_FROM").unwrap_or_default())
+    let mut message = EmailMessage::new(context.required("VOICEMAIL_FROM"))
         .to_all(
             context
-                .get("VOICEMAIL_TO")
-                .unwrap_or_default()
+                .required("VOICEMAIL_TO")
                 .split(',')
                 .map(str::trim)
                 .filter(|to| !to.is_empty()),
@@ -215,7 +219,7 @@ pub async fn voicemail_notice(
         .subject(format!("New voicemail from {caller}"));
     let attached = match download_recording(&context, url).await {
         Ok(bytes) => {
-            let name = format!("{}.mp3", event.get("RecordingSid").unwrap_or("voicemail"));
+            let name = format!("{}.mp3", event.required(params::RecordingSid));
             message = message.attach(Attachment::new(name, "audio/mpeg", bytes));
             true
         }
@@ -274,6 +278,8 @@ async fn download_recording(context: &Context, url: &str) -> Result<Vec<u8>, Err
 /// Incoming call webhook of the contact center's number.
 /// # Optional parameters
 /// Language (defaults to `DEFAULT_LANGUAGE`, else en-US), FlowSid
+/// # Optional environment
+/// DEFAULT_LANGUAGE
 /// # Dependencies
 /// Task router (through the Enqueue verb)
 /// # Critical logging
@@ -298,7 +304,7 @@ pub async fn inbound_call(context: Context, event: Event, callback: Callback) ->
     twiml.mark_built();
     let enqueue = twiml.enqueue();
     enqueue
-        .workflow_sid(context.get("workflowSid").unwrap_or_default())
+        .workflow_sid(context.required("workflowSid"))
         .wait_url(WAIT_URL)
         .wait_url_method(Method::Post);
     enqueue.task(&attributes).priority(1);

@@ -1,0 +1,21 @@
+// The body builds its answer but never completes through the callback.
+use ccfn_core::prelude::*;
+
+/// Answers the call.
+///
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn answer(context: Context, event: Event, callback: Callback) -> Completion {
+    let _ = (context, event);
+    let mut twiml = VoiceResponse::new();
+    twiml.say("Hello")
+}
+
+fn main() {}

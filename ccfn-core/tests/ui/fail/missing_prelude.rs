@@ -1,0 +1,21 @@
+// Only the attribute is imported: `Context`, `Event`, `Callback` and
+// `Completion` come with `use ccfn_core::prelude::*;`.
+use ccfn_core::contact_fn;
+
+/// Answers the call.
+///
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn answer(context: Context, event: Event, callback: Callback) -> Completion {
+    let _ = (context, event);
+    callback.success("hello")
+}
+
+fn main() {}
