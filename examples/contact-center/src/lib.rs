@@ -330,4 +330,6 @@ mod guides {
     struct Diagnostics;
     #[doc = include_str!("../../../README.md")]
     struct Readme;
+    #[doc = include_str!("../../../docs/getting-started.md")]
+    struct GettingStarted;
 }
