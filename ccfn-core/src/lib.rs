@@ -123,8 +123,11 @@ pub mod prelude {
     //! the [`contact_fn`] attribute, a handler's parameters ([`Context`],
     //! [`Event`], [`Callback`]) and return type ([`Completion`]), its
     //! [`Error`] with `.context(..)` ([`ResultExt`](crate::ResultExt)), and
-    //! the replies it builds beside JSON ([`VoiceResponse`], [`HttpReply`]).
+    //! the replies it builds beside JSON ([`VoiceResponse`], [`HttpReply`]),
+    //! and the platform's parameter names ([`params`], for
+    //! `event.required(params::To)`).
 
+    pub use crate::params;
     pub use crate::reply::HttpReply;
     pub use crate::voice::VoiceResponse;
     pub use crate::ResultExt as _;

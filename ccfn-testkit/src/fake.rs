@@ -5,6 +5,18 @@ use std::time::Duration;
 use ccfn_core::context::{ContextBuilder, Thresholds};
 use ccfn_core::{Context, Event};
 
+use crate::fake_api::FakeApi;
+use crate::fake_email::FakeEmailProvider;
+use crate::fake_task_router::FakeTaskRouter;
+
+/// The email provider key [`FakeContext::email_provider`] sets: a secret,
+/// so a test can check that it never reaches a line.
+pub const FAKE_EMAIL_KEY: &str = "fake-email-provider-key-0c7f21";
+
+/// The auth token [`FakeContext::task_router`] sets: a secret, so a test
+/// can check that it never reaches a line.
+pub const FAKE_AUTH_TOKEN: &str = "fake-account-auth-token-5e93ab";
+
 /// A context for tests: the spec's context values with fake but valid
 /// defaults (`DOMAIN_NAME`, `ACCOUNT_SID`, `PLATFORM_WORKSPACE_SID`,
 /// `EMAILPROVIDER_DOMAIN`), no secrets, the default thresholds but for the
@@ -74,7 +86,10 @@ impl FakeContext {
         }
     }
 
-    /// Sets a value (a sensitive name makes it a secret, as in production).
+    /// Sets a value, as the environment would: one of ccfn's secret
+    /// settings (`AUTH_TOKEN`, ...) is a declared secret, another name
+    /// that looks sensitive stays readable and is kept out of the logs, as
+    /// in production.
     pub fn value(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         let name = name.into();
         self.values.retain(|(n, _, _)| *n != name);
@@ -82,12 +97,57 @@ impl FakeContext {
         self
     }
 
-    /// Sets a secret, whatever its name: plant canaries with it.
+    /// Sets a declared secret, whatever its name (as `CCFN_SECRETS` or a
+    /// function's `secrets = [..]` would): plant canaries with it.
     pub fn secret(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         let name = name.into();
         self.values.retain(|(n, _, _)| *n != name);
         self.values.push((name, value.into(), true));
         self
+    }
+
+    /// Points `context.email()` at `fake`: its URL, and
+    /// [`FAKE_EMAIL_KEY`] as the key (the sending domain is the default's,
+    /// `mg.example.com`).
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_email::FakeEmailProvider;
+    /// use ccfn_testkit::FakeContext;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let email = FakeEmailProvider::start().await;
+    /// let context = FakeContext::new().email_provider(&email).build();
+    /// assert_eq!(context.get("EMAILPROVIDER_BASE_URL"), Some(email.url().as_str()));
+    /// # });
+    /// ```
+    pub fn email_provider(self, fake: &FakeEmailProvider) -> Self {
+        self.value("EMAILPROVIDER_BASE_URL", fake.url())
+            .secret("EMAILPROVIDER_API_KEY", FAKE_EMAIL_KEY)
+    }
+
+    /// Points `context.task_router()` at `fake`: its URL, and the default
+    /// `ACCOUNT_SID` with [`FAKE_AUTH_TOKEN`] as credentials (the
+    /// workspace is the default's).
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_task_router::FakeTaskRouter;
+    /// use ccfn_testkit::FakeContext;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let router = FakeTaskRouter::start().await;
+    /// let context = FakeContext::new().task_router(&router).build();
+    /// assert_eq!(context.get("TASKROUTER_BASE_URL"), Some(router.base_url().as_str()));
+    /// # });
+    /// ```
+    pub fn task_router(self, fake: &FakeTaskRouter) -> Self {
+        self.value("TASKROUTER_BASE_URL", fake.base_url())
+            .secret("AUTH_TOKEN", FAKE_AUTH_TOKEN)
+    }
+
+    /// Sets value `name` to `fake`'s URL: where a function finds one of
+    /// your own APIs (`.api("CRM_URL", &crm)`).
+    pub fn api(self, name: impl Into<String>, fake: &FakeApi) -> Self {
+        self.value(name, fake.url())
     }
 
     /// Removes a value.

@@ -43,11 +43,14 @@
 mod capture;
 pub mod contract;
 mod fake;
+pub mod fake_api;
 pub mod fake_email;
 pub mod fake_task_router;
 mod redact;
 mod run;
 
 pub use capture::{BufferWriter, LogBuffer};
-pub use fake::{FakeContext, FakeEvent, DEFAULT_CONTEXT, VOICE_EVENT};
+pub use fake::{
+    FakeContext, FakeEvent, DEFAULT_CONTEXT, FAKE_AUTH_TOKEN, FAKE_EMAIL_KEY, VOICE_EVENT,
+};
 pub use run::{invoke, Record, Run};

@@ -4,7 +4,7 @@
 //! declarations is a `declaration` warning, once, that says the fix.
 
 use ccfn_core::prelude::*;
-use ccfn_core::{params, Reply};
+use ccfn_core::Reply;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
 
 const SESSION: &str = "canary-crm-session-7c1e0a";

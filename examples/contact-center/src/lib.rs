@@ -10,7 +10,6 @@
 
 use ccfn_core::email::{Attachment, EmailMessage};
 use ccfn_core::http::is_within;
-use ccfn_core::params;
 use ccfn_core::prelude::*;
 use ccfn_core::runtime::{Feature, Runtime};
 use ccfn_core::taskrouter::{NewTask, Task, TaskRouterError, CALLER_MESSAGE};
