@@ -51,6 +51,18 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// The HTTP status the runtime answers an invocation that failed with
+    /// this kind: 400 for [`ErrorKind::Validation`], 504 for
+    /// [`ErrorKind::Timeout`], 500 for every other.
+    #[must_use]
+    pub const fn http_status(self) -> u16 {
+        match self {
+            ErrorKind::Validation => 400,
+            ErrorKind::Timeout => 504,
+            _ => 500,
+        }
+    }
+
     /// The kind's name in log records.
     #[must_use]
     pub const fn as_str(self) -> &'static str {

@@ -32,7 +32,50 @@ pub(crate) fn record(record: &Record) -> Record {
     if let Some(Value::String(stack)) = out.get_mut("stack") {
         *stack = redact_stack(stack);
     }
+    for value in out.values_mut() {
+        redact_ports(value);
+    }
     out
+}
+
+/// Replaces the port of every loopback address in every string, at any
+/// depth (`127.0.0.1:41234` becomes `127.0.0.1:[port]`): the fakes listen
+/// on a free port, a different one every run.
+fn redact_ports(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if text.contains("127.0.0.1:") || text.contains("[::1]:") {
+                *text = loopback_ports(text);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_ports),
+        Value::Object(members) => members.values_mut().for_each(redact_ports),
+        _ => {}
+    }
+}
+
+/// `text` with the digits after each `127.0.0.1:` and `[::1]:` replaced
+/// by `[port]`.
+fn loopback_ports(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let next = ["127.0.0.1:", "[::1]:"]
+            .iter()
+            .filter_map(|host| rest.find(host).map(|at| (at, host.len())))
+            .min();
+        let Some((at, len)) = next else {
+            out.push_str(rest);
+            return out;
+        };
+        let after = &rest[at + len..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        out.push_str(&rest[..at + len]);
+        if digits > 0 {
+            out.push_str("[port]");
+        }
+        rest = &after[digits..];
+    }
 }
 
 /// Keeps the stack's messages and causes; drops the backtrace (present
@@ -99,6 +142,26 @@ mod tests {
                 "execution_ms": "[ms]",
                 "memory_bytes": "[bytes]",
                 "memory_limit_bytes": null,
+            })
+        );
+    }
+
+    #[test]
+    fn loopback_ports_are_replaced_at_any_depth() {
+        let record = json!({
+            "step": "api_request",
+            "message": "API request: GET http://127.0.0.1:41234/v1/x",
+            "url": "http://[::1]:8080/y?next=http://127.0.0.1:9/z",
+            "data": { "links": ["127.0.0.1:", "localhost:3001", 127] },
+        });
+        let redacted = super::record(record.as_object().unwrap());
+        assert_eq!(
+            Value::Object(redacted),
+            json!({
+                "step": "api_request",
+                "message": "API request: GET http://127.0.0.1:[port]/v1/x",
+                "url": "http://[::1]:[port]/y?next=http://127.0.0.1:[port]/z",
+                "data": { "links": ["127.0.0.1:", "localhost:3001", 127] },
             })
         );
     }

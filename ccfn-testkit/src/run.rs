@@ -157,6 +157,55 @@ impl Run {
         self.completion.result().err()
     }
 
+    /// The HTTP status the runtime would answer (see
+    /// `ccfn_core::Completion::status`): 200, an `HttpReply`'s own, 400 for
+    /// a missing parameter, 504 for a timeout, 500 for any other failure.
+    #[must_use]
+    pub fn status(&self) -> u16 {
+        self.completion.status()
+    }
+
+    /// The voice markup (or other XML) the function answered.
+    ///
+    /// # Panics
+    /// The function failed, or answered something else; the message shows
+    /// what.
+    #[must_use]
+    #[track_caller]
+    pub fn xml(&self) -> &str {
+        match self.completion.result() {
+            Ok(Reply::Voice(voice)) => voice.xml(),
+            Ok(Reply::Xml(xml)) => xml,
+            other => panic!("`{}` answered no XML: {other:?}", self.meta_name),
+        }
+    }
+
+    /// The JSON the caller receives: the function's JSON result (or an
+    /// `HttpReply`'s JSON body), or, when it failed, the runtime's error
+    /// answer `{"message": ..}`, with the message the caller is told.
+    ///
+    /// # Panics
+    /// The function answered voice markup, or a body that is not JSON; the
+    /// message shows what.
+    #[must_use]
+    #[track_caller]
+    pub fn json(&self) -> Value {
+        match self.completion.result() {
+            Ok(Reply::Json(value)) => value.clone(),
+            Ok(Reply::Http(reply)) => {
+                serde_json::from_slice(reply.body_bytes()).unwrap_or_else(|e| {
+                    panic!(
+                        "`{}` answered a body that is not JSON ({e}): {}",
+                        self.meta_name,
+                        String::from_utf8_lossy(reply.body_bytes())
+                    )
+                })
+            }
+            Err(error) => serde_json::json!({ "message": error.caller_message() }),
+            Ok(other) => panic!("`{}` answered no JSON: {other:?}", self.meta_name),
+        }
+    }
+
     /// The error's message, when the function failed.
     #[must_use]
     pub fn error_message(&self) -> Option<&str> {

@@ -94,6 +94,18 @@ impl Completion {
         self.result
     }
 
+    /// The HTTP status the runtime answers with: an [`HttpReply`]'s own,
+    /// 200 for any other reply, and the error kind's
+    /// ([`crate::ErrorKind::http_status`]) on failure.
+    #[must_use]
+    pub fn status(&self) -> u16 {
+        match &self.result {
+            Ok(Reply::Http(reply)) => reply.status(),
+            Ok(_) => 200,
+            Err(error) => error.kind().http_status(),
+        }
+    }
+
     /// The identifier and the result, by value.
     #[cfg(feature = "runtime")]
     pub(crate) fn into_parts(self) -> (InvocationId, Result<Reply, Error>) {

@@ -11,7 +11,6 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 use tracing::Level;
 
-use crate::error::ErrorKind;
 use crate::function::callback::{Completion, InvocationId, Reply};
 use crate::record::{emit_at, Field, SPAN_NAME};
 use crate::secret::echo;
@@ -46,11 +45,8 @@ impl IntoResponse for Answer {
         let mut response = match result {
             Ok(reply) => reply_response(reply),
             Err(error) => {
-                let status = match error.kind() {
-                    ErrorKind::Validation => StatusCode::BAD_REQUEST,
-                    ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
-                    _ => StatusCode::INTERNAL_SERVER_ERROR,
-                };
+                let status = StatusCode::from_u16(error.kind().http_status())
+                    .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
                 // The message reaches the caller, not the log layer: scrub
                 // it here too.
                 let mut message = error.caller_message().to_owned();

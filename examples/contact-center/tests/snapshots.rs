@@ -2,8 +2,8 @@
 //! formats (JSON lines and the human format), through the testkit's
 //! `invoke` with the fake task router, the fake email provider and a
 //! stand-in for the recording storage. What changes from run to run is
-//! replaced by placeholders: the testkit's (times, durations, ids), the
-//! fakes' loopback ports, and the local store's and outbox's paths and
+//! replaced by placeholders: the testkit's (times, durations, ids, the
+//! fakes' loopback ports), and the local store's and outbox's paths and
 //! random identifiers.
 
 mod common;

@@ -1,6 +1,5 @@
 //! The functions, run under the logging contract with fake inputs.
 
-use ccfn_core::Reply;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent};
 use {{crate_name}}::welcome;
 
@@ -17,15 +16,12 @@ async fn welcomes_the_caller_in_their_language() {
     )
     .await;
     run.assert_contract();
-    let Some(Reply::Voice(voice)) = run.reply() else {
-        panic!("expected voice markup, got {:?}", run.completion());
-    };
+    assert_eq!(run.status(), 200);
     assert!(
-        voice
-            .xml()
+        run.xml()
             .contains(r#"<Say language="fr-FR">Thank you for calling Example Co.</Say>"#),
         "{}",
-        voice.xml()
+        run.xml()
     );
 }
 
@@ -38,8 +34,9 @@ async fn without_its_company_name_it_fails_before_running() {
     )
     .await;
     run.assert_contract();
+    assert_eq!(run.status(), 500);
     assert_eq!(
-        run.error_message(),
-        Some("Missing required environment variable: COMPANY_NAME")
+        run.json(),
+        serde_json::json!({ "message": "Missing required environment variable: COMPANY_NAME" })
     );
 }
