@@ -43,10 +43,8 @@ pub(crate) fn record(record: &Record) -> Record {
 /// on a free port, a different one every run.
 fn redact_ports(value: &mut Value) {
     match value {
-        Value::String(text) => {
-            if text.contains("127.0.0.1:") || text.contains("[::1]:") {
-                *text = loopback_ports(text);
-            }
+        Value::String(text) if text.contains("127.0.0.1:") || text.contains("[::1]:") => {
+            *text = loopback_ports(text);
         }
         Value::Array(items) => items.iter_mut().for_each(redact_ports),
         Value::Object(members) => members.values_mut().for_each(redact_ports),
