@@ -331,4 +331,6 @@ mod guides {
     struct Readme;
     #[doc = include_str!("../../../docs/getting-started.md")]
     struct GettingStarted;
+    #[doc = include_str!("../../../docs/testing.md")]
+    struct Testing;
 }
