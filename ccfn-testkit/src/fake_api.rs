@@ -34,7 +34,7 @@
 
 use std::fmt;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::{to_bytes, Body};
@@ -44,6 +44,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use ccfn_core::record::{is_sensitive_name, REDACTED};
 use serde_json::Value;
+
+use crate::loopback::{lock, Server};
 
 /// The largest request body the fake reads.
 const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
@@ -339,18 +341,12 @@ struct Shared {
     unmatched: Mutex<Vec<RecordedRequest>>,
 }
 
-/// Locks, whether or not a panicking test poisoned the lock.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// A fake HTTP API on loopback; it stops when dropped, and then checks
 /// its mocks' expectations. See the [module documentation](self).
 #[derive(Debug)]
 pub struct FakeApi {
-    addr: SocketAddr,
+    server: Server,
     shared: Arc<Shared>,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl FakeApi {
@@ -364,24 +360,9 @@ impl FakeApi {
         let app = Router::new()
             .fallback(answer)
             .with_state(Arc::clone(&shared));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("the fake API cannot bind a loopback port");
-        let addr = listener
-            .local_addr()
-            .expect("the fake API has no local address");
-        let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stopped.await;
-                })
-                .await;
-        });
         FakeApi {
-            addr,
+            server: Server::start(app, "the fake API").await,
             shared,
-            shutdown: Some(shutdown),
         }
     }
 
@@ -389,13 +370,13 @@ impl FakeApi {
     /// real service's would be.
     #[must_use]
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("http://{}", self.server.addr())
     }
 
     /// The address the fake listens on.
     #[must_use]
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.server.addr()
     }
 
     /// Adds `mock`. A request is answered by the first mock, in the order
@@ -449,9 +430,6 @@ impl FakeApi {
 
 impl Drop for FakeApi {
     fn drop(&mut self) {
-        if let Some(shutdown) = self.shutdown.take() {
-            let _ = shutdown.send(());
-        }
         if !std::thread::panicking() {
             self.verify();
         }

@@ -42,7 +42,7 @@
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::multipart::MultipartRejection;
@@ -52,6 +52,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
 use serde_json::{json, Value};
+
+use crate::loopback::{lock, Server};
 
 /// The largest request body the fake reads: 64 MiB, over the provider's
 /// 25 MiB so that size limits are the client's to enforce.
@@ -203,19 +205,13 @@ struct Shared {
     queued: AtomicU64,
 }
 
-/// Locks, whether or not a panicking test poisoned the lock.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// A fake email provider on loopback; it stops when dropped.
 ///
 /// See the [module documentation](self) for an example.
 #[derive(Debug)]
 pub struct FakeEmailProvider {
-    addr: SocketAddr,
+    server: Server,
     shared: Arc<Shared>,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl FakeEmailProvider {
@@ -235,24 +231,9 @@ impl FakeEmailProvider {
             .route("/{domain}/messages", post(messages))
             .layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES))
             .with_state(Arc::clone(&shared));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("the fake email provider cannot bind a loopback port");
-        let addr = listener
-            .local_addr()
-            .expect("the fake email provider has no local address");
-        let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stopped.await;
-                })
-                .await;
-        });
         FakeEmailProvider {
-            addr,
+            server: Server::start(app, "the fake email provider").await,
             shared,
-            shutdown: Some(shutdown),
         }
     }
 
@@ -260,13 +241,13 @@ impl FakeEmailProvider {
     /// posted to `{url}/{domain}/messages`.
     #[must_use]
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("http://{}", self.server.addr())
     }
 
     /// The address the fake listens on.
     #[must_use]
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.server.addr()
     }
 
     /// Answers every following request with `answer`.
@@ -310,9 +291,6 @@ impl FakeEmailProvider {
 
 impl Drop for FakeEmailProvider {
     fn drop(&mut self) {
-        if let Some(shutdown) = self.shutdown.take() {
-            let _ = shutdown.send(());
-        }
         if !std::thread::panicking() {
             self.verify();
         }

@@ -53,6 +53,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde_json::{json, Value};
 
+use crate::loopback::{lock, Server};
+
 /// What the fake answers with when nothing else is said.
 const ACCOUNT_SID: &str = "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const DATE: &str = "2026-01-01T00:00:00Z";
@@ -157,22 +159,15 @@ struct State {
 /// # });
 /// ```
 pub struct FakeTaskRouter {
-    addr: SocketAddr,
+    server: Server,
     state: Arc<Mutex<State>>,
-    server: tokio::task::JoinHandle<()>,
 }
 
 impl fmt::Debug for FakeTaskRouter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FakeTaskRouter")
-            .field("addr", &self.addr)
+            .field("addr", &self.server.addr())
             .finish_non_exhaustive()
-    }
-}
-
-impl Drop for FakeTaskRouter {
-    fn drop(&mut self) {
-        self.server.abort();
     }
 }
 
@@ -192,25 +187,14 @@ impl FakeTaskRouter {
     /// # });
     /// ```
     pub async fn start() -> FakeTaskRouter {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .expect("bind a loopback port for the fake task router");
-        let addr = listener.local_addr().expect("the fake's address");
-        let state = Arc::new(Mutex::new(State {
-            origin: format!("http://{addr}"),
-            ..State::default()
-        }));
+        let state = Arc::new(Mutex::new(State::default()));
         let app = Router::new()
             .fallback(handle)
             .with_state(Arc::clone(&state));
-        let server = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        FakeTaskRouter {
-            addr,
-            state,
-            server,
-        }
+        let server = Server::start(app, "the fake task router").await;
+        // Its pages link to itself.
+        lock(&state).origin = format!("http://{}", server.addr());
+        FakeTaskRouter { server, state }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -220,14 +204,14 @@ impl FakeTaskRouter {
     /// The fake's address.
     #[must_use]
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.server.addr()
     }
 
     /// The API's base URL on the fake: `http://127.0.0.1:{port}/v1`, to
     /// use as `TaskRouterConfig::base_url` or `TASKROUTER_BASE_URL`.
     #[must_use]
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.addr)
+        format!("http://{}/v1", self.server.addr())
     }
 
     /// Adds a workflow, answered with `configuration` as JSON text, as the
@@ -392,10 +376,6 @@ impl FakeTaskRouter {
     pub fn tasks(&self) -> Vec<Value> {
         self.lock().tasks.clone()
     }
-}
-
-fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 async fn handle(

@@ -46,6 +46,7 @@ mod fake;
 pub mod fake_api;
 pub mod fake_email;
 pub mod fake_task_router;
+mod loopback;
 mod redact;
 mod run;
 
