@@ -411,3 +411,20 @@ async fn inbound_call_default_language() {
     assert!(reply(&run).contains(r#""language":"fr-CA""#));
     snapshot("inbound_call_default_language", &run, &[]);
 }
+
+/// `docs/logging-contract.md` shows the brief human format with this
+/// snapshot, as it is.
+#[test]
+fn the_logging_contract_shows_the_callback_snapshot() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let snapshot = std::fs::read_to_string(format!(
+        "{root}/examples/contact-center/tests/snapshots/snapshots__wait_callback_created_pretty.snap"
+    ))
+    .unwrap();
+    let body = snapshot.splitn(3, "---\n").nth(2).unwrap();
+    let page = std::fs::read_to_string(format!("{root}/docs/logging-contract.md")).unwrap();
+    assert!(
+        page.contains(&format!("```text\n{body}```")),
+        "docs/logging-contract.md does not show this snapshot as it is:\n{body}"
+    );
+}
