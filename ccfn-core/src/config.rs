@@ -622,6 +622,9 @@ settings! {
     /// `CCFN_LOG_FORMAT`: the log format.
     CCFN_LOG_FORMAT = Setting::new("CCFN_LOG_FORMAT", Kind::Choice(&["pretty", "json"]),
         DefaultValue::Value("pretty"), "the log format");
+    /// `CCFN_LOG_DETAIL`: how much of each record the human format shows.
+    CCFN_LOG_DETAIL = Setting::new("CCFN_LOG_DETAIL", Kind::Choice(&["brief", "full"]),
+        DefaultValue::Value("brief"), "how much of each record the `pretty` format shows");
     /// `CCFN_LOG`: the log filter.
     CCFN_LOG = Setting::new("CCFN_LOG", Kind::Filter, DefaultValue::Value("info"),
         "the log filter");

@@ -109,3 +109,119 @@ fn the_sensitive_words_of_the_docs_are_the_code_s() {
         }
     }
 }
+
+/// The fenced blocks of a page, each with the paragraph line before it
+/// (its label, such as `JSON line:`) and its text.
+fn blocks(page: &str) -> Vec<(String, String)> {
+    let mut blocks = Vec::new();
+    let mut label = String::new();
+    let mut lines = page.lines();
+    while let Some(line) = lines.next() {
+        if line.starts_with("```") {
+            let text: Vec<&str> = lines
+                .by_ref()
+                .take_while(|l| !l.starts_with("```"))
+                .collect();
+            blocks.push((std::mem::take(&mut label), text.join("\n")));
+        } else if !line.trim().is_empty() {
+            label = line.to_owned();
+        }
+    }
+    blocks
+}
+
+/// The examples of the human format in `docs/logging-contract.md` and
+/// `docs/runtime.md`, each after the JSON lines it shows (`Pretty:` brief,
+/// then with every field), are what ccfn writes for those lines.
+#[test]
+fn every_human_example_is_its_json_lines_rendering() {
+    use ccfn_core::record::LogFormat;
+    let mut wrong = Vec::new();
+    let mut checked = [0, 0];
+    let mut brief_lines = std::collections::BTreeSet::new();
+    for name in ["logging-contract.md", "runtime.md"] {
+        let path = format!("{}/../docs/{name}", env!("CARGO_MANIFEST_DIR"));
+        let page = std::fs::read_to_string(path).unwrap();
+        let mut json: Option<String> = None;
+        for (label, text) in blocks(&page) {
+            if label.starts_with("JSON line") {
+                json = Some(text);
+                continue;
+            }
+            let (format, count) = match label.as_str() {
+                "Pretty:" => (LogFormat::Pretty, &mut checked[0]),
+                "Pretty, every field (`CCFN_LOG_DETAIL=full`):" => {
+                    (LogFormat::PrettyFull, &mut checked[1])
+                }
+                _ => continue,
+            };
+            let Some(lines) = &json else {
+                wrong.push(format!("{name}: `{label}` follows no JSON line"));
+                continue;
+            };
+            let rendered: Vec<String> = lines
+                .lines()
+                .map(|line| format.render(&serde_json::from_str(line).unwrap()))
+                .collect();
+            if format == LogFormat::Pretty {
+                brief_lines.extend(rendered.iter().cloned());
+            }
+            let rendered = rendered.join("\n");
+            *count += 1;
+            if rendered != text {
+                wrong.push(format!(
+                    "{name}: {label}\n{text}\n--- renders as ---\n{rendered}"
+                ));
+            }
+        }
+    }
+    // A brief line quoted elsewhere (in a list, say) is one of these.
+    for name in ["logging-contract.md", "runtime.md"] {
+        let path = format!("{}/../docs/{name}", env!("CARGO_MANIFEST_DIR"));
+        let page = std::fs::read_to_string(path).unwrap();
+        for line in page.lines().map(str::trim) {
+            let time = line.split(' ').next().unwrap_or("");
+            let is_brief = time.len() == 13 && time.ends_with('Z') && time.as_bytes()[2] == b':';
+            if is_brief && !brief_lines.contains(line) {
+                wrong.push(format!(
+                    "{name}: a brief line no JSON line renders as: {line}"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+    assert!(checked[0] > 0);
+    assert_eq!(checked[0], checked[1], "each example in both details");
+}
+
+/// The table of headline fields (`| Step | Headline fields |`) lists every
+/// step with the fields the catalogue marks, in order.
+#[test]
+fn the_headline_table_is_the_catalogue_s() {
+    let page = page();
+    let table: Vec<(String, String)> = page
+        .lines()
+        .skip_while(|line| !line.starts_with("| Step | Headline fields |"))
+        .skip(2)
+        .take_while(|line| line.starts_with('|'))
+        .map(|line| {
+            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+            (cells[0].trim_matches('`').to_owned(), cells[1].to_owned())
+        })
+        .collect();
+    let expected: Vec<(String, String)> = ALL
+        .iter()
+        .map(|step| {
+            let cell = if step.is_open() {
+                "every field of the handler's line".to_owned()
+            } else if step.headline().is_empty() {
+                "none".to_owned()
+            } else {
+                let names: Vec<String> = step.headline().iter().map(|f| format!("`{f}`")).collect();
+                names.join(", ")
+            };
+            (step.name().to_owned(), cell)
+        })
+        .collect();
+    assert_eq!(table, expected);
+}

@@ -1,7 +1,11 @@
 //! The settings table of `docs/runtime.md` lists exactly the variables
 //! of the catalogue (`ccfn_core::config::SETTINGS`), with their defaults;
-//! and the code reads the environment only through that catalogue, so the
-//! table lists exactly the variables the code reads.
+//! ccfn-core reads the environment only through that catalogue; and every
+//! variable name the workspace's code reads (a name looked up in a
+//! context or the environment, a name of `env = [..]`, any string literal
+//! such as `"CALLBACK_QUEUE_SID"`) is in the catalogue or, for an example,
+//! in the README's table of the examples' own variables. So the tables
+//! list every variable the code reads.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,18 +16,19 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The rows of the first table after the `## Configuration` heading of
-/// `docs/runtime.md` that name a variable: name, then default cell.
-fn documented() -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(root().join("docs/runtime.md")).unwrap();
+/// The rows of the first table after the heading `## {heading}` of the
+/// page `path` (from the workspace's root) that name a variable: name,
+/// then default cell.
+fn table(path: &str, heading: &str) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(root().join(path)).unwrap();
     let section = text
-        .split("\n## Configuration\n")
+        .split(&format!("\n## {heading}\n"))
         .nth(1)
-        .expect("docs/runtime.md has a `## Configuration` section");
+        .unwrap_or_else(|| panic!("{path} has a `## {heading}` section"));
     let section = section.split("\n## ").next().unwrap_or(section);
     let table = section
         .lines()
-        .skip_while(|line| !line.starts_with('|'))
+        .skip_while(|line| !line.starts_with("| Variable |"))
         .take_while(|line| line.starts_with('|'));
     let mut rows = Vec::new();
     for line in table.skip(2) {
@@ -37,7 +42,25 @@ fn documented() -> Vec<(String, String)> {
         assert!(!name.contains('`'), "one variable per row, please: {line}");
         rows.push((name.to_owned(), cells[1].to_owned()));
     }
+    assert!(
+        !rows.is_empty(),
+        "{path}, `## {heading}`: no `| Variable |` table"
+    );
     rows
+}
+
+/// The rows of the settings table of `docs/runtime.md`.
+fn documented() -> Vec<(String, String)> {
+    table("docs/runtime.md", "Configuration")
+}
+
+/// The variables of the examples' own, beyond the catalogue: the table of
+/// the README's `## Examples` section.
+fn examples_documented() -> Vec<String> {
+    table("README.md", "Examples")
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
 }
 
 #[test]
@@ -87,12 +110,41 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The code of each source file of `src/`: without comments and without
-/// the tests at its end.
-fn code() -> Vec<(String, String)> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// The folders of the workspace's members, from the workspace's root
+/// (`members` of its `Cargo.toml`, a trailing `/*` expanded).
+fn members() -> Vec<String> {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let list = manifest
+        .split("members = [")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .expect("the workspace's Cargo.toml lists its members");
+    let mut members = Vec::new();
+    for member in list.split(',').map(|m| m.trim().trim_matches('"')) {
+        if let Some(parent) = member.strip_suffix("/*") {
+            let mut found: Vec<String> = std::fs::read_dir(root().join(parent))
+                .unwrap()
+                .map(|entry| entry.unwrap().path())
+                .filter(|path| path.join("Cargo.toml").exists())
+                .map(|path| format!("{parent}/{}", path.file_name().unwrap().to_string_lossy()))
+                .collect();
+            found.sort();
+            members.extend(found);
+        } else if !member.is_empty() {
+            members.push(member.to_owned());
+        }
+    }
+    members
+}
+
+/// The code of each source file of `src/` of the member `member`
+/// (`ccfn-core`, `examples/contact-center`): without the tests at its end,
+/// and without comment lines.
+fn code_of(member: &str) -> Vec<(String, String)> {
+    let src = root().join(member).join("src");
     let mut files = Vec::new();
     sources(&src, &mut files);
+    files.sort();
     files
         .into_iter()
         .map(|file| {
@@ -107,6 +159,11 @@ fn code() -> Vec<(String, String)> {
             (name.replace('\\', "/"), code)
         })
         .collect()
+}
+
+/// The code of ccfn-core's source files.
+fn code() -> Vec<(String, String)> {
+    code_of("ccfn-core")
 }
 
 #[test]
@@ -130,29 +187,187 @@ fn only_the_config_module_reads_the_environment() {
     }
 }
 
+/// The string literals of `code`, in order: plain, byte and raw strings,
+/// with what is inside char literals and comments left out.
+fn literals(code: &str) -> Vec<&str> {
+    let bytes = code.as_bytes();
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'/' if bytes.get(at + 1) == Some(&b'/') => {
+                at = code[at..].find('\n').map_or(bytes.len(), |end| at + end);
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                at = code[at + 2..]
+                    .find("*/")
+                    .map_or(bytes.len(), |end| at + 2 + end + 2);
+            }
+            // `'"'`, `'\''` and `'\u{22}'` are chars; `'a` is a lifetime.
+            b'\'' if bytes.get(at + 1) == Some(&b'\\') => {
+                at = code[at + 2..]
+                    .find('\'')
+                    .map_or(bytes.len(), |end| at + 2 + end + 1);
+            }
+            b'\'' => {
+                let len = code[at + 1..].chars().next().map_or(1, char::len_utf8);
+                at += if bytes.get(at + 1 + len) == Some(&b'\'') {
+                    len + 2
+                } else {
+                    1
+                };
+            }
+            b'r' if (at == 0
+                || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_'))
+                && matches!(bytes.get(at + 1), Some(b'"' | b'#')) =>
+            {
+                let hashes = bytes[at + 1..].iter().take_while(|b| **b == b'#').count();
+                let start = at + 1 + hashes;
+                if bytes.get(start) != Some(&b'"') {
+                    at += 1;
+                    continue;
+                }
+                let close = format!("\"{}", "#".repeat(hashes));
+                let end = code[start + 1..]
+                    .find(&close)
+                    .map_or(bytes.len(), |end| start + 1 + end);
+                found.push(&code[start + 1..end]);
+                at = end + close.len();
+            }
+            b'"' => {
+                let mut end = at + 1;
+                while end < bytes.len() && bytes[end] != b'"' {
+                    end += if bytes[end] == b'\\' { 2 } else { 1 };
+                }
+                found.push(&code[at + 1..end.min(bytes.len())]);
+                at = end + 1;
+            }
+            _ => at += 1,
+        }
+    }
+    found
+}
+
+/// Whether `text` looks like a variable's name: upper-case letters and
+/// digits in words joined by `_` (`CALLBACK_QUEUE_SID`).
+fn looks_like_a_variable(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_uppercase())
+        && text.contains('_')
+        && !text.ends_with('_')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Every variable name `code` reads: each string literal that looks like
+/// one; each name looked up in a context or the environment by a literal
+/// (`context.get("workflowSid")`); each name of an `env = [..]` list.
+fn names_read(code: &str) -> Vec<String> {
+    let mut names: Vec<String> = literals(code)
+        .into_iter()
+        .filter(|text| looks_like_a_variable(text))
+        .map(str::to_owned)
+        .collect();
+    for call in [
+        "context.get(\"",
+        "context.required(\"",
+        "context.secret(\"",
+        "context.required_secret(\"",
+        "context.is_present(\"",
+        "context.with_default(\"",
+        "env::var(\"",
+        "env::var_os(\"",
+    ] {
+        for (at, _) in code.match_indices(call) {
+            let rest = &code[at + call.len()..];
+            names.push(rest[..rest.find('"').unwrap_or(0)].to_owned());
+        }
+    }
+    for list in ["env = [", "secrets = ["] {
+        for (at, _) in code.match_indices(list) {
+            let rest = &code[at + list.len()..];
+            let list = &rest[..rest.find(']').unwrap_or(0)];
+            // Names only: `env = [..]` in a message is no list.
+            names.extend(
+                list.split(',')
+                    .map(|name| name.trim().trim_matches('"'))
+                    .filter(|name| {
+                        !name.is_empty()
+                            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    })
+                    .map(str::to_owned),
+            );
+        }
+    }
+    names
+}
+
 #[test]
-fn every_name_the_code_looks_up_in_the_context_is_in_the_catalogue() {
-    // The code the config module cannot reach yet looks values up by name;
-    // each name it uses must still be a setting of the catalogue.
+fn names_read_are_found_however_the_code_reads_them() {
+    let code = r##"
+        let a = context.get("workflowSid").or(context.get("CALLBACK_QUEUE_SID"));
+        let b = std::env::var("CCFN_ADDR");
+        let c = '"'; let d = '\''; let e: &'static str = "not a VARIABLE";
+        let f = r#"a "raw" RAW_TEXT"#; /* "BLOCK_COMMENT" */
+        #[contact_fn(required = [CallSid], env = [PLATFORM_WORKSPACE_SID, "VOICEMAIL_TO"])]
+        const DEFAULTS: [(&str, &str); 1] = [("DEFAULT_LANGUAGE", "en-US")];
+        let g = "DEFAULT_LANGUAGE_"; let h = "LOG"; let i = "Digits";
+    "##;
+    let mut names = names_read(code);
+    names.sort();
+    names.dedup();
+    assert_eq!(
+        names,
+        [
+            "CALLBACK_QUEUE_SID",
+            "CCFN_ADDR",
+            "DEFAULT_LANGUAGE",
+            "PLATFORM_WORKSPACE_SID",
+            "VOICEMAIL_TO",
+            "workflowSid"
+        ]
+    );
+    assert_eq!(literals(r#"x = "a\"b"; y = b"c";"#), [r#"a\"b"#, "c"]);
+}
+
+#[test]
+fn every_name_the_code_reads_is_in_a_settings_table() {
+    let examples = examples_documented();
     let mut unknown = Vec::new();
-    for (file, code) in code() {
-        for call in [
-            "context.get(\"",
-            "context.secret(\"",
-            "context.is_present(\"",
-            "context.with_default(\"",
-        ] {
-            for (at, _) in code.match_indices(call) {
-                let rest = &code[at + call.len()..];
-                let name = &rest[..rest.find('"').unwrap_or(0)];
-                if !SETTINGS.iter().any(|s| s.name() == name) {
-                    unknown.push(format!("{file}: {name}"));
+    let mut read_by_examples = Vec::new();
+    // The macro crate reads no variable: its names are examples in its
+    // diagnostics.
+    for member in members().into_iter().filter(|m| m != "ccfn-macros") {
+        let example = member.starts_with("examples/");
+        for (file, code) in code_of(&member) {
+            for name in names_read(&code) {
+                let documented = SETTINGS.iter().any(|s| s.name() == name)
+                    || (example && examples.contains(&name));
+                if example {
+                    read_by_examples.push(name.clone());
+                }
+                if !documented {
+                    unknown.push(format!("{member}/src/{file}: {name}"));
                 }
             }
         }
     }
+    unknown.sort();
+    unknown.dedup();
     assert!(
         unknown.is_empty(),
-        "names read from the context but missing from ccfn_core::config::SETTINGS: {unknown:?}"
+        "names the code reads that neither the catalogue (ccfn_core::config::SETTINGS, \
+         the table of docs/runtime.md) nor, for an example, the README's table of the \
+         examples' variables lists: {unknown:#?}"
     );
+    for name in &examples {
+        assert!(
+            read_by_examples.contains(name),
+            "the README lists `{name}`, which no example reads"
+        );
+        assert!(
+            !SETTINGS.iter().any(|s| s.name() == name),
+            "the README lists `{name}`, which is ccfn's: it belongs in docs/runtime.md"
+        );
+    }
 }

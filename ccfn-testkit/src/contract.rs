@@ -13,7 +13,10 @@
 //!   `metrics`, alerts, `end` on failure.
 //! - Each record is of a step of the catalogue (`ccfn_core::record`), at
 //!   one of its levels, with the fields that step defines.
-//! - No secret value of the context appears in any line of either format.
+//! - No secret value of the context appears in any line of any format.
+//! - The human format, brief and full, shows each record as
+//!   `ccfn_core::record::LogFormat::render` renders its JSON line (the
+//!   timestamps aside: each layer reads the clock itself).
 
 use serde_json::Value;
 
@@ -40,7 +43,48 @@ pub(crate) fn check(run: &Run) -> Vec<String> {
     check_fields(records, &mut violations);
     check_order(run, &mut violations);
     check_secrets(run, &mut violations);
+    check_human(run, &mut violations);
     violations
+}
+
+/// Each record's rendering from its JSON line, in order, is what the
+/// human-format layer wrote, but for the first word of each (the time).
+fn check_human(run: &Run, violations: &mut Vec<String>) {
+    use ccfn_core::record::LogFormat;
+    for (format, written) in [
+        (LogFormat::Pretty, run.pretty()),
+        (LogFormat::PrettyFull, run.pretty_full()),
+    ] {
+        let mut rest = written;
+        for (index, record) in run.records().iter().enumerate() {
+            let rendered = format.render(record);
+            let expected = rendered.split_once(' ').map_or("", |(_, after)| after);
+            let line = rest.split_once(' ').and_then(|(_, after)| {
+                after
+                    .strip_prefix(expected)
+                    .and_then(|after| after.strip_prefix('\n'))
+            });
+            match line {
+                Some(after) => rest = after,
+                None => {
+                    violations.push(format!(
+                        "record {index} (`{}`) in the {format:?} format is not its JSON line's rendering:\n  expected  {expected:?}\n  written   {:?}",
+                        step_of(record),
+                        rest.split('\n')
+                            .take(expected.split('\n').count())
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                    ));
+                    break;
+                }
+            }
+        }
+        if !rest.is_empty() && violations.is_empty() {
+            violations.push(format!(
+                "the {format:?} format has lines no record has: {rest:?}"
+            ));
+        }
+    }
 }
 
 fn check_common(run: &Run, violations: &mut Vec<String>) {
@@ -238,10 +282,7 @@ fn check_order(run: &Run, violations: &mut Vec<String>) {
 fn check_secrets(run: &Run, violations: &mut Vec<String>) {
     for secret in run.secrets() {
         let leaks = run
-            .lines()
-            .iter()
-            .map(String::as_str)
-            .chain(run.pretty().lines())
+            .every_line()
             .filter(|line| line.contains(secret.as_str()))
             .count();
         if leaks > 0 {

@@ -17,7 +17,8 @@ pub type Record = Map<String, Value>;
 
 /// Runs `function` on `event` under the logging contract, with its log
 /// records captured for this call alone (tests running in parallel never
-/// see each other's lines), in both formats: every ccfn record, and the
+/// see each other's lines), in every format (JSON lines, and the human
+/// format both brief and with every field): every ccfn record, and the
 /// handler's own `tracing` events from `INFO` up.
 ///
 /// Needs a Tokio runtime (`#[tokio::test]`).
@@ -59,6 +60,7 @@ pub async fn invoke<F: ContactFunction>(
     let event = event.into();
     let json = Buffer::default();
     let pretty = Buffer::default();
+    let pretty_full = Buffer::default();
     // Every ccfn record, and the handler's own lines from `info` up (not
     // the debug chatter of HTTP libraries).
     let filter = || {
@@ -68,7 +70,8 @@ pub async fn invoke<F: ContactFunction>(
     };
     let subscriber = tracing_subscriber::registry()
         .with(ContractLayer::new(LogFormat::Json, json.clone()).with_filter(filter()))
-        .with(ContractLayer::new(LogFormat::Pretty, pretty.clone()).with_filter(filter()));
+        .with(ContractLayer::new(LogFormat::Pretty, pretty.clone()).with_filter(filter()))
+        .with(ContractLayer::new(LogFormat::PrettyFull, pretty_full.clone()).with_filter(filter()));
     let secrets = context
         .secrets()
         .map(|(_, secret)| secret.expose().to_owned())
@@ -95,6 +98,7 @@ pub async fn invoke<F: ContactFunction>(
         lines,
         records,
         pretty: pretty.contents(),
+        pretty_full: pretty_full.contents(),
         secrets,
         expected_call_sid,
     }
@@ -108,6 +112,7 @@ pub struct Run {
     lines: Vec<String>,
     records: Vec<Record>,
     pretty: String,
+    pretty_full: String,
     secrets: Vec<String>,
     expected_call_sid: Option<String>,
 }
@@ -224,10 +229,28 @@ impl Run {
         &self.lines
     }
 
-    /// The human-format output as written.
+    /// The human-format output as written: one line per record
+    /// (`CCFN_LOG_DETAIL=brief`, the default).
     #[must_use]
     pub fn pretty(&self) -> &str {
         &self.pretty
+    }
+
+    /// The human-format output with every field, as written
+    /// (`CCFN_LOG_DETAIL=full`).
+    #[must_use]
+    pub fn pretty_full(&self) -> &str {
+        &self.pretty_full
+    }
+
+    /// Every line written, in every format: the JSON lines, then the
+    /// human format's, brief then full.
+    pub(crate) fn every_line(&self) -> impl Iterator<Item = &str> {
+        self.lines
+            .iter()
+            .map(String::as_str)
+            .chain(self.pretty.lines())
+            .chain(self.pretty_full.lines())
     }
 
     /// The step of every record, in order.
@@ -260,12 +283,24 @@ impl Run {
         out
     }
 
-    /// The records in the human format, redacted as [`Run::snapshot`].
+    /// The records in the human format, one line each, redacted as
+    /// [`Run::snapshot`].
     #[must_use]
     pub fn pretty_snapshot(&self) -> String {
+        self.rendered(LogFormat::Pretty)
+    }
+
+    /// The records in the human format with every field, redacted as
+    /// [`Run::snapshot`].
+    #[must_use]
+    pub fn pretty_full_snapshot(&self) -> String {
+        self.rendered(LogFormat::PrettyFull)
+    }
+
+    fn rendered(&self, format: LogFormat) -> String {
         let mut out = String::new();
         for record in self.redacted() {
-            let _ = writeln!(out, "{}", LogFormat::Pretty.render(&record));
+            let _ = writeln!(out, "{}", format.render(&record));
         }
         out
     }
@@ -295,19 +330,13 @@ impl Run {
         }
     }
 
-    /// Panics if any written line, in either format, contains one of
+    /// Panics if any written line, in any format, contains one of
     /// `values`. [`Run::assert_contract`] already checks the context's
     /// secrets; use this for canaries planted elsewhere.
     #[track_caller]
     pub fn assert_no_leak(&self, values: &[&str]) {
         for value in values {
-            for line in self.lines.iter().chain(
-                self.pretty
-                    .lines()
-                    .map(str::to_owned)
-                    .collect::<Vec<_>>()
-                    .iter(),
-            ) {
+            for line in self.every_line() {
                 assert!(
                     !line.contains(value),
                     "a log line leaks a secret value:\n{}",

@@ -194,6 +194,7 @@ async fn success() {
     );
     snapshot("success", &run);
     insta::assert_snapshot!("success_pretty", run.pretty_snapshot());
+    insta::assert_snapshot!("success_pretty_full", run.pretty_full_snapshot());
 }
 
 #[tokio::test]

@@ -97,6 +97,7 @@ pub struct Step {
     levels: &'static [Level],
     fields: &'static [&'static str],
     optional: &'static [&'static str],
+    headline: &'static [&'static str],
     open: bool,
     summary: &'static str,
     /// Emits a `tracing` event of this step carrying each of its fields
@@ -111,6 +112,7 @@ impl fmt::Debug for Step {
             .field("levels", &self.levels)
             .field("fields", &self.fields)
             .field("optional", &self.optional)
+            .field("headline", &self.headline)
             .finish_non_exhaustive()
     }
 }
@@ -181,6 +183,21 @@ impl Step {
     #[must_use]
     pub const fn optional(&self) -> &'static [&'static str] {
         self.optional
+    }
+
+    /// The fields the brief human format (`CCFN_LOG_DETAIL=brief`, the
+    /// default) writes on a record's one line, after its message, in
+    /// record order: what an operator scans for at this step, marked
+    /// `#[headline]` in the catalogue. Every field of a record of an
+    /// [open](Step::is_open) step (a handler's own line) is written too.
+    ///
+    /// ```
+    /// let response = ccfn_core::record::step("api_response").unwrap();
+    /// assert_eq!(response.headline(), ["status", "elapsed_ms"]);
+    /// ```
+    #[must_use]
+    pub const fn headline(&self) -> &'static [&'static str] {
+        self.headline
     }
 
     /// Whether its records may carry fields of their own beyond these
@@ -265,8 +282,8 @@ macro_rules! catalogue {
     ($(
         $(#[doc = $doc:literal])+
         $ident:ident = $name:literal as $record:tt, [$($level:ident),+]
-            { $($field:ident),* }
-            $(optional { $($optional:ident),* })?
+            { $($(#[$mark:ident])? $field:ident),* }
+            $(optional { $($(#[$optional_mark:ident])? $optional:ident),* })?
             $(+ $open:ident)?;
     )+) => {
         $(
@@ -276,6 +293,10 @@ macro_rules! catalogue {
                 levels: &[$(Level::$level),+],
                 fields: &[$(stringify!($field)),*],
                 optional: &[$($(stringify!($optional)),*)?],
+                headline: &[
+                    $($(catalogue!(@headline $mark $field),)?)*
+                    $($($(catalogue!(@headline $optional_mark $optional),)?)*)?
+                ],
                 open: catalogue!(@open $($open)?),
                 summary: concat!($($doc),+),
                 event: {
@@ -314,6 +335,8 @@ macro_rules! catalogue {
         /// written outside invocations.
         pub const ALL: &[&Step] = &[$(&$ident),+];
     };
+    // The one mark a field takes: `#[headline]`.
+    (@headline headline $field:ident) => { stringify!($field) };
     (@open open) => { true };
     (@open) => { false };
     // An open step's records are a handler's own: ccfn writes none.
@@ -347,11 +370,11 @@ catalogue! {
 
     /// `ENABLE_LOCAL_LOGGING` is on: the event's and context's keys and
     /// memory use.
-    VERBOSE = "verbose" as Verbose, [Info] { event_keys, context_keys, memory_bytes };
+    VERBOSE = "verbose" as Verbose, [Info] { #[headline] event_keys, #[headline] context_keys, memory_bytes };
 
     /// `DEBUG_MODE` is on or `mode=debug`: the function's name, version and
     /// environment.
-    DEBUG = "debug" as DebugMode, [Info] { function_name, function_version, execution_environment };
+    DEBUG = "debug" as DebugMode, [Info] { #[headline] function_name, #[headline] function_version, #[headline] execution_environment };
 
     /// Before (`phase` `begin`) and after (`passed`) the required
     /// parameters and environment values are checked.
@@ -364,85 +387,85 @@ catalogue! {
     /// declares (`source` `event` or `context`; `problem` `undeclared`,
     /// `looks_sensitive` or `secret`): once per function, name and problem,
     /// with the fix in the message.
-    DECLARATION = "declaration" as Declaration, [Warn] { source, name, problem };
+    DECLARATION = "declaration" as Declaration, [Warn] { source, #[headline] name, #[headline] problem };
 
     /// The business logic starts, in this mode.
     PROCESSING = "processing" as Processing, [Info] { mode };
 
     /// Who calls whom, on which call.
-    CALLER = "caller" as Caller, [Info] { from, to, call_sid };
+    CALLER = "caller" as Caller, [Info] { #[headline] from, #[headline] to, #[headline] call_sid };
 
     /// The flow transition data a voice function received.
-    FLOW = "flow" as Flow, [Info] { flow_sid, execution_sid, step_sid, absent };
+    FLOW = "flow" as Flow, [Info] { #[headline] flow_sid, execution_sid, step_sid, absent };
 
     /// An external call is about to be sent.
     API_REQUEST = "api_request" as ApiRequest, [Info] { method, url, headers, request_bytes };
 
     /// An authenticated external call: the kind of credentials and their
     /// expiry, never their value.
-    AUTH = "auth" as Auth, [Info] { authenticated, token_type, expires_at };
+    AUTH = "auth" as Auth, [Info] { authenticated, #[headline] token_type, expires_at };
 
     /// An external call's whole response.
-    API_RESPONSE = "api_response" as ApiResponse, [Info, Warn] { status, ok, content_type, response_bytes, data, elapsed_ms } optional { data_truncated, data_cut_bytes };
+    API_RESPONSE = "api_response" as ApiResponse, [Info, Warn] { #[headline] status, ok, content_type, response_bytes, data, #[headline] elapsed_ms } optional { data_truncated, data_cut_bytes };
 
     /// An external call that got no whole response.
-    API_ERROR = "api_error" as ApiError, [Error] { method, url, error, elapsed_ms } optional { max_response_bytes, status };
+    API_ERROR = "api_error" as ApiError, [Error] { method, url, error, #[headline] elapsed_ms } optional { max_response_bytes, #[headline] status };
 
     /// The workflow a task is created in.
     WORKFLOW = "workflow" as Workflow, [Info] { workflow_sid };
 
     /// The attributes of a task about to be created.
-    TASK_ATTRIBUTES = "task_attributes" as TaskAttributes, [Info] { attributes };
+    TASK_ATTRIBUTES = "task_attributes" as TaskAttributes, [Info] { #[headline] attributes };
 
     /// A task was created: written whatever the log filter says.
     CRITICAL = "critical" as Critical, [Info] { task_sid, queue_sid, workflow_sid, attributes };
 
     /// A task could not be created, and why; the caller hears the
     /// fallback.
-    TASK_ERROR = "task_error" as TaskError, [Error] { cause, workflow_sid, caller_message };
+    TASK_ERROR = "task_error" as TaskError, [Error] { #[headline] cause, workflow_sid, caller_message };
 
     /// Tasks go to the local task store, for want of credentials.
     TASK_STORE = "task_store" as TaskStore, [Warn] { path, missing };
 
     /// An email is about to be sent.
-    EMAIL_REQUEST = "email_request" as EmailRequest, [Info] { url, domain, recipients, subject };
+    EMAIL_REQUEST = "email_request" as EmailRequest, [Info] { url, domain, #[headline] recipients, #[headline] subject };
 
     /// One attachment of an email.
     ATTACHMENT = "attachment" as Attachment, [Info] { filename, size, content_type };
 
     /// An email was accepted.
-    EMAIL_RESULT = "email_result" as EmailResult, [Info] { id, recipient_count } optional { path };
+    EMAIL_RESULT = "email_result" as EmailResult, [Info] { #[headline] id, recipient_count } optional { #[headline] path };
 
     /// An email was not sent.
-    EMAIL_ERROR = "email_error" as EmailError, [Error] { error, kind, domain } optional { status };
+    EMAIL_ERROR = "email_error" as EmailError, [Error] { error, #[headline] kind, domain } optional { #[headline] status };
 
     /// The voice document as first built and as returned.
-    VOICE_RESPONSE = "voice_response" as VoiceResponse, [Info] { phase, twiml } optional { modified };
+    VOICE_RESPONSE = "voice_response" as VoiceResponse, [Info] { phase, twiml } optional { #[headline] modified };
 
     /// The task-routing configuration of a voice function.
-    TASKROUTER_CONFIG = "taskrouter_config" as TaskrouterConfig, [Info] { workspace_sid, workflow_sid, queue };
+    TASKROUTER_CONFIG = "taskrouter_config" as TaskrouterConfig, [Info] { workspace_sid, #[headline] workflow_sid, #[headline] queue };
 
     /// Execution time and memory, before the end.
-    METRICS = "metrics" as Metrics, [Info] { execution_ms, memory_bytes, memory_limit_bytes };
+    METRICS = "metrics" as Metrics, [Info] { #[headline] execution_ms, #[headline] memory_bytes, memory_limit_bytes };
 
     /// A threshold was crossed.
-    ALERT = "alert" as Alert, [Warn] { kind, value, threshold };
+    ALERT = "alert" as Alert, [Warn] { #[headline] kind, value, threshold };
 
     /// The function succeeded, with this result.
-    SUCCESS = "success" as Success, [Info] { result };
+    SUCCESS = "success" as Success, [Info] { #[headline] result };
 
     /// The function failed: the error with its stack, the event and the
     /// context.
-    ERROR = "error" as Error, [Error] { kind, error, stack, event, domain, account_sid };
+    ERROR = "error" as Error, [Error] { #[headline] kind, #[headline] error, stack, event, domain, account_sid };
 
     /// The invocation ends.
-    END = "end" as End, [Info] { outcome, execution_ms };
+    END = "end" as End, [Info] { #[headline] outcome, #[headline] execution_ms };
 
     /// A handler's own line, with its own fields.
     LOG = "log" as _, [Error, Warn, Info, Debug, Trace] {} + open;
 
     /// A request was answered without invoking the function.
-    REQUEST_REJECTED = "request_rejected" as RequestRejected, [Warn, Error] { status, method, path, error };
+    REQUEST_REJECTED = "request_rejected" as RequestRejected, [Warn, Error] { #[headline] status, #[headline] method, #[headline] path, error };
 
     /// Log lines were dropped because the writer could not keep up.
     LOG_DROPPED = "log_dropped" as LogDropped, [Warn] { dropped, total_dropped };
@@ -512,6 +535,28 @@ mod tests {
         };
         assert_eq!(names(&start), START.fields());
         assert_eq!(Start::STEP.name(), "start");
+    }
+
+    #[test]
+    fn the_headline_is_the_marked_fields_in_record_order() {
+        assert_eq!(API_RESPONSE.headline(), ["status", "elapsed_ms"]);
+        // Optional fields can be marked too, and follow the others.
+        assert_eq!(EMAIL_RESULT.headline(), ["id", "path"]);
+        assert_eq!(CALLER.headline(), ["from", "to", "call_sid"]);
+        assert!(START.headline().is_empty());
+        assert!(LOG.headline().is_empty() && LOG.is_open());
+    }
+
+    #[test]
+    fn the_headline_leaves_out_the_bulky_fields() {
+        // What can run to many lines stays for `CCFN_LOG_DETAIL=full`:
+        // one line per record is the point of the brief format.
+        let bulky = ["event", "data", "twiml", "stack", "headers"];
+        for step in ALL {
+            for field in step.headline() {
+                assert!(!bulky.contains(field), "{}.{field}", step.name());
+            }
+        }
     }
 
     #[test]

@@ -10,8 +10,9 @@
 //! The catalogue defines every step ccfn writes, once, in one table. Each
 //! entry gives the step's name (the `step` field of its records), the
 //! levels it is written at, the fields every one of its records has, the
-//! fields some have, and what it is for (its doc comment). From that one
-//! entry come:
+//! fields some have, which of them the brief human format shows on the
+//! record's line (each marked `#[headline]`), and what it is for (its doc
+//! comment). From that one entry come:
 //!
 //! - the public [`Step`] (in [`ALL`]), which `ccfn-testkit` checks every
 //!   record against ([`violations`]) and a test compares with

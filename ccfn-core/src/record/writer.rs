@@ -24,9 +24,9 @@ use tracing_subscriber::Layer;
 use super::emit::{self, CRITICAL_TARGET, SPAN_NAME, TARGET};
 use super::fields::Written;
 use super::scope::{self, Invocation, JsonIdentity};
-use crate::config::{Source, CCFN_LOG, CCFN_LOG_FORMAT};
+use crate::config::{Source, CCFN_LOG, CCFN_LOG_DETAIL, CCFN_LOG_FORMAT};
 use crate::secret::scrub;
-use crate::text::push_clean;
+use crate::text::{push_clean, push_one_line};
 
 /// No values to scrub beyond the registered secrets.
 const NONE: &[Box<str>] = &[];
@@ -61,13 +61,25 @@ fn with_timestamp<R>(f: impl FnOnce(&str) -> R) -> R {
     })
 }
 
-/// The two output formats of the same records.
+/// The output formats of the same records: the human format, brief or
+/// with every field, and JSON lines.
+///
+/// `CCFN_LOG_FORMAT` chooses between the human format (`pretty`) and
+/// JSON lines (`json`); for the human format, `CCFN_LOG_DETAIL` chooses
+/// between [`LogFormat::Pretty`] (`brief`, the default) and
+/// [`LogFormat::PrettyFull`] (`full`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LogFormat {
-    /// For people at a terminal: the spec's markers, then each field on
-    /// its own line, objects as indented JSON.
+    /// For people at a terminal: one line per record, with the time of
+    /// day, the level, the function, the invocation id, the step, the
+    /// message, then the step's headline fields as `name=value` (see
+    /// [`crate::record::Step::headline`]).
     #[default]
     Pretty,
+    /// For people at a terminal, every field: the header line (with the
+    /// whole timestamp), then each field on its own line, objects as
+    /// indented JSON.
+    PrettyFull,
     /// For machines: one JSON object per line; nested values stay objects,
     /// so `jq '.event.CallSid'` works.
     Json,
@@ -76,6 +88,7 @@ pub enum LogFormat {
 impl FromStr for LogFormat {
     type Err = crate::error::Error;
 
+    /// The format `CCFN_LOG_FORMAT` names: `pretty` (brief) or `json`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim() {
             "pretty" => Ok(LogFormat::Pretty),
@@ -127,7 +140,8 @@ impl LogFormat {
     {
         match self {
             LogFormat::Json => write_json(header, body, out),
-            LogFormat::Pretty => write_pretty(header, body, out, also),
+            LogFormat::Pretty => write_brief(header, body, out, also),
+            LogFormat::PrettyFull => write_pretty(header, body, out, also),
         }
     }
 }
@@ -252,7 +266,7 @@ where
         header.invocation_id.unwrap_or(""),
         header.step,
     );
-    push_clean(out, header.message);
+    push_escaped(out, header.message, also, push_clean);
     let call_sid = header
         .call_sid
         .filter(|_| !body.has("call_sid"))
@@ -277,18 +291,122 @@ where
     }
 }
 
+/// One line: the time of day, level, function, invocation id, step and
+/// message, then the fields the step marks as headline (every field of an
+/// open step's record, or of a step the catalogue does not know).
+fn write_brief<'a, I>(header: &Header<'_>, body: Body<'_, I>, out: &mut String, also: &[Box<str>])
+where
+    I: Iterator<Item = (&'a str, &'a Value)> + Clone,
+{
+    // `2026-11-21T20:35:01.123Z` becomes `20:35:01.123Z`.
+    let time = header
+        .timestamp
+        .split_once('T')
+        .map_or(header.timestamp, |(_, time)| time);
+    let _ = write!(
+        out,
+        "{time} {:<5} {} {} [{}]",
+        header.level,
+        header.function.unwrap_or(""),
+        header.invocation_id.unwrap_or(""),
+        header.step,
+    );
+    if !header.message.is_empty() {
+        out.push(' ');
+        push_brief_text(out, header.message, also);
+    }
+    let step = super::catalogue::step(header.step);
+    // `call_sid` is every record's, shown only where the step marks it
+    // (`caller`); a record read back has it among its fields.
+    let shown = |key: &str| match step {
+        Some(step) if step.headline().contains(&key) => true,
+        _ if key == "call_sid" => false,
+        Some(step) => step.is_open(),
+        None => true,
+    };
+    match body {
+        Body::Written(written) => {
+            for (key, json) in written.iter().filter(|(key, _)| shown(key)) {
+                let value = serde_json::from_str(json).unwrap_or(Value::Null);
+                brief_field(out, key, &value, also);
+            }
+        }
+        Body::Values(fields) => {
+            for (key, value) in fields.filter(|(key, _)| shown(key)) {
+                brief_field(out, key, value, also);
+            }
+        }
+    }
+}
+
+/// ` name=value`: a string bare when it has no space, quote, `=` or
+/// control character, else as a JSON string; an object or an array as
+/// compact JSON; anything else as in JSON. Never a line break.
+fn brief_field(out: &mut String, key: &str, value: &Value, also: &[Box<str>]) {
+    out.push(' ');
+    push_brief_text(out, key, also);
+    out.push('=');
+    match value {
+        Value::String(text) => {
+            let bare = !text.is_empty()
+                && !text
+                    .chars()
+                    .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '=' | '\\'));
+            if bare {
+                push_brief_text(out, text, also);
+            } else {
+                // Scrubbed before it is quoted: a secret with a line break
+                // or a quote would no longer match afterwards.
+                let mut text = text.clone();
+                crate::secret::scrub(&mut text, also);
+                let quoted = serde_json::to_string(&text).unwrap_or_default();
+                push_clean(out, &quoted);
+            }
+        }
+        Value::Array(_) | Value::Object(_) => push_brief_text(out, &value.to_string(), also),
+        other => {
+            let _ = write!(out, "{other}");
+        }
+    }
+}
+
+/// `text` on one line: with every control character, the line feed
+/// included, shown escaped.
+fn push_brief_text(out: &mut String, text: &str, also: &[Box<str>]) {
+    push_escaped(out, text, also, push_one_line);
+}
+
+/// `text` with its control characters shown by `escape`, scrubbed first
+/// when it has any: a secret would no longer match once they are escaped
+/// (a tab within an XML-escaped password, a PEM's line breaks).
+fn push_escaped(out: &mut String, text: &str, also: &[Box<str>], escape: fn(&mut String, &str)) {
+    if text.chars().any(char::is_control) {
+        let mut text = text.to_owned();
+        crate::secret::scrub(&mut text, also);
+        escape(out, &text);
+    } else {
+        out.push_str(text);
+    }
+}
+
 fn pretty_field(out: &mut String, key: &str, value: &Value, also: &[Box<str>]) {
     let _ = write!(out, "\n  {key}: ");
     match value {
-        Value::String(s) if !s.contains('\n') => push_clean(out, s),
+        Value::String(s) if !s.contains('\n') => push_escaped(out, s, also, push_clean),
         Value::String(s) => {
             // Scrubbed before it is indented line by line: a secret of
             // several lines (a PEM key) would no longer match afterwards.
             let mut s = s.clone();
             crate::secret::scrub(&mut s, also);
-            for line in s.lines() {
-                out.push_str("\n    ");
-                push_clean(out, line);
+            if s.contains('\n') {
+                for line in s.lines() {
+                    out.push_str("\n    ");
+                    push_clean(out, line);
+                }
+            } else {
+                // Its line breaks were a secret's: it is shown as the
+                // JSON line's scrubbed value is.
+                push_clean(out, &s);
             }
         }
         Value::Array(_) | Value::Object(_) => {
@@ -643,10 +761,12 @@ impl Drop for LogGuard {
 /// block a handler.
 pub const LOG_QUEUE_LINES: usize = 256 * 1024;
 
-/// The logging's settings: `CCFN_LOG_FORMAT` and `CCFN_LOG`.
+/// The logging's settings: `CCFN_LOG_FORMAT`, `CCFN_LOG_DETAIL` and
+/// `CCFN_LOG`.
 #[derive(Clone, Debug)]
 struct LogSettings {
-    /// `CCFN_LOG_FORMAT`: `pretty` (default) or `json`.
+    /// `CCFN_LOG_FORMAT`: `pretty` (default) or `json`; with `pretty`,
+    /// `CCFN_LOG_DETAIL`: `brief` (default) or `full`.
     format: LogFormat,
     /// `CCFN_LOG`: the filter (default `info`).
     filter: Targets,
@@ -656,11 +776,16 @@ impl LogSettings {
     /// The settings `source` has, else the defaults.
     ///
     /// # Errors
-    /// `CCFN_LOG_FORMAT` or `CCFN_LOG` cannot be parsed; the error names
-    /// the variable, quotes the value and says what it accepts.
+    /// `CCFN_LOG_FORMAT`, `CCFN_LOG_DETAIL` or `CCFN_LOG` cannot be
+    /// parsed; the error names the variable, quotes the value and says
+    /// what it accepts.
     fn from_source<S: Source + ?Sized>(source: &S) -> Result<Self, crate::config::ConfigError> {
+        // The detail is checked whatever the format: a typo is reported
+        // before someone switches to `pretty` and wonders.
+        let full = CCFN_LOG_DETAIL.choice(source)? == Some("full");
         let format = match CCFN_LOG_FORMAT.choice(source)? {
             Some("json") => LogFormat::Json,
+            Some(_) | None if full => LogFormat::PrettyFull,
             Some(_) | None => LogFormat::Pretty,
         };
         let filter = CCFN_LOG.text(source).unwrap_or("info");
@@ -672,15 +797,16 @@ impl LogSettings {
 }
 
 /// Installs the process's logging once: a [`ContractLayer`] in the format
-/// of `CCFN_LOG_FORMAT` (`pretty` or `json`, default `pretty`) filtered by
-/// `CCFN_LOG` (default `info`), both read from the process environment
+/// of `CCFN_LOG_FORMAT` (`pretty` or `json`, default `pretty`) and, for
+/// `pretty`, `CCFN_LOG_DETAIL` (`brief` or `full`, default `brief`),
+/// filtered by `CCFN_LOG` (default `info`), all read from the process environment
 /// over the `.env` file ([`crate::config::Env::load`]), writing to
 /// standard output from its own thread so that a slow terminal or disk
 /// never blocks a handler.
 ///
 /// # Errors
-/// `CCFN_LOG_FORMAT` or `CCFN_LOG` cannot be parsed (kind
-/// `Configuration`), or logging was already installed.
+/// `CCFN_LOG_FORMAT`, `CCFN_LOG_DETAIL` or `CCFN_LOG` cannot be parsed
+/// (kind `Configuration`), or logging was already installed.
 pub fn init_logging() -> Result<LogGuard, crate::error::Error> {
     let settings = LogSettings::from_source(&crate::config::Env::load()?)?;
     // The writer thread flushes after each batch it drains, so a buffer
@@ -767,6 +893,31 @@ mod tests {
         ]);
         let settings = LogSettings::from_source(&env).unwrap();
         assert_eq!(settings.format, LogFormat::Json);
+        let format = |vars: &[(&str, &str)]| {
+            LogSettings::from_source(&Env::from_vars(vars.iter().copied())).map(|s| s.format)
+        };
+        assert_eq!(
+            format(&[("CCFN_LOG_DETAIL", "full")]),
+            Ok(LogFormat::PrettyFull)
+        );
+        assert_eq!(
+            format(&[
+                ("CCFN_LOG_FORMAT", "pretty"),
+                ("CCFN_LOG_DETAIL", " Brief ")
+            ]),
+            Ok(LogFormat::Pretty)
+        );
+        assert_eq!(
+            format(&[("CCFN_LOG_FORMAT", "json"), ("CCFN_LOG_DETAIL", "full")]),
+            Ok(LogFormat::Json),
+            "JSON lines always carry every field"
+        );
+        let error = format(&[("CCFN_LOG_FORMAT", "json"), ("CCFN_LOG_DETAIL", "all")]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "CCFN_LOG_DETAIL=\"all\": expected `brief` or `full`"
+        );
+        assert_eq!(error.variable(), Some("CCFN_LOG_DETAIL"));
         let error =
             LogSettings::from_source(&Env::from_vars([("CCFN_LOG_FORMAT", "xml")])).unwrap_err();
         assert_eq!(
@@ -803,11 +954,136 @@ mod tests {
             "domain": "localhost:3001",
             "stack": "one\ntwo"
         });
-        let text = LogFormat::Pretty.render(record.as_object().unwrap());
+        let text = LogFormat::PrettyFull.render(record.as_object().unwrap());
         assert_eq!(
             text,
             "2026-11-21T20:35:01.123Z INFO  wait-experience abc [start] === FUNCTION START: wait-experience ===\n  event: {\n    \"CallSid\": \"CA1\"\n  }\n  domain: localhost:3001\n  stack: \n    one\n    two"
         );
+    }
+
+    #[test]
+    fn brief_is_one_line_with_the_step_s_headline_fields() {
+        let record = json!({
+            "timestamp": "2026-11-21T20:35:01.123Z",
+            "level": "WARN",
+            "function": "wait-experience",
+            "invocation_id": "abc",
+            "call_sid": "CA1",
+            "step": "api_response",
+            "message": "API response: 503 from GET https://api.example.com/v1",
+            "status": 503,
+            "ok": false,
+            "content_type": "application/json",
+            "response_bytes": 12,
+            "data": {"code": 503},
+            "elapsed_ms": 41
+        });
+        assert_eq!(
+            LogFormat::Pretty.render(record.as_object().unwrap()),
+            "20:35:01.123Z WARN  wait-experience abc [api_response] API response: 503 from GET https://api.example.com/v1 status=503 elapsed_ms=41"
+        );
+        // Outside an invocation, with no headline field.
+        let record = json!({
+            "timestamp": "2026-11-21T20:35:02.000Z",
+            "level": "INFO",
+            "step": "runtime",
+            "message": "listening on http://127.0.0.1:3001",
+            "addr": "127.0.0.1:3001",
+            "functions": ["/a", "/b"]
+        });
+        assert_eq!(
+            LogFormat::Pretty.render(record.as_object().unwrap()),
+            "20:35:02.000Z INFO    [runtime] listening on http://127.0.0.1:3001"
+        );
+    }
+
+    #[test]
+    fn brief_shows_every_field_of_a_handler_s_line_and_of_an_unknown_step_but_the_call_sid() {
+        for step in ["log", "not-in-the-catalogue"] {
+            let record = json!({
+                "timestamp": "[timestamp]",
+                "level": "INFO",
+                "call_sid": "CA1",
+                "step": step,
+                "message": "m",
+                "target": "my_functions",
+                "count": 2
+            });
+            assert_eq!(
+                LogFormat::Pretty.render(record.as_object().unwrap()),
+                format!("[timestamp] INFO    [{step}] m target=my_functions count=2")
+            );
+        }
+    }
+
+    #[test]
+    fn brief_quotes_what_a_bare_value_cannot_show_and_stays_on_one_line() {
+        let record = json!({
+            "timestamp": "2026-11-21T20:35:01.123Z",
+            "level": "ERROR",
+            "step": "error",
+            "message": "first\nsecond \u{1b}[2J",
+            "kind": "function",
+            "error": "a \"quoted\"\nmessage\u{9b}",
+            "stack": "one\ntwo",
+            "event": {"CallSid": "CA1"}
+        });
+        let text = LogFormat::Pretty.render(record.as_object().unwrap());
+        assert_eq!(
+            text,
+            "20:35:01.123Z ERROR   [error] first\\nsecond \\u{1b}[2J kind=function error=\"a \\\"quoted\\\"\\nmessage\\u{9b}\""
+        );
+        assert!(!text.contains('\n') && !text.chars().any(char::is_control));
+        let record = json!({
+            "timestamp": "T1", "level": "INFO", "step": "success", "message": "",
+            "result": {"a": [1, "x y"], "b": null}
+        });
+        assert_eq!(
+            LogFormat::Pretty.render(record.as_object().unwrap()),
+            r#"1 INFO    [success] result={"a":[1,"x y"],"b":null}"#
+        );
+        let record = json!({
+            "timestamp": "T1", "level": "INFO", "step": "log", "message": "m",
+            "empty": "", "eq": "a=b", "n": 1.5, "t": true
+        });
+        assert_eq!(
+            LogFormat::Pretty.render(record.as_object().unwrap()),
+            r#"1 INFO    [log] m empty="" eq="a=b" n=1.5 t=true"#
+        );
+    }
+
+    #[test]
+    fn the_human_format_scrubs_a_secret_before_it_escapes_its_control_characters() {
+        let secret = "canary-brief-line-one\ncanary-brief-line-two";
+        // In voice markup, XML-escaped, with a tab the human format shows
+        // as `\u{9}`: no form of it is left to match once escaped.
+        let tabbed = "canary<tab\tsecret>";
+        let also = crate::secret::invocation_secrets([secret, tabbed]);
+        let header = Header {
+            timestamp: "2026-11-21T20:35:01.123Z",
+            level: "INFO",
+            function: None,
+            invocation_id: None,
+            call_sid: None,
+            invocation: None,
+            step: "log",
+            message: secret,
+        };
+        let values = [
+            ("quoted", Value::from(secret)),
+            ("inside", json!({ "key": secret })),
+            ("bare", Value::from("canary-brief-line-one")),
+            ("twiml", Value::from("<Say>canary&lt;tab\tsecret&gt;</Say>")),
+        ];
+        let fields = values.iter().map(|(k, v)| (*k, v));
+        for format in [LogFormat::Pretty, LogFormat::PrettyFull] {
+            let mut out = String::new();
+            format.write(&header, Body::Values(fields.clone()), &mut out, &also);
+            scrub(&mut out, &also);
+            assert!(!out.contains("canary-brief-line-two"), "{format:?}: {out}");
+            assert!(!out.contains("secret&gt;"), "{format:?}: {out}");
+            assert!(out.contains("<Say>[REDACTED]</Say>"), "{format:?}: {out}");
+        }
     }
 
     #[test]
@@ -817,7 +1093,7 @@ mod tests {
             "message": "from \u{1b}[2J",
             "from": "+1\u{1b}]0;x\u{7}",
         });
-        let text = LogFormat::Pretty.render(record.as_object().unwrap());
+        let text = LogFormat::PrettyFull.render(record.as_object().unwrap());
         assert!(!text.contains('\u{1b}'), "{text:?}");
         assert!(
             text.ends_with("[caller] from \\u{1b}[2J\n  from: +1\\u{1b}]0;x\\u{7}"),

@@ -18,3 +18,17 @@ pub(crate) fn push_clean(out: &mut String, text: &str) {
         }
     }
 }
+
+/// Appends `text` on one line: as [`push_clean`], with the line feed shown
+/// as `\n` too.
+pub(crate) fn push_one_line(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+}

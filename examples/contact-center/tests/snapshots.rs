@@ -1,5 +1,6 @@
-//! Snapshots of the records of every path of every example, in both
-//! formats (JSON lines and the human format), through the testkit's
+//! Snapshots of the records of every path of every example, in every
+//! format (JSON lines, and the human format brief and with every field),
+//! through the testkit's
 //! `invoke` with the fake task router, the fake email provider and a
 //! stand-in for the recording storage. What changes from run to run is
 //! replaced by placeholders: the testkit's (times, durations, ids, the
@@ -23,16 +24,20 @@ const QUEUE: &str = "WQ11111111111111111111111111111111";
 const OTHER_QUEUE: &str = "WQ22222222222222222222222222222222";
 const CALLER_MESSAGE: &str = "Option not available at this time";
 
-/// Snapshots the run's records in both formats as `{name}` and
-/// `{name}_pretty`, after the contract and leak checks.
+/// Snapshots the run's records in every format as `{name}` (JSON lines),
+/// `{name}_pretty` (the human format, one line per record) and
+/// `{name}_pretty_full` (the human format, every field), after the
+/// contract and leak checks.
 #[track_caller]
 fn snapshot(name: &str, run: &Run, replacements: &[(&str, &str)]) {
     run.assert_contract();
     run.assert_no_leak(&[AUTH_TOKEN, EMAIL_KEY]);
     let json = stable(&run.snapshot(), replacements);
     let pretty = stable(&run.pretty_snapshot(), replacements);
+    let pretty_full = stable(&run.pretty_full_snapshot(), replacements);
     insta::assert_snapshot!(name.to_owned(), json);
     insta::assert_snapshot!(format!("{name}_pretty"), pretty);
+    insta::assert_snapshot!(format!("{name}_pretty_full"), pretty_full);
 }
 
 /// The context with `LOCAL_DEFAULTS` for what it does not set, as `main`
@@ -405,4 +410,21 @@ async fn inbound_call_default_language() {
     .await;
     assert!(reply(&run).contains(r#""language":"fr-CA""#));
     snapshot("inbound_call_default_language", &run, &[]);
+}
+
+/// `docs/logging-contract.md` shows the brief human format with this
+/// snapshot, as it is.
+#[test]
+fn the_logging_contract_shows_the_callback_snapshot() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let snapshot = std::fs::read_to_string(format!(
+        "{root}/examples/contact-center/tests/snapshots/snapshots__wait_callback_created_pretty.snap"
+    ))
+    .unwrap();
+    let body = snapshot.splitn(3, "---\n").nth(2).unwrap();
+    let page = std::fs::read_to_string(format!("{root}/docs/logging-contract.md")).unwrap();
+    assert!(
+        page.contains(&format!("```text\n{body}```")),
+        "docs/logging-contract.md does not show this snapshot as it is:\n{body}"
+    );
 }
