@@ -193,35 +193,3 @@ fn every_human_example_is_its_json_lines_rendering() {
     assert!(checked[0] > 0);
     assert_eq!(checked[0], checked[1], "each example in both details");
 }
-
-/// The table of headline fields (`| Step | Headline fields |`) lists every
-/// step with the fields the catalogue marks, in order.
-#[test]
-fn the_headline_table_is_the_catalogue_s() {
-    let page = page();
-    let table: Vec<(String, String)> = page
-        .lines()
-        .skip_while(|line| !line.starts_with("| Step | Headline fields |"))
-        .skip(2)
-        .take_while(|line| line.starts_with('|'))
-        .map(|line| {
-            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
-            (cells[0].trim_matches('`').to_owned(), cells[1].to_owned())
-        })
-        .collect();
-    let expected: Vec<(String, String)> = ALL
-        .iter()
-        .map(|step| {
-            let cell = if step.is_open() {
-                "every field of the handler's line".to_owned()
-            } else if step.headline().is_empty() {
-                "none".to_owned()
-            } else {
-                let names: Vec<String> = step.headline().iter().map(|f| format!("`{f}`")).collect();
-                names.join(", ")
-            };
-            (step.name().to_owned(), cell)
-        })
-        .collect();
-    assert_eq!(table, expected);
-}

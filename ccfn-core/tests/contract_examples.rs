@@ -138,12 +138,14 @@ fn anchor(heading: &str) -> String {
 }
 
 /// The "Steps at a glance" table: every step of the catalogue, its
-/// levels, what it is for, and the section that describes it (the
+/// levels, what it is for, the fields the brief human format shows
+/// (`#[headline]` in the catalogue), and the section that describes it (the
 /// heading above where the page first introduces it: "Step `name`",
 /// "step `name`", or a `### `name`` heading).
 fn steps_table(page: &str) -> String {
-    let mut table =
-        String::from("| Step | Level | What it is for | Section |\n|---|---|---|---|\n");
+    let mut table = String::from(
+        "| Step | Level | What it is for | Headline fields | Section |\n|---|---|---|---|---|\n",
+    );
     for step in record::ALL {
         let name = step.name();
         let at = [
@@ -168,8 +170,16 @@ fn steps_table(page: &str) -> String {
         });
         let heading = named.unwrap_or(heading);
         let levels: Vec<&str> = step.levels().iter().map(|l| l.as_str()).collect();
+        let headline = if step.is_open() {
+            "every field of the handler's line".to_owned()
+        } else if step.headline().is_empty() {
+            "none".to_owned()
+        } else {
+            let names: Vec<String> = step.headline().iter().map(|f| format!("`{f}`")).collect();
+            names.join(", ")
+        };
         table.push_str(&format!(
-            "| `{name}` | {} | {} | [{}](#{}) |\n",
+            "| `{name}` | {} | {} | {headline} | [{}](#{}) |\n",
             levels.join(", "),
             step.summary().trim().replace('|', "\\|"),
             heading.trim_start_matches('#').trim().replace('`', ""),
