@@ -1,5 +1,6 @@
 //! Stable placeholders for what changes from run to run.
 
+use insta::internals::Content;
 use serde_json::Value;
 
 use crate::run::Record;
@@ -73,6 +74,94 @@ fn loopback_ports(text: &str) -> String {
             out.push_str("[port]");
         }
         rest = &after[digits..];
+    }
+}
+
+/// `insta` settings that make structured snapshots
+/// (`assert_json_snapshot!`, `assert_yaml_snapshot!`, ...) as stable as
+/// [`Run::snapshot`](crate::Run::snapshot), through insta's own
+/// redactions, on top of the settings in force:
+///
+/// - a member named after a field that varies from run to run, at any
+///   depth, is replaced unless it is null: `timestamp` by `[timestamp]`,
+///   `invocation_id` by `[invocation_id]`, `execution_ms` and `elapsed_ms`
+///   by `[ms]`, `memory_bytes` and `memory_limit_bytes` by `[bytes]`;
+/// - the port of every loopback address (`127.0.0.1`, `[::1]`) in any string, however deep, becomes `[port]`.
+///
+/// Add your own redactions to what it returns, then bind it around the
+/// assertion:
+///
+/// ```
+/// use serde_json::json;
+///
+/// let reply = json!({
+///     "callback_url": "http://127.0.0.1:41234/calls/CA1",
+///     "invocation_id": "5f2c0a9e41b7d3a800000001",
+///     "queued_at": "2026-11-21T20:35:01Z",
+/// });
+/// let mut settings = ccfn_testkit::snapshot_settings();
+/// settings.add_redaction(".queued_at", "[time]");
+/// settings.bind(|| {
+///     insta::assert_json_snapshot!(reply, @r#"
+///     {
+///       "callback_url": "http://127.0.0.1:[port]/calls/CA1",
+///       "invocation_id": "[invocation_id]",
+///       "queued_at": "[time]"
+///     }
+///     "#);
+/// });
+/// ```
+#[must_use]
+pub fn snapshot_settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    for (key, placeholder) in ALWAYS {
+        settings.add_dynamic_redaction(&format!(".**.{key}"), move |content, _| match content {
+            Content::None | Content::Unit => content,
+            _ => Content::from(placeholder),
+        });
+    }
+    settings.add_dynamic_redaction(".", |content, _| content_ports(content));
+    settings
+}
+
+/// Every string in `content`, however deep, map keys included, with its
+/// loopback ports replaced.
+fn content_ports(content: Content) -> Content {
+    let seq = |items: Vec<Content>| items.into_iter().map(content_ports).collect();
+    let fields = |fields: Vec<(&'static str, Content)>| {
+        fields
+            .into_iter()
+            .map(|(name, value)| (name, content_ports(value)))
+            .collect()
+    };
+    match content {
+        Content::String(text) if text.contains("127.0.0.1:") || text.contains("[::1]:") => {
+            Content::String(loopback_ports(&text))
+        }
+        Content::Some(inner) => Content::Some(Box::new(content_ports(*inner))),
+        Content::NewtypeStruct(name, inner) => {
+            Content::NewtypeStruct(name, Box::new(content_ports(*inner)))
+        }
+        Content::NewtypeVariant(name, index, variant, inner) => {
+            Content::NewtypeVariant(name, index, variant, Box::new(content_ports(*inner)))
+        }
+        Content::Seq(items) => Content::Seq(seq(items)),
+        Content::Tuple(items) => Content::Tuple(seq(items)),
+        Content::TupleStruct(name, items) => Content::TupleStruct(name, seq(items)),
+        Content::TupleVariant(name, index, variant, items) => {
+            Content::TupleVariant(name, index, variant, seq(items))
+        }
+        Content::Map(entries) => Content::Map(
+            entries
+                .into_iter()
+                .map(|(key, value)| (content_ports(key), content_ports(value)))
+                .collect(),
+        ),
+        Content::Struct(name, members) => Content::Struct(name, fields(members)),
+        Content::StructVariant(name, index, variant, members) => {
+            Content::StructVariant(name, index, variant, fields(members))
+        }
+        other => other,
     }
 }
 
@@ -162,6 +251,30 @@ mod tests {
                 "data": { "links": ["127.0.0.1:", "localhost:3001", 127] },
             })
         );
+    }
+
+    #[test]
+    fn snapshot_settings_redact_through_insta() {
+        let reply = json!({
+            "links": { "next": "http://127.0.0.1:41234/page/2" },
+            "timestamp": "2026-11-21T20:35:01.123Z",
+            "elapsed_ms": null,
+            "queued": 3,
+        });
+        let mut settings = snapshot_settings();
+        settings.add_redaction(".queued", "[count]");
+        settings.bind(|| {
+            insta::assert_json_snapshot!(reply, @r#"
+            {
+              "links": {
+                "next": "http://127.0.0.1:[port]/page/2"
+              },
+              "timestamp": "[timestamp]",
+              "elapsed_ms": null,
+              "queued": "[count]"
+            }
+            "#);
+        });
     }
 
     #[test]
