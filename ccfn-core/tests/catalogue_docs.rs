@@ -68,48 +68,6 @@ fn every_step_the_page_names_is_in_the_catalogue() {
     );
 }
 
-/// The docs' list of sensitive words is generated from
-/// `record::SENSITIVE_WORDS`: run with `CCFN_UPDATE_DOCS=1` to write it.
-#[test]
-fn the_sensitive_words_of_the_docs_are_the_code_s() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/logging-contract.md");
-    let page = page();
-    let (begin, end) = ("<!-- sensitive-words -->", "<!-- /sensitive-words -->");
-    let start = page.find(begin).expect("the generated list's start marker") + begin.len();
-    let stop = start + page[start..].find(end).expect("its end marker");
-    let generated = record::SENSITIVE_WORDS
-        .iter()
-        .map(|word| format!("`{word}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if page[start..stop] != generated && std::env::var_os("CCFN_UPDATE_DOCS").is_some() {
-        std::fs::write(
-            path,
-            format!("{}{generated}{}", &page[..start], &page[stop..]),
-        )
-        .unwrap();
-        return;
-    }
-    assert_eq!(
-        page[start..stop],
-        generated,
-        "run with CCFN_UPDATE_DOCS=1 to update docs/logging-contract.md"
-    );
-    // No other page keeps a list of its own.
-    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs");
-    for entry in std::fs::read_dir(docs).unwrap() {
-        let path = entry.unwrap().path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if name != "logging-contract.md" {
-            assert!(
-                !text.contains("`token`, `secret`"),
-                "{name} lists the sensitive words: link to logging-contract.md#sensitive-names"
-            );
-        }
-    }
-}
-
 /// The fenced blocks of a page, each with the paragraph line before it
 /// (its label, such as `JSON line:`) and its text.
 fn blocks(page: &str) -> Vec<(String, String)> {

@@ -2,7 +2,8 @@
 //! write: a step of the catalogue, at one of its levels, with the common
 //! fields in their order and exactly the step's fields (its optional ones
 //! allowed), and the task router's causes and the declaration problems
-//! as the code names them.
+//! as the code names them. And the page's generated blocks (the steps
+//! at a glance, the sensitive words) are what the code says.
 
 use ccfn_core::record::{self, COMMON_FIELDS};
 use serde_json::{Map, Value};
@@ -189,17 +190,19 @@ fn steps_table(page: &str) -> String {
     table
 }
 
-/// The table is generated from the catalogue: run with
-/// `CCFN_UPDATE_DOCS=1` to write it.
-#[test]
-fn the_steps_at_a_glance_are_the_catalogue() {
+/// Checks that the block between `begin` and `end` in
+/// `docs/logging-contract.md` is `generated`; with `CCFN_UPDATE_DOCS` set,
+/// writes it there instead.
+#[track_caller]
+fn generated_block(begin: &str, end: &str, generated: &str) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/logging-contract.md");
     let page = page();
-    let (begin, end) = ("<!-- steps -->\n", "<!-- /steps -->");
-    let start = page.find(begin).expect("the steps table's start marker") + begin.len();
+    let start = page
+        .find(begin)
+        .expect("the generated block's start marker")
+        + begin.len();
     let stop = start + page[start..].find(end).expect("its end marker");
-    let generated = steps_table(&page);
-    if page[start..stop] != generated && std::env::var_os("CCFN_UPDATE_DOCS").is_some() {
+    if page[start..stop] != *generated && std::env::var_os("CCFN_UPDATE_DOCS").is_some() {
         std::fs::write(
             path,
             format!("{}{generated}{}", &page[..start], &page[stop..]),
@@ -209,7 +212,43 @@ fn the_steps_at_a_glance_are_the_catalogue() {
     }
     assert_eq!(
         page[start..stop],
-        generated,
+        *generated,
         "run with CCFN_UPDATE_DOCS=1 to update docs/logging-contract.md"
     );
+}
+
+/// The table is generated from the catalogue: run with
+/// `CCFN_UPDATE_DOCS=1` to write it.
+#[test]
+fn the_steps_at_a_glance_are_the_catalogue() {
+    generated_block("<!-- steps -->\n", "<!-- /steps -->", &steps_table(&page()));
+}
+
+/// The docs' list of sensitive words is generated from
+/// `record::SENSITIVE_WORDS`: run with `CCFN_UPDATE_DOCS=1` to write it.
+#[test]
+fn the_sensitive_words_of_the_docs_are_the_code_s() {
+    let generated = record::SENSITIVE_WORDS
+        .iter()
+        .map(|word| format!("`{word}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    generated_block(
+        "<!-- sensitive-words -->",
+        "<!-- /sensitive-words -->",
+        &generated,
+    );
+    // No other page keeps a list of its own.
+    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs");
+    for entry in std::fs::read_dir(docs).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name != "logging-contract.md" {
+            assert!(
+                !text.contains("`token`, `secret`"),
+                "{name} lists the sensitive words: link to logging-contract.md#sensitive-names"
+            );
+        }
+    }
 }

@@ -341,9 +341,8 @@ impl Context {
     /// `declaration` warning once.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&str> {
-        let value = self.inner.values.get(name);
         if let Some(meta) = self.function {
-            let problem = match value {
+            let problem = match self.inner.values.get(name) {
                 Some(Value::Secret(_)) => Some(Problem::Secret),
                 _ if meta.declares_value(name) => None,
                 Some(Value::Sensitive(_)) => Some(Problem::LooksSensitive),
@@ -353,11 +352,7 @@ impl Context {
                 declared::warn_once(meta, declared::Source::Context, name, problem);
             }
         }
-        match value? {
-            Value::Plain(value) => Some(value),
-            Value::Sensitive(secret) => Some(secret.expose()),
-            Value::Secret(_) => None,
-        }
+        self.plain(name)
     }
 
     /// A value that is not a declared secret, unchecked: for ccfn's own
