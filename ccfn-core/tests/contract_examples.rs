@@ -1,8 +1,7 @@
 //! Every JSON line quoted in `docs/logging-contract.md` is one ccfn could
 //! write: a step of the catalogue, at one of its levels, with the common
 //! fields in their order and exactly the step's fields (its optional ones
-//! allowed), and the task router's causes and the declaration problems
-//! as the code names them. And the page's generated blocks (the steps
+//! allowed), and the task router's causes as the code names them. And the page's generated blocks (the steps
 //! at a glance, the sensitive words) are what the code says.
 
 use ccfn_core::record::{self, COMMON_FIELDS};
