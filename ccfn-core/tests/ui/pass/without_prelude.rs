@@ -1,0 +1,48 @@
+// Only the attribute is imported: in the handler's signature, bare
+// `Context`, `Event`, `Callback` and `Completion` name ccfn's types all
+// the same, whatever else is in scope (here `std::task::Context`, which
+// rustc would otherwise suggest importing).
+#![allow(unused_imports)]
+use ccfn_core::contact_fn;
+use std::task::Context;
+
+/// Answers the call.
+///
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn answer(context: Context, event: Event, callback: Callback) -> Completion {
+    let _ = context;
+    callback.success(event.from().unwrap_or_default().to_owned())
+}
+
+/// Answers with `?` in the body.
+///
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn fallible(
+    context: Context,
+    event: Event,
+    callback: Callback,
+) -> Result<Completion, ccfn_core::Error> {
+    let _ = (context, event);
+    Ok(callback.success("fine"))
+}
+
+fn main() {
+    assert_eq!(answer::META.name(), "answer");
+    assert_eq!(fallible::META.name(), "fallible");
+}
