@@ -202,6 +202,7 @@ pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> syn::Re
         }
     };
     check_signature(&item, &mut errors);
+    check_secret_reads(&item, &secrets, &mut errors);
     let name = name.or_else(|| default_name(&item, chosen.name.is_some(), &mut errors));
     let header = check_header(&item, &mut errors);
 
@@ -718,6 +719,71 @@ fn check_callback_used(item: &ContactItem, errors: &mut Errors) {
     );
 }
 
+/// A declared secret read as plain text, `context.get("NAME")` or
+/// `context.required("NAME")` with the name written as a literal, does not
+/// compile: the error says which method returns the `Secret` instead.
+/// (Other reads, and names from `CCFN_SECRETS`, get `None` and a
+/// `declaration` warning at run time.)
+fn check_secret_reads(item: &ContactItem, secrets: &[NameItem], errors: &mut Errors) {
+    if secrets.is_empty() {
+        return;
+    }
+    let Some(FnArg::Typed(context)) = item.sig.inputs.first() else {
+        return;
+    };
+    let syn::Pat::Ident(pat) = &*context.pat else {
+        return;
+    };
+    let context = pat.ident.unraw().to_string();
+    let secrets: Vec<String> = secrets.iter().map(NameItem::value).collect();
+    plain_reads(&item.body.stream(), &context, &mut |method, literal| {
+        let name = literal.value();
+        if !secrets.contains(&name) {
+            return;
+        }
+        let instead = if method == "get" { "secret" } else { "required_secret" };
+        errors.push(
+            literal.span(),
+            format!(
+                "`{name}` is declared in `secrets`, so `{context}.{method}` cannot read it as \
+                 plain text: write `{context}.{instead}(\"{name}\")`, which returns a `Secret` \
+                 that is never printed (`.expose()` gives the text where it is sent)"
+            ),
+        );
+    });
+}
+
+/// Calls `found` for each `context.get("..")` and `context.required("..")`
+/// in `tokens`, at any depth, with the method and the literal.
+fn plain_reads(
+    tokens: &proc_macro2::TokenStream,
+    context: &str,
+    found: &mut dyn FnMut(&str, &LitStr),
+) {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (at, tree) in trees.iter().enumerate() {
+        if let TokenTree::Group(group) = tree {
+            plain_reads(&group.stream(), context, found);
+        }
+        let [TokenTree::Ident(receiver), TokenTree::Punct(dot), TokenTree::Ident(method), TokenTree::Group(args)] =
+            trees.get(at..at + 4).unwrap_or_default()
+        else {
+            continue;
+        };
+        if receiver.unraw() != context
+            || dot.as_char() != '.'
+            || !(method == "get" || method == "required")
+            || args.delimiter() != proc_macro2::Delimiter::Parenthesis
+        {
+            continue;
+        }
+        if let Ok(literal) = syn::parse2::<LitStr>(args.stream()) {
+            found(&method.to_string(), &literal);
+        }
+    }
+}
+
 /// Whether `tokens` holds the identifier `name`, at any depth.
 fn mentions_ident(tokens: &proc_macro2::TokenStream, name: &str) -> bool {
     tokens.clone().into_iter().any(|tree| match tree {
@@ -935,6 +1001,39 @@ mod tests {
 
     fn pair(message: &str, text: &str) -> (String, String) {
         (message.to_owned(), text.to_owned())
+    }
+
+    #[test]
+    fn a_declared_secret_read_as_text_does_not_compile() {
+        let args = "required = [CallSid, From, To], env = [CRM_URL], secrets = [CRM_SESSION, \"crmKey\"]";
+        let body = |body: &str| {
+            with_sig(&format!(
+                "async fn f(r#ctx: Context, event: Event, callback: Callback) -> Completion {{ {body} callback.success(()) }}"
+            ))
+        };
+        let get = "`CRM_SESSION` is declared in `secrets`, so `ctx.get` cannot read it as plain text: write `ctx.secret(\"CRM_SESSION\")`, which returns a `Secret` that is never printed (`.expose()` gives the text where it is sent)";
+        assert_eq!(
+            only_error(args, &body("let a = ctx.get(\"CRM_SESSION\");")),
+            pair(get, "\"CRM_SESSION\"")
+        );
+        // At any depth, and for `required`.
+        let (message, text) =
+            only_error(args, &body("if true { f(vec![ctx.required(\"crmKey\")]); }"));
+        assert!(message.contains("write `ctx.required_secret(\"crmKey\")`"), "{message}");
+        assert_eq!(text, "\"crmKey\"");
+        // Not a secret, not the context, not a literal, not a plain read: fine.
+        for fine in [
+            "ctx.get(\"CRM_URL\");",
+            "other.get(\"CRM_SESSION\");",
+            "ctx.get(NAME);",
+            "ctx.secret(\"CRM_SESSION\");",
+            "ctx.is_present(\"crmKey\");",
+            "event.get(\"CRM_SESSION\");",
+        ] {
+            ok(args, &body(fine));
+        }
+        // Without `secrets`, nothing to check.
+        ok(VOICE, &body("ctx.get(\"CRM_SESSION\");"));
     }
 
     #[test]

@@ -34,7 +34,10 @@ fn context() -> FakeContext {
 #[contact_fn(required = [CallSid, From, To], env = [CRM_URL], secrets = [CRM_SESSION])]
 async fn reader(context: Context, event: Event, callback: Callback) -> Completion {
     let session = context.required_secret("CRM_SESSION").expose().len();
-    let plain = context.get("CRM_SESSION");
+    // `context.get("CRM_SESSION")` does not compile; a name the macro
+    // cannot see is `None` and a warning.
+    let name = String::from("CRM_SESSION");
+    let plain = context.get(&name);
     let expires = context.get("CRM_TOKEN_EXPIRES_AT");
     let count = context.get("MONKEY_COUNT");
     let region = context.get("CRM_REGION");

@@ -252,8 +252,9 @@ impl Extensions {
 /// `secrets = [..]`, in `CCFN_SECRETS`, set with [`ContextBuilder::secret`],
 /// or is one of ccfn's own secret settings (`AUTH_TOKEN`,
 /// `EMAILPROVIDER_API_KEY`, `API_KEY_SID`, `API_KEY_SECRET`). A declared
-/// secret is read with [`Context::secret`] only: [`Context::get`] gives
-/// `None`. A value whose name merely looks sensitive (see
+/// secret is read with [`Context::secret`] only: in a `#[contact_fn]`
+/// handler, `context.get("NAME")` for a name in its `secrets = [..]` does
+/// not compile, and a read the macro cannot see gives `None`. A value whose name merely looks sensitive (see
 /// [`crate::record::is_sensitive_name`]: `CRM_TOKEN_EXPIRES_AT` contains
 /// "token") stays readable with `get`; like every secret, its value never
 /// reaches a log line.

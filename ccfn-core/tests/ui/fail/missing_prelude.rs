@@ -1,0 +1,22 @@
+// Only the attribute is imported. The signature compiles (its types are
+// always ccfn's), but the body's `VoiceResponse` comes with
+// `use ccfn_core::prelude::*;`.
+use ccfn_core::contact_fn;
+
+/// Answers the call.
+///
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn answer(context: Context, event: Event, callback: Callback) -> Completion {
+    let _ = (context, event);
+    callback.success(VoiceResponse::new().say("hello"))
+}
+
+fn main() {}
