@@ -741,7 +741,11 @@ fn check_secret_reads(item: &ContactItem, secrets: &[NameItem], errors: &mut Err
         if !secrets.contains(&name) {
             return;
         }
-        let instead = if method == "get" { "secret" } else { "required_secret" };
+        let instead = if method == "get" {
+            "secret"
+        } else {
+            "required_secret"
+        };
         errors.push(
             literal.span(),
             format!(
@@ -1005,7 +1009,8 @@ mod tests {
 
     #[test]
     fn a_declared_secret_read_as_text_does_not_compile() {
-        let args = "required = [CallSid, From, To], env = [CRM_URL], secrets = [CRM_SESSION, \"crmKey\"]";
+        let args =
+            "required = [CallSid, From, To], env = [CRM_URL], secrets = [CRM_SESSION, \"crmKey\"]";
         let body = |body: &str| {
             with_sig(&format!(
                 "async fn f(r#ctx: Context, event: Event, callback: Callback) -> Completion {{ {body} callback.success(()) }}"
@@ -1017,9 +1022,14 @@ mod tests {
             pair(get, "\"CRM_SESSION\"")
         );
         // At any depth, and for `required`.
-        let (message, text) =
-            only_error(args, &body("if true { f(vec![ctx.required(\"crmKey\")]); }"));
-        assert!(message.contains("write `ctx.required_secret(\"crmKey\")`"), "{message}");
+        let (message, text) = only_error(
+            args,
+            &body("if true { f(vec![ctx.required(\"crmKey\")]); }"),
+        );
+        assert!(
+            message.contains("write `ctx.required_secret(\"crmKey\")`"),
+            "{message}"
+        );
         assert_eq!(text, "\"crmKey\"");
         // Not a secret, not the context, not a literal, not a plain read: fine.
         for fine in [

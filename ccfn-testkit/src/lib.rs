@@ -54,5 +54,5 @@ pub use capture::{BufferWriter, LogBuffer};
 pub use fake::{
     FakeContext, FakeEvent, DEFAULT_CONTEXT, FAKE_AUTH_TOKEN, FAKE_EMAIL_KEY, VOICE_EVENT,
 };
-pub use redact::snapshot_settings;
+pub use redact::{record as redact, snapshot_settings};
 pub use run::{invoke, Record, Run};

@@ -9,9 +9,29 @@ use crate::run::Record;
 /// values vary from run to run.
 const ALWAYS: [(&str, &str); 6] = ccfn_core::record::VARYING_FIELDS;
 
-/// A copy of `record` with times, durations, memory, ids and code
-/// locations replaced by placeholders.
-pub(crate) fn record(record: &Record) -> Record {
+/// A copy of `record` with what changes from run to run replaced by the
+/// placeholders of [`Run::snapshot`](crate::Run::snapshot): times, ids,
+/// durations, memory, measured alert values, code locations and loopback
+/// ports. For records captured another way, such as a
+/// [`LogBuffer`](crate::LogBuffer) behind a whole runtime.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let line = json!({
+///     "timestamp": "2026-11-21T21:01:10.510Z",
+///     "level": "INFO",
+///     "step": "runtime",
+///     "message": "listening on http://127.0.0.1:41234",
+/// });
+/// let redacted = ccfn_testkit::redact(line.as_object().unwrap());
+/// assert_eq!(
+///     serde_json::Value::Object(redacted).to_string(),
+///     r#"{"timestamp":"[timestamp]","level":"INFO","step":"runtime","message":"listening on http://127.0.0.1:[port]"}"#
+/// );
+/// ```
+#[must_use]
+pub fn record(record: &Record) -> Record {
     let mut out = record.clone();
     for (key, placeholder) in ALWAYS {
         if let Some(value) = out.get_mut(key) {

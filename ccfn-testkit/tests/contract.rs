@@ -371,6 +371,21 @@ async fn debug_mode_from_context_or_mode_parameter() {
         run.record("debug").unwrap()["execution_environment"],
         "local"
     );
+    snapshot("debug_mode_parameter", &run);
+}
+
+#[tokio::test]
+async fn flow_transition_data_when_the_flow_sends_all_three() {
+    let event = FakeEvent::voice()
+        .param("FlowSid", "FW0123456789abcdef0123456789abcdef")
+        .param("ExecutionSid", "FN0123456789abcdef0123456789abcdef")
+        .param("StepSid", "FT0123456789abcdef0123456789abcdef");
+    let run = invoke(hold_message, FakeContext::new(), event).await;
+    run.assert_contract();
+    let flow = run.record("flow").unwrap();
+    assert_eq!(flow["message"], "Flow transition data");
+    assert_eq!(flow["absent"], serde_json::json!([]));
+    snapshot("flow_complete", &run);
 }
 
 #[tokio::test]
@@ -399,6 +414,7 @@ async fn memory_alert_when_over_the_share_of_the_limit() {
     let alert = run.record("alert").expect("alert record");
     assert_eq!(alert["kind"], "memory");
     assert_eq!(alert["threshold"], 819);
+    snapshot("memory_alert", &run);
 }
 
 #[tokio::test]
@@ -456,6 +472,7 @@ async fn error_rate_alert_once_per_crossing() {
     let alert = run.records_of("alert")[0];
     assert_eq!(alert["value"], 1.0);
     assert_eq!(alert["threshold"], 0.05);
+    snapshot("error_rate_alert", &run);
     // Still over: no second alert.
     assert_eq!(alerts(&invoke(flaky, context(), failing()).await), 0);
     // 2 of 41 failed (4.9 %): back under the threshold.
@@ -569,6 +586,7 @@ async fn response_size_alert() {
     assert_eq!(alert["kind"], "response_size");
     assert_eq!(alert["value"], 202);
     assert_eq!(alert["threshold"], 100);
+    snapshot("response_size_alert", &run);
     let run = invoke(verbose_answer, FakeContext::new(), FakeEvent::voice()).await;
     assert!(
         run.record("alert").is_none(),

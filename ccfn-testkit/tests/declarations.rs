@@ -85,6 +85,7 @@ async fn declared_values_are_read_and_undeclared_reads_warn_once() {
     .await;
     run.assert_contract();
     run.assert_no_leak(&[SESSION]);
+    insta::assert_snapshot!("reader", run.snapshot());
     let Some(Reply::Json(result)) = run.reply() else {
         panic!("expected JSON, got {:?}", run.completion());
     };

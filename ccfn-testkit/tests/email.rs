@@ -350,6 +350,7 @@ async fn a_refused_key_names_the_likely_causes() {
     assert_eq!(run.record("email_error").unwrap()["status"], 401);
     assert_eq!(text(run.record("error").unwrap(), "error"), message);
     assert_eq!(fake.requests().len(), 1);
+    insta::assert_snapshot!("refused_key", run.snapshot());
 }
 
 #[tokio::test]

@@ -246,6 +246,7 @@ async fn slow_response_raises_an_alert() {
     assert_eq!(alert["kind"], "api_response_time");
     assert_eq!(alert["threshold"], 100.0);
     assert!(alert["value"].as_f64().unwrap() >= 300.0);
+    insta::assert_snapshot!("slow_response", run.snapshot());
 }
 
 #[tokio::test]
@@ -258,6 +259,7 @@ async fn refused_connection_says_refused() {
         run.error_message(),
         Some(format!("GET http://{addr}/x failed: the connection was refused").as_str())
     );
+    insta::assert_snapshot!("refused", run.snapshot());
 }
 
 #[tokio::test]

@@ -225,6 +225,20 @@ impl Log {
             .collect()
     }
 
+    /// Every record as stable text for a snapshot: what changes from run
+    /// to run redacted as in the testkit's snapshots, and the server's own
+    /// folder written `[dir]`.
+    fn snapshot(&self, dir: &std::path::Path) -> String {
+        let dir = dir.display().to_string();
+        self.records
+            .iter()
+            .map(|record| {
+                let redacted = ccfn_testkit::redact(record.as_object().unwrap());
+                Value::Object(redacted).to_string().replace(&dir, "[dir]") + "\n"
+            })
+            .collect()
+    }
+
     #[track_caller]
     fn assert_no_secret(&self, secret: &str) {
         assert!(!self.text.contains(secret), "`{secret}` reached the log");
@@ -1301,5 +1315,33 @@ async fn sigterm_past_the_grace_answers_503_and_closes_the_invocation() {
             .is_some_and(|m| m.starts_with("shutdown grace"))
     });
     assert!(end < rejection && rejection < expired);
+    insta::assert_snapshot!("sigterm_past_the_grace", log.snapshot(&server.dir));
     drop(recordings);
+}
+
+#[tokio::test]
+async fn requests_for_no_function_or_with_a_forged_signature_are_rejected() {
+    let server = Server::start(&[("AUTH_TOKEN", "canary-faults-auth-token-77b1")]).await;
+    let nowhere = post(
+        &server.url("/features/wait-experience"),
+        FORM,
+        "CallSid=CA1",
+    )
+    .await;
+    assert_eq!(nowhere.status, 404, "{nowhere:?}");
+    let forged = reqwest::Client::new()
+        .post(server.url(WAIT_URL))
+        .header("content-type", FORM)
+        .header("x-twilio-signature", "AAAAAAAAAAAAAAAAAAAAAAAAAAA=")
+        .body("CallSid=CA0123456789abcdef0123456789abcdef&From=%2B15551230000&To=%2B15559870000")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 403);
+    let dir = server.dir.clone();
+    let log = server.stop().await;
+    assert_eq!(log.all("request_rejected").len(), 2);
+    assert!(log.all("start").is_empty(), "an invocation started");
+    log.assert_no_secret("canary-faults-auth-token-77b1");
+    insta::assert_snapshot!("rejected", log.snapshot(&dir));
 }
