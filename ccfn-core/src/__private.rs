@@ -5,6 +5,14 @@
 pub use crate::function::contract::run;
 pub use crate::function::meta::meta;
 
+/// The four types of a handler's signature. `#[contact_fn]` glob-imports
+/// them next to the handler, so the signature names them even without the
+/// prelude; any import or item of the module with the same name shadows the
+/// glob.
+pub mod signature {
+    pub use crate::{Callback, Completion, Context, Event};
+}
+
 use crate::function::callback::IntoCompletion;
 
 /// Installs the hook that keeps handler panics out of standard error

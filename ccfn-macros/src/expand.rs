@@ -3,7 +3,7 @@
 use proc_macro2::{Delimiter, Group, Ident, Literal, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::{FnArg, GenericArgument, LitStr, Path, PathArguments, ReturnType, Type};
+use syn::{FnArg, LitStr, Path, ReturnType};
 
 use crate::args::{parse_options, ContactOption, NameItem, Options};
 use crate::fallback::fallback;
@@ -18,69 +18,9 @@ pub(crate) fn contact_fn(args: TokenStream, item: TokenStream) -> TokenStream {
     let parsed = syn::parse2::<ContactItem>(item.clone());
     let is_fn = parsed.is_ok();
     match check(options, parsed) {
-        Ok(mut checked) => {
-            qualify_signature(&mut checked);
-            expand(&checked)
-        }
+        Ok(checked) => expand(&checked),
         Err(err) if is_fn => fallback(with_probe(item, &probe), &err),
         Err(err) => fallback(item, &err),
-    }
-}
-
-/// Bare `Context`, `Event`, `Callback` and `Completion` in the handler's
-/// signature become paths into ccfn-core (`Completion` also as the first
-/// argument of a `Result`). There they can name nothing else, and without
-/// this a module that forgot `use ccfn_core::prelude::*` is told by rustc
-/// to import `std::task::Context`. The path is spanned at the user's
-/// identifier, so errors still point at what they wrote.
-fn qualify_signature(c: &mut Checked) {
-    let krate = &c.krate;
-    for input in &mut c.item.sig.inputs {
-        if let FnArg::Typed(pat_type) = input {
-            qualify(&mut pat_type.ty, krate, &["Context", "Event", "Callback"]);
-        }
-    }
-    if let ReturnType::Type(_, ty) = &mut c.item.sig.output {
-        qualify(ty, krate, &["Completion"]);
-        if let Some(ok) = result_ok_type(ty) {
-            qualify(ok, krate, &["Completion"]);
-        }
-    }
-}
-
-/// `T` of a bare `Result<T, ..>`.
-fn result_ok_type(ty: &mut Type) -> Option<&mut Type> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last_mut()?;
-    if path.qself.is_some() || last.ident != "Result" {
-        return None;
-    }
-    let PathArguments::AngleBracketed(args) = &mut last.arguments else {
-        return None;
-    };
-    match args.args.first_mut()? {
-        GenericArgument::Type(ok) => Some(ok),
-        _ => None,
-    }
-}
-
-/// Replaces `ty` by `P::Name` when it is one of `names`, written bare.
-fn qualify(ty: &mut Type, krate: &TokenStream, names: &[&str]) {
-    let Type::Path(path) = ty else { return };
-    let Some(segment) = path.path.segments.first() else {
-        return;
-    };
-    let bare = path.qself.is_none()
-        && path.path.leading_colon.is_none()
-        && path.path.segments.len() == 1
-        && segment.arguments.is_none();
-    let ident = &segment.ident;
-    if !bare || !names.iter().any(|name| ident == name) {
-        return;
-    }
-    let tokens = respan(quote!(#krate::#ident), ident.span());
-    if let Ok(qualified) = syn::parse2(tokens) {
-        *ty = qualified;
     }
 }
 
@@ -163,15 +103,33 @@ fn with_probe(item: TokenStream, probe: &TokenStream) -> TokenStream {
 
 /// The struct, its inherent impl and its `ContactFunction` impl.
 fn expand(c: &Checked) -> TokenStream {
+    let signature_names = signature_names(c);
     let struct_item = struct_item(c);
     let inherent_impl = inherent_impl(c);
     let trait_impl = trait_impl(c);
     let voice_recheck = voice_recheck(c);
     quote! {
+        #signature_names
         #struct_item
         #inherent_impl
         #trait_impl
         #voice_recheck
+    }
+}
+
+/// `use P::__private::signature::*;`: `Context`, `Event`, `Callback` and
+/// `Completion` in the handler's module, so that its signature resolves
+/// without the prelude (rustc would otherwise suggest importing
+/// `std::task::Context`). A glob: the module's own imports and items of
+/// those names shadow it, so explicit imports stay used, and it is allowed
+/// to be unused.
+fn signature_names(c: &Checked) -> TokenStream {
+    let cfgs = cfg_attrs(c);
+    let krate = &c.krate;
+    quote! {
+        #cfgs
+        #[allow(unused_imports)]
+        use #krate::__private::signature::*;
     }
 }
 
@@ -564,6 +522,10 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
         let out = default_output();
         let expected = quote! {
             #[cfg(feature = "voice")]
+            #[allow(unused_imports)]
+            use ::ccfn_core::__private::signature::*;
+
+            #[cfg(feature = "voice")]
             #[doc = " Queue wait experience."]
             #[doc = ""]
             #[doc = " # Trigger"]
@@ -609,11 +571,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
                 #[allow(clippy::unused_async)]
                 #[allow(unused_variables)]
                 #[cfg_attr(test, allow(dead_code))]
-                async fn __ccfn_handler(
-                    context: ::ccfn_core::Context,
-                    event: ::ccfn_core::Event,
-                    callback: ::ccfn_core::Callback
-                ) -> ::ccfn_core::Completion {
+                async fn __ccfn_handler(context: Context, event: Event, callback: Callback) -> Completion {
                     helper(context, event, callback).await
                 }
             }
@@ -641,9 +599,9 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
                         event,
                         |__ccfn_context, __ccfn_event, __ccfn_callback| ::ccfn_core::__private::completion(
                             Self::__ccfn_handler(
-                                ::ccfn_core::__private::param::<::ccfn_core::Context, ::ccfn_core::Context>(__ccfn_context),
-                                ::ccfn_core::__private::param::<::ccfn_core::Event, ::ccfn_core::Event>(__ccfn_event),
-                                ::ccfn_core::__private::param::<::ccfn_core::Callback, ::ccfn_core::Callback>(__ccfn_callback)
+                                ::ccfn_core::__private::param::<Context, ::ccfn_core::Context>(__ccfn_context),
+                                ::ccfn_core::__private::param::<Event, ::ccfn_core::Event>(__ccfn_event),
+                                ::ccfn_core::__private::param::<Callback, ::ccfn_core::Callback>(__ccfn_callback)
                             )
                         )
                     )
@@ -666,17 +624,17 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
     }
 
     #[test]
-    fn cfg_attrs_go_on_all_three_items() {
+    fn cfg_attrs_go_on_all_four_items() {
         let out = default_output().to_string();
         assert_eq!(
             out.matches("# [cfg (feature = \"voice\")]").count(),
-            3,
+            4,
             "{out}"
         );
         assert_eq!(
             out.matches("# [cfg_attr (test , allow (dead_code))]")
                 .count(),
-            3,
+            4,
             "{out}"
         );
         assert_eq!(
@@ -689,7 +647,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
     #[test]
     fn calls_run_with_the_handler() {
         let out = default_output().to_string();
-        assert!(out.contains("__private :: run (& Self :: META , context , event , | __ccfn_context , __ccfn_event , __ccfn_callback | :: ccfn_core :: __private :: completion (Self :: __ccfn_handler (:: ccfn_core :: __private :: param :: < :: ccfn_core :: Context , :: ccfn_core :: Context > (__ccfn_context) , :: ccfn_core :: __private :: param :: < :: ccfn_core :: Event , :: ccfn_core :: Event > (__ccfn_event) , :: ccfn_core :: __private :: param :: < :: ccfn_core :: Callback , :: ccfn_core :: Callback > (__ccfn_callback))))"), "{out}");
+        assert!(out.contains("__private :: run (& Self :: META , context , event , | __ccfn_context , __ccfn_event , __ccfn_callback | :: ccfn_core :: __private :: completion (Self :: __ccfn_handler (:: ccfn_core :: __private :: param :: < Context , :: ccfn_core :: Context > (__ccfn_context) , :: ccfn_core :: __private :: param :: < Event , :: ccfn_core :: Event > (__ccfn_event) , :: ccfn_core :: __private :: param :: < Callback , :: ccfn_core :: Callback > (__ccfn_callback))))"), "{out}");
     }
 
     #[test]
@@ -828,43 +786,13 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
     }
 
     #[test]
-    fn bare_signature_types_are_ccfns() {
-        let handler = |sig: &str| {
-            let item = ITEM.replace(
-                "(context: Context, event: Event, callback: Callback) -> Completion",
-                sig,
-            );
-            let out = expand_str("required = [CallSid, From, To]", &item).to_string();
-            let start = out.find("async fn __ccfn_handler").unwrap();
-            let end = start + out[start..].find('{').unwrap();
-            out[start..end].to_owned()
-        };
-        assert_eq!(
-            handler("(context: Context, event: ccfn_core::Event, callback: my::Callback) -> Result<Completion, Error>"),
-            "async fn __ccfn_handler (context : :: ccfn_core :: Context , event : ccfn_core :: Event , callback : my :: Callback) -> Result < :: ccfn_core :: Completion , Error > "
-        );
-        // Only the names themselves, bare: `Event<T>` and `crate::Context` are left to rustc.
-        assert_eq!(
-            handler("(context: crate::Context, event: Event<T>, callback: Callback) -> Completion"),
-            "async fn __ccfn_handler (context : crate :: Context , event : Event < T > , callback : :: ccfn_core :: Callback) -> :: ccfn_core :: Completion "
-        );
-        // Spanned at the user's identifier.
-        let out = default_output();
-        let context = all_idents(&out)
-            .into_iter()
-            .filter(|i| i == "ccfn_core")
-            .find(|i| i.span().source_text().as_deref() == Some("Context"));
-        assert!(context.is_some(), "{out}");
-    }
-
-    #[test]
     fn body_tokens_are_untouched() {
         let item = ITEM.replace(
             "helper(context, event, callback).await",
             "#![allow(clippy::all)] let r#type = m!(@ weird $ tokens callback); r#type",
         );
         let out = expand_str("required = [CallSid, From, To]", &item).to_string();
-        assert!(out.contains("-> :: ccfn_core :: Completion { #! [allow (clippy :: all)] let r#type = m ! (@ weird $ tokens callback) ; r#type }"), "{out}");
+        assert!(out.contains("-> Completion { #! [allow (clippy :: all)] let r#type = m ! (@ weird $ tokens callback) ; r#type }"), "{out}");
     }
 
     #[test]
@@ -919,9 +847,14 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
             assert!(!out.contains("use "), "{args}: {out}");
             assert!(out.contains("compile_error"), "{args}: {out}");
         }
-        // Nor in a successful expansion, where `META` resolves the names.
+        // Nor in a successful expansion, where `META` resolves the names:
+        // its only import is the signature's names.
         let out = default_output().to_string();
-        assert!(!out.contains("use "), "{out}");
+        assert_eq!(out.matches("use ").count(), 1, "{out}");
+        assert!(
+            out.contains("use :: ccfn_core :: __private :: signature :: * ;"),
+            "{out}"
+        );
     }
 
     #[test]

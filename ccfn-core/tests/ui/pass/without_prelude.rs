@@ -1,10 +1,8 @@
-// Only the attribute is imported: in the handler's signature, bare
-// `Context`, `Event`, `Callback` and `Completion` name ccfn's types all
-// the same, whatever else is in scope (here `std::task::Context`, which
-// rustc would otherwise suggest importing).
-#![allow(unused_imports)]
+// Only the attribute is imported: the handler's signature still names
+// `Context`, `Event`, `Callback` and `Completion`, which the expansion
+// glob-imports (rustc would otherwise suggest `std::task::Context`).
+#![deny(unused_imports)]
 use ccfn_core::contact_fn;
-use std::task::Context;
 
 /// Answers the call.
 ///
