@@ -10,7 +10,9 @@ pub use crate::function::meta::meta;
 /// prelude; any import or item of the module with the same name shadows the
 /// glob.
 pub mod signature {
-    pub use crate::{Callback, Completion, Context, Event};
+    pub use crate::function::callback::{Callback, Completion};
+    pub use crate::function::context::Context;
+    pub use crate::function::event::Event;
 }
 
 use crate::function::callback::IntoCompletion;
