@@ -1,0 +1,185 @@
+//! Which records `ccfn logs` keeps: the spec's filters, tested on the raw
+//! line first, so that a line that cannot match is never parsed.
+
+use memchr::memmem::Finder;
+use serde_json::Value;
+
+use crate::line::Raw;
+
+/// A record field that must have one value.
+#[derive(Debug)]
+struct FieldIs {
+    key: &'static str,
+    value: String,
+    /// `"key":"value"` as the record writes it: present in every line
+    /// that can match.
+    finder: Finder<'static>,
+}
+
+impl FieldIs {
+    fn new(key: &'static str, value: &str) -> FieldIs {
+        let needle = format!("\"{key}\":{}", Value::from(value));
+        FieldIs {
+            key,
+            value: value.to_owned(),
+            finder: Finder::new(needle.as_bytes()).into_owned(),
+        }
+    }
+
+    fn holds(&self, record: &serde_json::Map<String, Value>) -> bool {
+        record.get(self.key).and_then(Value::as_str) == Some(self.value.as_str())
+    }
+}
+
+/// The filters of one `ccfn logs` run. Levels and `success` add up (a
+/// record passes if it matches any of them, or all records when none is
+/// given); every other filter must hold.
+#[derive(Debug, Default)]
+pub(crate) struct Filter {
+    levels: Vec<&'static [u8]>,
+    success: Option<FieldIs>,
+    since: Option<String>,
+    until: Option<String>,
+    fields: Vec<FieldIs>,
+}
+
+impl Filter {
+    /// Keeps records at `level` (`ERROR`, `WARN`).
+    pub(crate) fn level(mut self, level: &'static str) -> Self {
+        self.levels.push(level.as_bytes());
+        self
+    }
+
+    /// Keeps the `success` records ("completed successfully").
+    pub(crate) fn success(mut self) -> Self {
+        self.success = Some(FieldIs::new("step", "success"));
+        self
+    }
+
+    /// Keeps records at or after `since` (a record timestamp's text).
+    pub(crate) fn since(mut self, since: String) -> Self {
+        self.since = Some(since);
+        self
+    }
+
+    /// Keeps records at or before `until` (a record timestamp's text).
+    pub(crate) fn until(mut self, until: String) -> Self {
+        self.until = Some(until);
+        self
+    }
+
+    /// Keeps records whose top-level `key` is `value`.
+    pub(crate) fn field(mut self, key: &'static str, value: &str) -> Self {
+        self.fields.push(FieldIs::new(key, value));
+        self
+    }
+
+    /// Whether the record passes every filter.
+    pub(crate) fn matches(&self, raw: &Raw<'_>) -> bool {
+        if !self.in_time(raw.timestamp) {
+            return false;
+        }
+        let any_kind = self.levels.is_empty() && self.success.is_none();
+        let level = any_kind || self.levels.contains(&raw.level);
+        let success = match &self.success {
+            Some(step) if !level => raw.contains(&step.finder),
+            _ => false,
+        };
+        if !level && !success {
+            return false;
+        }
+        if !self.fields.iter().all(|field| raw.contains(&field.finder)) {
+            return false;
+        }
+        if self.fields.is_empty() && !success {
+            return true;
+        }
+        let Some(record) = raw.parse() else {
+            return false;
+        };
+        let kind = level || self.success.as_ref().is_some_and(|s| s.holds(&record));
+        kind && self.fields.iter().all(|field| field.holds(&record))
+    }
+
+    /// Whether `timestamp` is within `--since` and `--until`.
+    pub(crate) fn in_time(&self, timestamp: &[u8]) -> bool {
+        self.since
+            .as_ref()
+            .is_none_or(|s| timestamp >= s.as_bytes())
+            && self
+                .until
+                .as_ref()
+                .is_none_or(|u| timestamp <= u.as_bytes())
+    }
+
+    /// Whether `timestamp` is past `--until` by more than `margin` (a
+    /// record timestamp's text), so that a time-ordered file can stop.
+    pub(crate) fn is_past(&self, timestamp: &[u8], margin: Option<&str>) -> bool {
+        margin.is_some_and(|m| timestamp > m.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(level: &str, step: &str, extra: &str) -> String {
+        format!(
+            r#"{{"timestamp":"2026-11-21T21:01:11.994Z","level":"{level}","function":"wait-experience","invocation_id":"a1","call_sid":"CA1","step":"{step}","message":"m"{extra}}}"#
+        )
+    }
+
+    fn keeps(filter: &Filter, text: &str) -> bool {
+        filter.matches(&Raw::find(text.as_bytes()).unwrap())
+    }
+
+    #[test]
+    fn levels_and_success_add_up() {
+        let error = line("ERROR", "error", "");
+        let warn = line("WARN", "alert", "");
+        let success = line("INFO", "success", "");
+        let info = line("INFO", "processing", "");
+        let all = Filter::default();
+        assert!([&error, &warn, &success, &info]
+            .iter()
+            .all(|l| keeps(&all, l)));
+        let errors = Filter::default().level("ERROR");
+        assert!(keeps(&errors, &error) && !keeps(&errors, &warn) && !keeps(&errors, &success));
+        let some = Filter::default().level("ERROR").success();
+        assert!(keeps(&some, &error) && keeps(&some, &success));
+        assert!(!keeps(&some, &warn) && !keeps(&some, &info));
+        // `success` is the step, not the word anywhere in the line.
+        let mention = line("INFO", "log", r#","note":"\"step\":\"success\"""#);
+        assert!(!keeps(&Filter::default().success(), &mention));
+    }
+
+    #[test]
+    fn fields_hold_exactly_at_the_top_level() {
+        let call = Filter::default().field("call_sid", "CA1");
+        assert!(keeps(&call, &line("INFO", "start", "")));
+        let other = Filter::default().field("call_sid", "CA12");
+        assert!(!keeps(&other, &line("INFO", "start", "")));
+        // In the event, not at the top level: not this call's record.
+        let nested = line("INFO", "start", r#","event":{"call_sid":"CA9"}"#);
+        assert!(!keeps(&Filter::default().field("call_sid", "CA9"), &nested));
+        let both = Filter::default()
+            .level("ERROR")
+            .field("function", "wait-experience");
+        assert!(keeps(&both, &line("ERROR", "error", "")));
+        assert!(!keeps(&both, &line("INFO", "end", "")));
+    }
+
+    #[test]
+    fn time_bounds_are_inclusive() {
+        let text = line("INFO", "start", "");
+        let at = "2026-11-21T21:01:11.994Z".to_owned();
+        assert!(keeps(
+            &Filter::default().since(at.clone()).until(at.clone()),
+            &text
+        ));
+        let later = "2026-11-21T21:01:11.995Z".to_owned();
+        assert!(!keeps(&Filter::default().since(later), &text));
+        let earlier = "2026-11-21T21:01:11.993Z".to_owned();
+        assert!(!keeps(&Filter::default().until(earlier), &text));
+    }
+}

@@ -1,0 +1,55 @@
+//! `ccfn`, the operator's command: reads the records the logging contract
+//! writes and runs the spec's diagnostic procedure over them.
+
+mod filter;
+mod input;
+mod line;
+mod logs;
+mod summary;
+mod when;
+
+use std::process::ExitCode;
+
+use clap::{CommandFactory as _, Parser, Subcommand};
+
+/// The operator's command for ccfn functions.
+#[derive(Parser, Debug)]
+#[command(name = "ccfn", version, about, long_about = None)]
+#[command(after_help = "\
+Exit status: 0 on success, 1 when the answer is no (no matching record),
+2 on an error (a bad option, an unreadable file).")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Filter and read the records of ccfn functions' logs.
+    Logs(logs::LogsArgs),
+    /// Print a completion script for a shell.
+    #[command(after_help = "\
+Examples:
+  ccfn completions bash > ~/.local/share/bash-completion/completions/ccfn
+  ccfn completions zsh > ~/.zfunc/_ccfn
+  ccfn completions fish > ~/.config/fish/completions/ccfn.fish")]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Logs(args) => logs::run(args),
+        Command::Completions { shell } => {
+            clap_complete::generate(*shell, &mut Cli::command(), "ccfn", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    result.unwrap_or_else(|err| {
+        eprintln!("ccfn: {err}");
+        ExitCode::from(2)
+    })
+}

@@ -1,0 +1,453 @@
+//! `ccfn logs` on logs the example functions wrote: the binary itself, on
+//! files, gzip files and standard input.
+
+mod common;
+
+use std::io::Write as _;
+
+use common::{call, ccfn, invocations, log_text, temp_dir, text, write, Made};
+use serde_json::Value;
+
+/// The records of `made` as parsed values, in order.
+fn records(made: &[Made]) -> Vec<Value> {
+    made.iter()
+        .flat_map(|m| m.run.records().iter().map(|r| Value::Object(r.clone())))
+        .collect()
+}
+
+fn steps(values: &[Value]) -> Vec<String> {
+    values.iter().map(|v| text(&v["step"]).to_owned()).collect()
+}
+
+#[tokio::test]
+async fn levels_and_success_select_exactly_the_spec_s_filters() {
+    let made = invocations().await;
+    let dir = temp_dir("levels");
+    let log = write(&dir, "app.log", &log_text(&made));
+    let log = log.to_str().unwrap();
+    let all = records(&made);
+    let expect = |pred: &dyn Fn(&Value) -> bool| -> Vec<Value> {
+        all.iter().filter(|r| pred(r)).cloned().collect()
+    };
+    let errors = ccfn(&["logs", "--error", "--json", log], None);
+    assert_eq!(errors.code, 0, "{errors:?}");
+    assert_eq!(errors.json(), expect(&|r| r["level"] == "ERROR"));
+    assert_eq!(
+        steps(&errors.json()),
+        ["task_error"],
+        "the task router's fault (a missing parameter is a WARN)"
+    );
+    let some = ccfn(
+        &["logs", "--warn", "--error", "--success", "--json", log],
+        None,
+    );
+    assert_eq!(
+        some.json(),
+        expect(&|r| r["level"] == "ERROR" || r["level"] == "WARN" || r["step"] == "success")
+    );
+    // Unchanged: the lines as the functions wrote them.
+    let lines: Vec<&str> = some.stdout.lines().collect();
+    let written: Vec<&str> = made
+        .iter()
+        .flat_map(|m| m.run.lines().iter().map(String::as_str))
+        .collect();
+    assert!(lines.iter().all(|line| written.contains(line)));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn call_invocation_function_and_step_match_exactly() {
+    let made = invocations().await;
+    let dir = temp_dir("fields");
+    let log = write(&dir, "app.log", &log_text(&made));
+    let log = log.to_str().unwrap();
+    let all = records(&made);
+    let second = call(2);
+    let by_call = ccfn(&["logs", "--json", "--call", &second, log], None);
+    assert_eq!(
+        by_call.json(),
+        all.iter()
+            .filter(|r| r["call_sid"] == second.as_str())
+            .cloned()
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(by_call.json().len(), made[1].run.records().len());
+    let id = made[3].run.invocation_id().as_str();
+    let by_id = ccfn(&["logs", "--json", "--invocation", id, log], None);
+    assert_eq!(by_id.json().len(), made[3].run.records().len());
+    let by_function = ccfn(
+        &["logs", "--json", "--function", "voicemail-notice", log],
+        None,
+    );
+    assert_eq!(by_function.json(), by_id.json());
+    let by_step = ccfn(&["logs", "--json", "--step", "task_error", log], None);
+    assert_eq!(steps(&by_step.json()), ["task_error"]);
+    assert_eq!(by_step.json()[0]["cause"], "workflow_deleted");
+    // A prefix of a call SID is another call.
+    let prefix = ccfn(&["logs", "--call", &second[..20], log], None);
+    assert_eq!((prefix.code, prefix.stdout.as_str()), (1, ""));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn time_bounds_and_limit_keep_the_last_records() {
+    let made = invocations().await;
+    let dir = temp_dir("time");
+    let log = write(&dir, "app.log", &log_text(&made));
+    let log = log.to_str().unwrap();
+    let all = records(&made);
+    let third_start = text(&made[2].run.records()[0]["timestamp"]).to_owned();
+    let since = ccfn(&["logs", "--json", "--since", &third_start, log], None);
+    let expected: Vec<Value> = all
+        .iter()
+        .filter(|r| text(&r["timestamp"]) >= third_start.as_str())
+        .cloned()
+        .collect();
+    // A date implies the last 100; these are fewer.
+    assert_eq!(since.json(), expected);
+    let until = ccfn(
+        &[
+            "logs",
+            "--json",
+            "--until",
+            &third_start,
+            "--limit",
+            "1000",
+            log,
+        ],
+        None,
+    );
+    assert!(until
+        .json()
+        .iter()
+        .all(|r| text(&r["timestamp"]) <= third_start.as_str()));
+    assert_eq!(
+        until.json().len() + since.json().len(),
+        all.len()
+            + all
+                .iter()
+                .filter(|r| r["timestamp"] == third_start.as_str())
+                .count()
+    );
+    let limited = ccfn(&["logs", "--json", "--limit", "3", log], None);
+    assert_eq!(limited.json(), all[all.len() - 3..]);
+    assert!(
+        limited.stderr.contains(&format!(
+            "showing the last 3 of {} matching records",
+            all.len()
+        )),
+        "{}",
+        limited.stderr
+    );
+    let future = ccfn(&["logs", "--since", "2999-01-01", log], None);
+    assert_eq!((future.code, future.stdout.as_str()), (1, ""));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn a_date_alone_shows_the_last_hundred() {
+    let made = invocations().await;
+    let one = log_text(&made);
+    let dir = temp_dir("hundred");
+    // 30 copies: more than 100 records from 2026 on.
+    let log = write(&dir, "app.log", &one.repeat(30));
+    let ran = ccfn(
+        &[
+            "logs",
+            "--json",
+            "--since",
+            "2026-01-01",
+            log.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(ran.json().len(), 100, "{}", ran.stderr);
+    let total = records(&made).len() * 30;
+    assert!(ran
+        .stderr
+        .contains(&format!("showing the last 100 of {total} matching records")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn gzip_files_standard_input_and_platform_lines() {
+    let made = invocations().await;
+    let text = log_text(&made);
+    let dir = temp_dir("inputs");
+    // A platform's lines around the records, and a record prefixed by the
+    // platform's time and request id.
+    let mut mixed = String::from("START RequestId: 8f0c-41 Version: $LATEST\n");
+    for (n, line) in text.lines().enumerate() {
+        if n == 0 {
+            mixed.push_str("2026-11-21T21:01:11.995Z\t8f0c-41\tINFO\t");
+        }
+        mixed.push_str(line);
+        mixed.push('\n');
+    }
+    mixed.push_str("END RequestId: 8f0c-41\nREPORT RequestId: 8f0c-41 Duration: 12.3 ms\n");
+    let plain = write(&dir, "app.log", &mixed);
+    let gz = dir.join("app.log.1.gz");
+    let mut encoder = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
+    encoder.write_all(mixed.as_bytes()).unwrap();
+    encoder.finish().unwrap();
+    let from_plain = ccfn(&["logs", "--json", plain.to_str().unwrap()], None);
+    let from_gz = ccfn(&["logs", "--json", gz.to_str().unwrap()], None);
+    let from_stdin = ccfn(&["logs", "--json"], Some(mixed.as_bytes()));
+    let from_dash = ccfn(&["logs", "--json", "-"], Some(mixed.as_bytes()));
+    assert_eq!(from_plain.json(), records(&made));
+    for other in [&from_gz, &from_stdin, &from_dash] {
+        assert_eq!(other.stdout, from_plain.stdout);
+        assert_eq!(
+            other.stderr,
+            "ccfn logs: skipped 3 lines that are not ccfn records\n"
+        );
+    }
+    // Several files, in order.
+    let both = ccfn(
+        &[
+            "logs",
+            "--json",
+            gz.to_str().unwrap(),
+            plain.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(both.json().len(), 2 * records(&made).len());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn invocations_are_one_line_each_with_their_first_error() {
+    let made = invocations().await;
+    let dir = temp_dir("invocations");
+    let log = write(&dir, "app.log", &log_text(&made));
+    let log = log.to_str().unwrap();
+    let ran = ccfn(&["logs", "--invocations", "--json", log], None);
+    let summaries = ran.json();
+    assert_eq!(summaries.len(), made.len());
+    for (summary, made) in summaries.iter().zip(&made) {
+        let records = made.run.records();
+        assert_eq!(
+            summary["invocation_id"],
+            made.run.invocation_id().as_str(),
+            "{}",
+            made.name
+        );
+        assert_eq!(summary["time"], records[0]["timestamp"]);
+        assert_eq!(summary["function"], records[0]["function"]);
+        let end = records.last().unwrap();
+        assert_eq!(summary["outcome"], end["outcome"], "{}", made.name);
+        assert_eq!(summary["execution_ms"], end["execution_ms"]);
+    }
+    assert_eq!(summaries[0]["first_error"], Value::Null);
+    assert!(text(&summaries[1]["first_error"]).starts_with("Task routing failed"));
+    assert_eq!(
+        summaries[2]["first_error"],
+        "Missing required parameter: To"
+    );
+    assert_eq!(summaries[3]["outcome"], "error");
+    assert_eq!(
+        summaries[3]["first_error"],
+        "Missing required parameter: RecordingUrl"
+    );
+    let errors = ccfn(&["logs", "--invocations", "--error", "--json", log], None);
+    let ids: Vec<String> = errors
+        .json()
+        .iter()
+        .map(|s| text(&s["invocation_id"]).to_owned())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            made[2].run.invocation_id().as_str(),
+            made[3].run.invocation_id().as_str()
+        ]
+    );
+    let human = ccfn(&["logs", "--invocations", log], None);
+    assert_eq!(human.stdout.lines().count(), made.len());
+    assert!(human
+        .stdout
+        .lines()
+        .nth(3)
+        .unwrap()
+        .contains("Missing required parameter: RecordingUrl"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn the_human_format_is_the_runtime_s_coloured_only_on_request() {
+    let made = invocations().await;
+    let dir = temp_dir("human");
+    let log = write(&dir, "app.log", &log_text(&made));
+    let log = log.to_str().unwrap();
+    let ran = ccfn(&["logs", "--error", log], None);
+    let expected: Vec<String> = made
+        .iter()
+        .flat_map(|m| {
+            m.run
+                .pretty()
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .filter(|line| line.split(' ').nth(1) == Some("ERROR"))
+        .collect();
+    assert_eq!(ran.stdout.lines().collect::<Vec<_>>(), expected);
+    assert!(!ran.stdout.contains('\x1b'), "not a terminal: no colour");
+    let coloured = ccfn(&["logs", "--error", "--color", "always", log], None);
+    assert!(coloured.stdout.contains("\x1b[31mERROR\x1b[0m"));
+    let full = ccfn(&["logs", "--step", "task_error", "--full", log], None);
+    let header = made[1]
+        .run
+        .pretty_full()
+        .lines()
+        .find(|line| line.contains("[task_error]"))
+        .unwrap()
+        .to_owned();
+    assert!(
+        full.stdout.starts_with(&format!("{header}\n")),
+        "{}",
+        full.stdout
+    );
+    assert!(
+        full.stdout.contains("\n  cause: workflow_deleted\n"),
+        "{}",
+        full.stdout
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_is_an_error_that_says_what_is_wrong() {
+    let missing = ccfn(&["logs", "/nonexistent/app.log"], None);
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing
+            .stderr
+            .starts_with("ccfn: cannot read /nonexistent/app.log: "),
+        "{}",
+        missing.stderr
+    );
+    let time = ccfn(&["logs", "--since", "yesterday"], Some(b""));
+    assert_eq!(time.code, 2);
+    assert!(
+        time.stderr.contains("--since: `yesterday` is not a time"),
+        "{}",
+        time.stderr
+    );
+    let order = ccfn(
+        &["logs", "--since", "2026-11-22", "--until", "2026-11-21"],
+        Some(b""),
+    );
+    assert_eq!(order.code, 2);
+    assert!(
+        order.stderr.contains("is after --until"),
+        "{}",
+        order.stderr
+    );
+    let step = ccfn(&["logs", "--step", "errors"], Some(b""));
+    assert_eq!(step.code, 2);
+    assert!(
+        step.stderr
+            .contains("not a step ccfn writes; one of: start,"),
+        "{}",
+        step.stderr
+    );
+    let limit = ccfn(&["logs", "--limit", "0"], Some(b""));
+    assert_eq!(limit.code, 2);
+    let nothing = ccfn(&["logs", "--error"], Some(b"not a record\n"));
+    assert_eq!((nothing.code, nothing.stdout.as_str()), (1, ""));
+}
+
+/// Reads `child`'s stdout until it holds `lines` lines, or fails after a
+/// while.
+fn read_lines(
+    out: &std::sync::mpsc::Receiver<String>,
+    lines: usize,
+    got: &mut Vec<String>,
+) -> Result<(), String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while got.len() < lines {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match out.recv_timeout(left) {
+            Ok(line) => got.push(line),
+            Err(_) => return Err(format!("got {} of {lines} lines: {got:#?}", got.len())),
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn follow_reads_what_is_appended_through_truncation_and_rotation() {
+    use std::io::BufRead as _;
+    let made = invocations().await;
+    let lines: Vec<String> = log_text(&made).lines().map(str::to_owned).collect();
+    let dir = temp_dir("follow");
+    let path = write(&dir, "app.log", &format!("{}\n", lines[0]));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+        .args(["logs", "--follow", "--json", path.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (send, out) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            if send.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let append = |text: &str| {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(text.as_bytes()).unwrap();
+    };
+    let mut got = Vec::new();
+    let result = (|| {
+        read_lines(&out, 1, &mut got)?;
+        // A line written in two parts is one line.
+        let (head, tail) = lines[1].split_at(20);
+        append(head);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        append(&format!("{tail}\n{}\n", lines[2]));
+        read_lines(&out, 3, &mut got)?;
+        // Truncated in place (copytruncate), then written again.
+        std::fs::write(&path, format!("{}\n", lines[3])).unwrap();
+        read_lines(&out, 4, &mut got)?;
+        // Rotated: renamed away, a new file under the name.
+        std::fs::rename(&path, dir.join("app.log.1")).unwrap();
+        std::fs::write(&path, format!("{}\n", lines[4])).unwrap();
+        read_lines(&out, 5, &mut got)
+    })();
+    let _ = child.kill();
+    let _ = child.wait();
+    result.unwrap();
+    assert_eq!(got, lines[..5]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn a_closed_pipe_ends_the_run_quietly() {
+    let made = invocations().await;
+    let dir = temp_dir("pipe");
+    let log = write(&dir, "app.log", &log_text(&made).repeat(200));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+        .args(["logs", log.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
