@@ -59,19 +59,9 @@ fn problems(line: &Map<String, Value>) -> Vec<String> {
             }
         }
     }
-    let causes = [
-        "workflow_not_found",
-        "workflow_disabled",
-        "workflow_deleted",
-        "queue_mismatch",
-        "invalid_task",
-        "lookup_failed",
-        "rejected",
-        "task_store",
-    ];
     if name == "task_error" {
         let cause = line["cause"].as_str().unwrap_or("");
-        if !causes.contains(&cause) {
+        if record::task_error_cause(cause).is_none() {
             problems.push(format!("cause `{cause}` is not one the task router gives"));
         }
     }

@@ -1357,6 +1357,42 @@ impl TaskRouter {
 mod tests {
     use super::*;
 
+    /// The record catalogue's list of causes is this client's, in order.
+    #[test]
+    fn every_cause_is_in_the_catalogue() {
+        let error = || Error::msg("x");
+        let all = [
+            TaskRouterError::WorkflowNotFound {
+                workflow: "x".into(),
+            },
+            TaskRouterError::WorkflowDisabled {
+                sid: "x".into(),
+                reason: "x".into(),
+            },
+            TaskRouterError::WorkflowDeleted { sid: "x".into() },
+            TaskRouterError::QueueMismatch {
+                workflow_sid: "x".into(),
+                task_sid: "x".into(),
+                expected: "x".into(),
+                got: None,
+            },
+            TaskRouterError::InvalidTask { reason: "x".into() },
+            TaskRouterError::Lookup(error()),
+            TaskRouterError::Rejected {
+                workflow_sid: "x".into(),
+                status: 400,
+                message: "x".into(),
+            },
+            TaskRouterError::Store(error()),
+        ];
+        let causes: Vec<&str> = all.iter().map(TaskRouterError::cause).collect();
+        let catalogue: Vec<&str> = crate::record::TASK_ERROR_CAUSES
+            .iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(causes, catalogue);
+    }
+
     #[test]
     fn tasks_parse_from_the_api_and_the_node_helper_shapes() {
         let api: Task = serde_json::from_value(json!({

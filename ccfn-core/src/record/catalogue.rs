@@ -78,6 +78,70 @@ pub(crate) trait Record {
     fn write_to(&self, written: &mut Written);
 }
 
+/// One `cause` of a `task_error` record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskErrorCause {
+    /// The code, as the record writes it.
+    pub name: &'static str,
+    /// Whether the task router itself failed (no answer, credentials
+    /// refused, an error status, a refusal to create the task), rather than
+    /// answering something about the workflow, the queue or the task.
+    pub external: bool,
+    /// What it means, in words.
+    pub meaning: &'static str,
+}
+
+/// Every `cause` a `task_error` record can name, in the order the task
+/// router's client checks them.
+pub const TASK_ERROR_CAUSES: [TaskErrorCause; 8] = [
+    TaskErrorCause {
+        name: "workflow_not_found",
+        external: false,
+        meaning: "no workflow of the workspace has this friendly name or SID",
+    },
+    TaskErrorCause {
+        name: "workflow_disabled",
+        external: false,
+        meaning: "the workflow exists but cannot route tasks",
+    },
+    TaskErrorCause {
+        name: "workflow_deleted",
+        external: false,
+        meaning: "the task router answers 404 for the workflow: deleted, or its SID belongs to another workspace or environment",
+    },
+    TaskErrorCause {
+        name: "queue_mismatch",
+        external: false,
+        meaning: "the task was created but landed in another queue than expected",
+    },
+    TaskErrorCause {
+        name: "invalid_task",
+        external: false,
+        meaning: "the task is not valid (no workflow, or attributes that are not an object); nothing was sent",
+    },
+    TaskErrorCause {
+        name: "lookup_failed",
+        external: true,
+        meaning: "talking to the task router failed: connection, timeout, credentials refused, an error status, or an answer that does not parse",
+    },
+    TaskErrorCause {
+        name: "rejected",
+        external: true,
+        meaning: "the task router refused to create the task",
+    },
+    TaskErrorCause {
+        name: "task_store",
+        external: false,
+        meaning: "the local task store could not be written",
+    },
+];
+
+/// The cause named `name`, if a `task_error` record can name it.
+#[must_use]
+pub fn task_error_cause(name: &str) -> Option<&'static TaskErrorCause> {
+    TASK_ERROR_CAUSES.iter().find(|cause| cause.name == name)
+}
+
 /// The fields whose values differ from one run to the next (times, ids,
 /// durations, memory), wherever they appear, each with what a snapshot
 /// shows in its place: `ccfn-testkit`'s snapshot redactions read this
