@@ -226,6 +226,34 @@ fn line_start(file: &mut File, offset: u64) -> io::Result<u64> {
     }
 }
 
+/// Reads `source` to its end, calling `line` for each line; a plain file
+/// is first searched for `seek_to` (see [`seek_time`]).
+pub(crate) fn read_whole(
+    source: &Source,
+    seek_to: Option<&str>,
+    line: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
+) -> io::Result<()> {
+    let mut opened = open(source)?;
+    if let (Opened::Plain(file), Some(target)) = (&mut opened, seek_to) {
+        let start = seek_time(file, target.as_bytes())?;
+        file.seek(SeekFrom::Start(start))?;
+    }
+    let mut stdin;
+    let reader: &mut dyn Read = match &mut opened {
+        Opened::Plain(file) => file,
+        Opened::Gzip(reader) => reader,
+        Opened::Stdin(input) => {
+            stdin = input.lock();
+            &mut stdin
+        }
+    };
+    let mut lines = Lines::new();
+    if lines.read(reader, line)?.is_continue() {
+        lines.finish(line);
+    }
+    Ok(())
+}
+
 /// How `--follow` notices what happened to the file it reads.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Change {

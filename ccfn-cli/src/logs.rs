@@ -318,19 +318,16 @@ impl<W: Write> Run<'_, W> {
                     }
                 }
             }
-            Opened::Gzip(mut reader) => {
-                if self.read(&mut lines, &mut reader, false)?.is_continue() {
-                    lines.finish(&mut |line| self.line(line, false));
-                }
+            Opened::Gzip(_) if self.args.follow => {
+                return Err(io::Error::other(
+                    "--follow cannot follow a gzip-compressed file",
+                ));
             }
-            Opened::Stdin(stdin) => {
+            Opened::Gzip(_) | Opened::Stdin(_) => {
                 if self.args.follow {
                     self.flush_ring();
                 }
-                let mut stdin = stdin.lock();
-                if self.read(&mut lines, &mut stdin, false)?.is_continue() {
-                    lines.finish(&mut |line| self.line(line, false));
-                }
+                input::read_whole(source, None, &mut |line| self.line(line, false))?;
             }
         }
         Ok(())

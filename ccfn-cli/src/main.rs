@@ -1,6 +1,7 @@
 //! `ccfn`, the operator's command: reads the records the logging contract
 //! writes and runs the spec's diagnostic procedure over them.
 
+mod diagnose;
 mod filter;
 mod input;
 mod line;
@@ -16,8 +17,9 @@ use clap::{CommandFactory as _, Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(name = "ccfn", version, about, long_about = None)]
 #[command(after_help = "\
-Exit status: 0 on success, 1 when the answer is no (no matching record),
-2 on an error (a bad option, an unreadable file).")]
+Exit status: 0 on success, 1 when the answer is no (no matching record, a
+question of the decision tree answered no), 2 when the logs cannot answer
+or on an error (a bad option, an unreadable file).")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -27,6 +29,9 @@ struct Cli {
 enum Command {
     /// Filter and read the records of ccfn functions' logs.
     Logs(logs::LogsArgs),
+    /// Run the spec's decision tree over the records: which question fails,
+    /// why, and what to do.
+    Diagnose(diagnose::DiagnoseArgs),
     /// Print a completion script for a shell.
     #[command(after_help = "\
 Examples:
@@ -43,6 +48,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Logs(args) => logs::run(args),
+        Command::Diagnose(args) => diagnose::run(args),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "ccfn", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)

@@ -10,6 +10,7 @@ fn help_of_every_command() {
     for (name, args) in [
         ("ccfn", &["--help"][..]),
         ("logs", &["logs", "--help"][..]),
+        ("diagnose", &["diagnose", "--help"][..]),
         ("completions", &["completions", "--help"][..]),
     ] {
         let ran = ccfn(args, None);

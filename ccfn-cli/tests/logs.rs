@@ -205,6 +205,15 @@ async fn gzip_files_standard_input_and_platform_lines() {
             "ccfn logs: skipped 3 lines that are not ccfn records\n"
         );
     }
+    let follow_gz = ccfn(&["logs", "--follow", gz.to_str().unwrap()], None);
+    assert_eq!(follow_gz.code, 2);
+    assert!(
+        follow_gz
+            .stderr
+            .contains("--follow cannot follow a gzip-compressed file"),
+        "{}",
+        follow_gz.stderr
+    );
     // Several files, in order.
     let both = ccfn(
         &[

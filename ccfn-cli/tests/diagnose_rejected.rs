@@ -1,0 +1,99 @@
+//! `ccfn diagnose` when requests reach the runtime but never the function:
+//! the example runtime on loopback, with an auth token, rejecting a forged
+//! signature; its log read back from the process's JSON log.
+
+mod common;
+
+use std::time::Duration;
+
+use ccfn_core::record::{init_logging_with, parse_filter, LogFormat};
+use ccfn_core::runtime::{Runtime, RuntimeConfig};
+use ccfn_testkit::{FakeContext, LogBuffer};
+use common::{ccfn, temp_dir, text, write};
+use example_contact_center::WAIT_URL;
+use serde_json::Value;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::{TcpListener, TcpStream};
+
+#[tokio::test]
+async fn a_rejected_signature_is_why_no_request_reached_the_function() {
+    let lines = LogBuffer::default();
+    init_logging_with(
+        LogFormat::Json,
+        parse_filter("info,ccfn=trace").unwrap(),
+        lines.clone(),
+    )
+    .unwrap();
+    let context = FakeContext::new()
+        .value("AUTH_TOKEN", "canary-cli-auth-token-61f0a2")
+        .value("workflowSid", common::WORKFLOW)
+        .value("VOICEMAIL_TO", "oncall@example.com")
+        .value("VOICEMAIL_FROM", "voicemail@mg.example.com")
+        .build();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = RuntimeConfig::default();
+    config.shutdown_grace = Duration::from_secs(5);
+    let runtime = example_contact_center::runtime(Runtime::new(context, config));
+    runtime.check().expect("the runtime starts");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(runtime.serve_with(listener, async {
+        let _ = stopped.await;
+    }));
+
+    let body = "CallSid=CA0123456789abcdef0123456789abcdef&From=%2B15551230000&To=%2B15559870000";
+    let request = format!(
+        "POST {WAIT_URL} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         X-Twilio-Signature: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    if let Err(err) = stream.write_all(request.as_bytes()).await {
+        panic!("{err}: {}", lines.contents());
+    }
+    // The runtime answers before the body it will not read, and may
+    // reset the connection after: keep what arrived.
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while let Ok(n @ 1..) = stream.read(&mut chunk).await {
+        answer.extend_from_slice(&chunk[..n]);
+    }
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+    let _ = stop.send(());
+    served.await.unwrap().unwrap();
+
+    let dir = temp_dir("rejected");
+    let log = write(&dir, "app.log", &lines.contents());
+    let ran = ccfn(
+        &[
+            "diagnose",
+            "--json",
+            "--function",
+            "wait-experience",
+            log.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(ran.code, 1, "{ran:?}");
+    let verdict: Value = serde_json::from_str(ran.stdout.trim()).unwrap();
+    let first = &verdict["questions"][0];
+    assert_eq!(first["answer"], "no");
+    assert_eq!(first["evidence"][0]["step"], "request_rejected");
+    let said: Vec<&str> = first["specifically"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(text)
+        .collect();
+    assert_eq!(
+        said[0],
+        "No invocation started for function wait-experience in the records read."
+    );
+    assert!(
+        said[1].starts_with("Requests reached the runtime but were answered 403 before the function ran: X-Twilio-Signature does not match the request"),
+        "{said:?}"
+    );
+    assert!(!ran.stdout.contains("canary-cli-auth-token"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
