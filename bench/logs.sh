@@ -11,6 +11,7 @@
 #
 # - ERROR records:   ccfn logs --error --json   |  jq -c 'select(.level=="ERROR")'
 # - one call:        ccfn logs --call CA.. --json  |  jq -c 'select(.call_sid=="CA..")'
+#   (every request is a call of its own)
 # - the last tenth:  ccfn logs --since T --json   |  jq -c 'select(.timestamp>="T")'
 #   (ccfn binary-searches the file for T)
 # - ERROR records in the human format: ccfn logs --error (no jq peer)
@@ -44,18 +45,19 @@ mkdir -p "$OUT"
 make_log() {
   prepare
   cat >"$OUT/mixed.lua" <<LUA
-local n = 0
+-- Each request is a call of its own, as in production.
+math.randomseed(os.time())
+local n = math.random(0, 2^30) * 1024
 local form = { ["Content-Type"] = "$POST_TYPE" }
-local menu = "$POST_BODY"
-local no_to = "CallSid=CA0123456789abcdef0123456789abcdef&From=%2B15551230000"
-local notice = "CallSid=CA0123456789abcdef0123456789abcdef&From=%2B15551230000"
-  .. "&RecordingSid=RE0123456789abcdef0123456789abcdef&RecordingDuration=12"
+local to = "&To=%2B15559870000"
+local notice = "&RecordingSid=RE0123456789abcdef0123456789abcdef&RecordingDuration=12"
   .. "&RecordingUrl=http%3A%2F%2F127.0.0.1%3A9%2Frecordings%2FRE0123456789abcdef0123456789abcdef"
 request = function()
   n = n + 1
-  if n % 20 == 0 then return wrk.format("POST", "$NOTICE", form, notice) end
-  if n % 20 == 10 then return wrk.format("POST", "$WAIT", form, no_to) end
-  return wrk.format("POST", "$WAIT", form, menu)
+  local call = string.format("CallSid=CA%032x&From=%%2B15551230000", n)
+  if n % 20 == 0 then return wrk.format("POST", "$NOTICE", form, call .. notice) end
+  if n % 20 == 10 then return wrk.format("POST", "$WAIT", form, call) end
+  return wrk.format("POST", "$WAIT", form, call .. to)
 end
 LUA
   rm -rf "$OUT/outbox" "$LOG"
@@ -81,9 +83,10 @@ fi
 
 size=$(stat -c %s "$LOG")
 lines=$(wc -l <"$LOG")
-call=$(grep -m1 -o '"call_sid":"CA[0-9a-f]*"' "$LOG" | cut -d'"' -f4)
+# A call half way into the file.
+call=$(tail -c $((size / 2)) "$LOG" | grep -m1 -o '"call_sid":"CA[0-9a-f]*"' | cut -d'"' -f4 || true)
 # The timestamp nine tenths of the way into the file.
-since=$(tail -c $((size / 10)) "$LOG" | sed -n 2p | cut -d'"' -f4)
+since=$(tail -c $((size / 10)) "$LOG" | sed -n 2p | cut -d'"' -f4 || true)
 cat "$LOG" >/dev/null # into the page cache
 
 # timed NAME COMMAND...: runs COMMAND with stdout to a file; prints the

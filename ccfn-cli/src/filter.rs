@@ -14,6 +14,10 @@ struct FieldIs {
     /// `"key":"value"` as the record writes it: present in every line
     /// that can match.
     finder: Finder<'static>,
+    /// Whether the value is written the same by every JSON writer (no
+    /// character that one escapes and another not), so that finding the
+    /// needle at the top level of the record is the answer.
+    plain: bool,
 }
 
 impl FieldIs {
@@ -23,12 +27,52 @@ impl FieldIs {
             key,
             value: value.to_owned(),
             finder: Finder::new(needle.as_bytes()).into_owned(),
+            plain: value
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b" -_.:+@/".contains(&b)),
         }
     }
 
     fn holds(&self, record: &serde_json::Map<String, Value>) -> bool {
         record.get(self.key).and_then(Value::as_str) == Some(self.value.as_str())
     }
+
+    /// Whether the record has the field at its top level, read from the
+    /// bytes; `None` when only parsing can tell.
+    fn holds_raw(&self, json: &[u8]) -> Option<bool> {
+        self.plain.then(|| {
+            self.finder
+                .find_iter(json)
+                .any(|at| depth_at(json, at) == 1)
+        })
+    }
+}
+
+/// How deep in objects and arrays the byte at `at` of `json` is (1: in
+/// the record itself), reading strings and their escapes. A key's quote
+/// never lies inside a string, where quotes are escaped.
+fn depth_at(json: &[u8], at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &byte in &json[..at] {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    depth
 }
 
 /// The filters of one `ccfn logs` run. Levels and `success` add up (a
@@ -91,8 +135,19 @@ impl Filter {
         if !self.fields.iter().all(|field| raw.contains(&field.finder)) {
             return false;
         }
-        if self.fields.is_empty() && !success {
-            return true;
+        // Answered from the bytes when every test can be.
+        let kind_raw = if level {
+            Some(true)
+        } else {
+            self.success.as_ref().and_then(|s| s.holds_raw(raw.json))
+        };
+        let fields_raw: Option<bool> = self
+            .fields
+            .iter()
+            .map(|field| field.holds_raw(raw.json))
+            .try_fold(true, |all, one| one.map(|one| all && one));
+        if let (Some(kind), Some(fields)) = (kind_raw, fields_raw) {
+            return kind && fields;
         }
         let Some(record) = raw.parse() else {
             return false;
@@ -167,6 +222,34 @@ mod tests {
             .field("function", "wait-experience");
         assert!(keeps(&both, &line("ERROR", "error", "")));
         assert!(!keeps(&both, &line("INFO", "end", "")));
+    }
+
+    #[test]
+    fn depth_reads_strings_and_escapes() {
+        let json = br#"{"a":"{[\"x\"]}","b":{"c":[1,{"d":2}]},"e":3}"#;
+        let depth = |needle: &str| {
+            let at = memchr::memmem::find(json, needle.as_bytes()).unwrap();
+            depth_at(json, at)
+        };
+        assert_eq!(depth(r#""a""#), 1);
+        assert_eq!(depth(r#""c""#), 2);
+        assert_eq!(depth(r#""d""#), 4);
+        assert_eq!(depth(r#""e""#), 1);
+    }
+
+    #[test]
+    fn bytes_and_parsing_agree() {
+        // A value with a character writers escape differently is checked
+        // by parsing.
+        let quoted = Filter::default().field("function", "wait \"x\"");
+        let line = line("INFO", "start", "").replace("wait-experience", r#"wait \"x\""#);
+        assert!(keeps(&quoted, &line));
+        let nested = line_with_nested_step();
+        assert!(!keeps(&Filter::default().success(), &nested));
+    }
+
+    fn line_with_nested_step() -> String {
+        line("INFO", "log", r#","result":{"step":"success"}"#)
     }
 
     #[test]
