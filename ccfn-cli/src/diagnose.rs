@@ -41,7 +41,7 @@ pub(crate) struct DiagnoseArgs {
     #[arg(value_name = "FILE")]
     files: Vec<String>,
     /// The invocations of this call (`call_sid`).
-    #[arg(long, value_name = "CALL_SID")]
+    #[arg(long, value_name = "SID")]
     call: Option<String>,
     /// The invocations of this function.
     #[arg(long, value_name = "NAME")]

@@ -62,7 +62,7 @@ pub(crate) struct LogsArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     limit: Option<u64>,
     /// Records of this call (`call_sid`).
-    #[arg(long, value_name = "CALL_SID")]
+    #[arg(long, value_name = "SID")]
     call: Option<String>,
     /// Records of this invocation (`invocation_id`).
     #[arg(long, value_name = "ID")]
