@@ -5,7 +5,6 @@
 //! (section "ccfn diagnose"), one function per question below.
 
 use std::collections::{HashMap, VecDeque};
-use std::io;
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
@@ -608,9 +607,9 @@ pub(crate) fn run(args: &DiagnoseArgs) -> Result<ExitCode, String> {
             "answer": last.answer.as_str(),
             "action": action,
         });
-        write_out(&format!("{verdict}\n"))?;
+        crate::write_out(&format!("{verdict}\n"))?;
     } else {
-        write_out(&human(&findings, &selection, &what, action))?;
+        crate::write_out(&human(&findings, &selection, &what, action))?;
     }
     if selection.skipped > 0 {
         eprintln!(
@@ -619,16 +618,6 @@ pub(crate) fn run(args: &DiagnoseArgs) -> Result<ExitCode, String> {
         );
     }
     Ok(ExitCode::from(code))
-}
-
-/// Writes `text` to standard output; a closed pipe is not an error.
-fn write_out(text: &str) -> Result<(), String> {
-    use std::io::Write as _;
-    let mut out = io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {err}")),
-        _ => Ok(()),
-    }
 }
 
 /// The verdict for a person.

@@ -6,6 +6,7 @@ mod filter;
 mod input;
 mod line;
 mod logs;
+mod probe;
 mod summary;
 mod when;
 
@@ -32,6 +33,9 @@ enum Command {
     /// Run the spec's decision tree over the records: which question fails,
     /// why, and what to do.
     Diagnose(diagnose::DiagnoseArgs),
+    /// Test a function's endpoint: DNS, TLS, HEAD, and a signed POST in
+    /// debug mode.
+    Probe(probe::ProbeArgs),
     /// Print a completion script for a shell.
     #[command(after_help = "\
 Examples:
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Logs(args) => logs::run(args),
         Command::Diagnose(args) => diagnose::run(args),
+        Command::Probe(args) => probe::run(args),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "ccfn", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
@@ -58,4 +63,16 @@ fn main() -> ExitCode {
         eprintln!("ccfn: {err}");
         ExitCode::from(2)
     })
+}
+
+/// Writes `text` to standard output; a closed pipe is not an error.
+fn write_out(text: &str) -> Result<(), String> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write: {err}"))
+        }
+        _ => Ok(()),
+    }
 }

@@ -11,6 +11,7 @@ fn help_of_every_command() {
         ("ccfn", &["--help"][..]),
         ("logs", &["logs", "--help"][..]),
         ("diagnose", &["diagnose", "--help"][..]),
+        ("probe", &["probe", "--help"][..]),
         ("completions", &["completions", "--help"][..]),
     ] {
         let ran = ccfn(args, None);
