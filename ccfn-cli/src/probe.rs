@@ -448,7 +448,7 @@ fn client(args: &ProbeArgs) -> Result<reqwest::Client, String> {
     let mut builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .tls_info(true)
-        .user_agent(concat!("ccfn-probe/", env!("CARGO_PKG_VERSION")));
+        .user_agent("ccfn-probe");
     if let Some(path) = &args.ca_cert {
         let pem =
             std::fs::read(path).map_err(|err| format!("cannot read {}: {err}", path.display()))?;
