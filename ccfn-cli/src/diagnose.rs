@@ -529,8 +529,49 @@ fn read(args: &DiagnoseArgs, filter: &Filter, seek_to: Option<&str>) -> Result<S
     Ok(selection)
 }
 
+/// A verdict in both forms, and the exit status it means.
+#[derive(Debug)]
+pub(crate) struct Verdict {
+    pub(crate) human: String,
+    pub(crate) json: Value,
+    pub(crate) code: u8,
+    pub(crate) skipped: u64,
+}
+
+impl DiagnoseArgs {
+    /// The arguments that diagnose everything in `files`.
+    pub(crate) fn over(files: Vec<String>) -> DiagnoseArgs {
+        DiagnoseArgs {
+            files,
+            call: None,
+            function: None,
+            invocation: None,
+            since: None,
+            until: None,
+            json: false,
+        }
+    }
+}
+
 /// Runs `ccfn diagnose`.
 pub(crate) fn run(args: &DiagnoseArgs) -> Result<ExitCode, String> {
+    let verdict = verdict(args)?;
+    if args.json {
+        crate::write_out(&format!("{}\n", verdict.json))?;
+    } else {
+        crate::write_out(&verdict.human)?;
+    }
+    if verdict.skipped > 0 {
+        eprintln!(
+            "ccfn diagnose: skipped {} lines that are not ccfn records",
+            verdict.skipped
+        );
+    }
+    Ok(ExitCode::from(verdict.code))
+}
+
+/// The decision tree over the logs `args` names.
+pub(crate) fn verdict(args: &DiagnoseArgs) -> Result<Verdict, String> {
     let now = SystemTime::now();
     let since = args
         .since
@@ -585,39 +626,33 @@ pub(crate) fn run(args: &DiagnoseArgs) -> Result<ExitCode, String> {
         Answer::Yes => ALL_YES,
         _ => QUESTIONS[usize::from(last.number - 1)].1,
     };
-    if args.json {
-        let questions: Vec<Value> = findings
-            .iter()
-            .map(|f| {
-                json!({
-                    "number": f.number,
-                    "question": QUESTIONS[usize::from(f.number - 1)].0,
-                    "answer": f.answer.as_str(),
-                    "evidence": f.evidence.iter().map(Evidence::to_json).collect::<Vec<_>>(),
-                    "more_evidence": f.more,
-                    "specifically": f.specifically,
-                })
+    let questions: Vec<Value> = findings
+        .iter()
+        .map(|f| {
+            json!({
+                "number": f.number,
+                "question": QUESTIONS[usize::from(f.number - 1)].0,
+                "answer": f.answer.as_str(),
+                "evidence": f.evidence.iter().map(Evidence::to_json).collect::<Vec<_>>(),
+                "more_evidence": f.more,
+                "specifically": f.specifically,
             })
-            .collect();
-        let verdict = json!({
-            "selection": what,
-            "invocations": selection.invocations.len(),
-            "questions": questions,
-            "stopped_at": (last.answer != Answer::Yes).then_some(last.number),
-            "answer": last.answer.as_str(),
-            "action": action,
-        });
-        crate::write_out(&format!("{verdict}\n"))?;
-    } else {
-        crate::write_out(&human(&findings, &selection, &what, action))?;
-    }
-    if selection.skipped > 0 {
-        eprintln!(
-            "ccfn diagnose: skipped {} lines that are not ccfn records",
-            selection.skipped
-        );
-    }
-    Ok(ExitCode::from(code))
+        })
+        .collect();
+    let json = json!({
+        "selection": what,
+        "invocations": selection.invocations.len(),
+        "questions": questions,
+        "stopped_at": (last.answer != Answer::Yes).then_some(last.number),
+        "answer": last.answer.as_str(),
+        "action": action,
+    });
+    Ok(Verdict {
+        human: human(&findings, &selection, &what, action),
+        json,
+        code,
+        skipped: selection.skipped,
+    })
 }
 
 /// The verdict for a person.

@@ -6,6 +6,7 @@ mod filter;
 mod input;
 mod line;
 mod logs;
+mod package;
 mod probe;
 mod summary;
 mod when;
@@ -36,6 +37,9 @@ enum Command {
     /// Test a function's endpoint: DNS, TLS, HEAD, and a signed POST in
     /// debug mode.
     Probe(probe::ProbeArgs),
+    /// Package the evidence for an escalation: records, invocations,
+    /// errors, the diagnosis, the probe, reproduction commands; scrubbed.
+    Package(package::PackageArgs),
     /// Print a completion script for a shell.
     #[command(after_help = "\
 Examples:
@@ -54,6 +58,7 @@ fn main() -> ExitCode {
         Command::Logs(args) => logs::run(args),
         Command::Diagnose(args) => diagnose::run(args),
         Command::Probe(args) => probe::run(args),
+        Command::Package(args) => package::run(args),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "ccfn", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)

@@ -467,8 +467,45 @@ fn client(args: &ProbeArgs) -> Result<reqwest::Client, String> {
     builder.build().map_err(|err| causes(&err))
 }
 
+impl ProbeArgs {
+    /// The arguments that probe `url` with the defaults.
+    pub(crate) fn url(url: &str) -> ProbeArgs {
+        ProbeArgs {
+            url: url.to_owned(),
+            params: Vec::new(),
+            ca_cert: None,
+            timeout: Duration::from_secs(10),
+            json: false,
+        }
+    }
+}
+
+/// The results in both forms, and whether a step failed.
+#[derive(Debug)]
+pub(crate) struct Results {
+    pub(crate) human: String,
+    pub(crate) json: Value,
+    pub(crate) failed: bool,
+}
+
 /// Runs `ccfn probe`.
 pub(crate) fn run(args: &ProbeArgs) -> Result<ExitCode, String> {
+    let results = results(args)?;
+    let text = if args.json {
+        format!("{}\n", results.json)
+    } else {
+        results.human
+    };
+    crate::write_out(&text)?;
+    Ok(if results.failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Probes the URL `args` names.
+pub(crate) fn results(args: &ProbeArgs) -> Result<Results, String> {
     let url = reqwest::Url::parse(&args.url)
         .map_err(|err| format!("`{}` is not a URL: {err}", args.url))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
@@ -490,28 +527,24 @@ pub(crate) fn run(args: &ProbeArgs) -> Result<ExitCode, String> {
         .map_err(|err| format!("cannot start: {err}"))?;
     let steps = runtime.block_on(probe(args, &url, token.as_deref()));
     let failed = steps.iter().any(|s| s.verdict == Verdict::Failed);
-    let mut text = if args.json {
-        json!({
-            "url": url.as_str(),
-            "steps": steps.iter().map(Step::to_json).collect::<Vec<_>>(),
-            "passed": !failed,
-        })
-        .to_string()
-            + "\n"
-    } else {
-        human(&url, &steps)
-    };
+    let json = json!({
+        "url": url.as_str(),
+        "steps": steps.iter().map(Step::to_json).collect::<Vec<_>>(),
+        "passed": !failed,
+    });
+    let mut human = human(&url, &steps);
+    let mut json_text = json.to_string();
     if let Some(token) = &token {
         // Whatever an answer echoed, the token is never shown.
         if token.len() >= ccfn_core::record::MIN_SCRUBBED_LEN {
-            text = text.replace(token.as_str(), ccfn_core::record::REDACTED);
+            human = human.replace(token.as_str(), ccfn_core::record::REDACTED);
+            json_text = json_text.replace(token.as_str(), ccfn_core::record::REDACTED);
         }
     }
-    crate::write_out(&text)?;
-    Ok(if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+    Ok(Results {
+        human,
+        json: serde_json::from_str(&json_text).unwrap_or(json),
+        failed,
     })
 }
 

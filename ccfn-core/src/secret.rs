@@ -279,6 +279,27 @@ pub(crate) fn invocation_secrets<'a>(values: impl IntoIterator<Item = &'a str>) 
 /// anew where one was replaced.
 const MAX_SCRUB_PASSES: usize = 8;
 
+/// `text` with every secret value of this process (every [`Secret`] made,
+/// in every form a line can show it: JSON-, XML- or percent-encoded)
+/// replaced by `[REDACTED]`: the scrubber the log writer applies to each
+/// line, for text written another way, such as the files an operator
+/// sends.
+///
+/// ```
+/// use ccfn_core::{record, Secret};
+///
+/// let key = Secret::new("key-canary-4f1d0c");
+/// let text = r#"{"message":"sent with key-canary-4f1d0c"}"#;
+/// assert_eq!(record::scrub_secrets(text), r#"{"message":"sent with [REDACTED]"}"#);
+/// # drop(key);
+/// ```
+#[must_use]
+pub fn scrub_secrets(text: &str) -> String {
+    let mut text = text.to_owned();
+    scrub(&mut text, &[]);
+    text
+}
+
 /// Replaces every registered secret value in `line`, and every value of
 /// `also` (see [`invocation_secrets`]), with `[REDACTED]`, until none is
 /// left.

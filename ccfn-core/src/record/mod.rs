@@ -42,7 +42,9 @@ pub(crate) mod panic;
 pub(crate) mod scope;
 pub(crate) mod writer;
 
-pub use crate::secret::{is_sensitive_name, MIN_SCRUBBED_LEN, REDACTED, SENSITIVE_WORDS};
+pub use crate::secret::{
+    is_sensitive_name, scrub_secrets, MIN_SCRUBBED_LEN, REDACTED, SENSITIVE_WORDS,
+};
 pub use catalogue::*;
 #[cfg(any(feature = "clients", feature = "runtime"))]
 pub(crate) use emit::emit_at;
