@@ -335,3 +335,43 @@ async fn logs_that_cannot_answer_exit_2() {
     assert_eq!(none.code, 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Panics on purpose: the business logic failing with nothing external
+/// to blame.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None
+/// # Contacts
+/// oncall@example.com
+#[ccfn_core::contact_fn(required = [CallSid, From, To])]
+async fn broken(
+    _context: ccfn_core::Context,
+    event: ccfn_core::Event,
+    callback: ccfn_core::Callback,
+) -> ccfn_core::Completion {
+    let queue: Vec<&str> = Vec::new();
+    let first = queue.first().copied().expect("an agent in the queue");
+    callback.success(format!("{first} {}", event.from().unwrap_or_default()))
+}
+
+#[tokio::test]
+async fn a_panic_stops_at_question_5_with_its_message() {
+    let run = invoke(
+        broken,
+        FakeContext::new(),
+        FakeEvent::voice().param("CallSid", &call(10)),
+    )
+    .await;
+    let (ran, verdict, _) = diagnose(&[&run], &["--call", &call(10)]);
+    assert_eq!(ran.code, 1);
+    assert_eq!(answers(&verdict), ["yes", "yes", "yes", "yes", "no"]);
+    let said = specifically(&verdict);
+    assert!(
+        said[0].starts_with("panic: function panicked: an agent in the queue"),
+        "{said:?}"
+    );
+}
