@@ -7,15 +7,14 @@
 use std::collections::{HashMap, VecDeque};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use ccfn_core::record;
 use serde_json::{json, Map, Value};
 
-use crate::filter::Filter;
+use crate::filter::{Filter, Select};
 use crate::input::{self, Source};
 use crate::line::Raw;
-use crate::when;
 
 type Record = Map<String, Value>;
 
@@ -39,22 +38,8 @@ pub(crate) struct DiagnoseArgs {
     /// standard input (the default).
     #[arg(value_name = "FILE")]
     files: Vec<String>,
-    /// The invocations of this call (`call_sid`).
-    #[arg(long, value_name = "SID")]
-    call: Option<String>,
-    /// The invocations of this function.
-    #[arg(long, value_name = "NAME")]
-    function: Option<String>,
-    /// One invocation (`invocation_id`).
-    #[arg(long, value_name = "ID")]
-    invocation: Option<String>,
-    /// Records at or after TIME: a date (2026-11-21), an RFC 3339 time or
-    /// a time ago (2h).
-    #[arg(long, value_name = "TIME")]
-    since: Option<String>,
-    /// Records at or before TIME, written as for `--since`.
-    #[arg(long, value_name = "TIME")]
-    until: Option<String>,
+    #[command(flatten)]
+    select: Select,
     /// The verdict as one JSON object.
     #[arg(long)]
     json: bool,
@@ -500,12 +485,13 @@ fn read(args: &DiagnoseArgs, filter: &Filter, seek_to: Option<&str>) -> Result<S
                 return ControlFlow::Continue(());
             }
             selection.records_in_window += 1;
-            if args.call.is_none() && args.invocation.is_none() && raw.contains(&rejected) {
+            let select = &args.select;
+            if select.call.is_none() && select.invocation.is_none() && raw.contains(&rejected) {
                 if let Some(record) = raw
                     .parse()
                     .filter(|r| str_of(r, "step") == "request_rejected")
                 {
-                    if args
+                    if select
                         .function
                         .as_ref()
                         .is_none_or(|f| str_of(&record, "function") == f)
@@ -543,11 +529,7 @@ impl DiagnoseArgs {
     pub(crate) fn over(files: Vec<String>) -> DiagnoseArgs {
         DiagnoseArgs {
             files,
-            call: None,
-            function: None,
-            invocation: None,
-            since: None,
-            until: None,
+            select: Select::default(),
             json: false,
         }
     }
@@ -572,48 +554,10 @@ pub(crate) fn run(args: &DiagnoseArgs) -> Result<ExitCode, String> {
 
 /// The decision tree over the logs `args` names.
 pub(crate) fn verdict(args: &DiagnoseArgs) -> Result<Verdict, String> {
-    let now = SystemTime::now();
-    let since = args
-        .since
-        .as_deref()
-        .map(|t| when::parse(t, now))
-        .transpose()
-        .map_err(|e| format!("--since: {e}"))?;
-    let until = args
-        .until
-        .as_deref()
-        .map(|t| when::parse(t, now))
-        .transpose()
-        .map_err(|e| format!("--until: {e}"))?;
-    let mut filter = Filter::default();
-    if let Some(since) = since {
-        filter = filter.since(when::stamp(since));
-    }
-    if let Some(until) = until {
-        filter = filter.until(when::stamp(until));
-    }
-    let mut what = Vec::new();
-    for (key, value, name) in [
-        ("call_sid", &args.call, "call"),
-        ("function", &args.function, "function"),
-        ("invocation_id", &args.invocation, "invocation"),
-    ] {
-        if let Some(value) = value {
-            filter = filter.field(key, value);
-            what.push(format!("{name} {value}"));
-        }
-    }
-    let what = if what.is_empty() {
-        "every function".to_owned()
-    } else {
-        what.join(", ")
-    };
-    let seek_to = since.map(|s| {
-        when::stamp(
-            s.checked_sub(Duration::from_secs(60))
-                .unwrap_or(SystemTime::UNIX_EPOCH),
-        )
-    });
+    let selected = args.select.read(SystemTime::now())?;
+    let seek_to = selected.seek_to();
+    let what = selected.what.unwrap_or_else(|| "every function".to_owned());
+    let filter = selected.filter;
     let selection = read(args, &filter, seek_to.as_deref())?;
     let findings = decide(&selection, &what);
     let last = findings.last().expect("question 1 is always asked");

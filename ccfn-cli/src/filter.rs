@@ -1,10 +1,110 @@
 //! Which records `ccfn logs` keeps: the spec's filters, tested on the raw
 //! line first, so that a line that cannot match is never parsed.
 
+use std::time::{Duration, SystemTime};
+
 use memchr::memmem::Finder;
 use serde_json::Value;
 
 use crate::line::Raw;
+use crate::when;
+
+/// How far out of time order a file's records may be for `--since` and
+/// `--until` to still find all of them by position: concurrent
+/// invocations write their records a little out of order.
+pub(crate) const DISORDER: Duration = Duration::from_secs(60);
+
+/// The records an operator asks for: the flags `logs`, `diagnose` and
+/// `package` share.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub(crate) struct Select {
+    /// Records of this call (`call_sid`).
+    #[arg(long, value_name = "SID")]
+    pub(crate) call: Option<String>,
+    /// Records of this invocation (`invocation_id`).
+    #[arg(long, value_name = "ID")]
+    pub(crate) invocation: Option<String>,
+    /// Records of this function (its name, as in `function`).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) function: Option<String>,
+    /// Records at or after TIME: a date (2026-11-21, from midnight UTC), an
+    /// RFC 3339 time (2026-11-21T21:00:00Z) or a time ago (2h, 30m, 1day).
+    #[arg(long, value_name = "TIME")]
+    pub(crate) since: Option<String>,
+    /// Records at or before TIME, written as for `--since`.
+    #[arg(long, value_name = "TIME")]
+    pub(crate) until: Option<String>,
+}
+
+/// A selection, read.
+#[derive(Debug)]
+pub(crate) struct Selected {
+    /// The selection's filter, to add to.
+    pub(crate) filter: Filter,
+    pub(crate) since: Option<SystemTime>,
+    pub(crate) until: Option<SystemTime>,
+    /// The selection in words (`call CA.., since 2h`), or `None` for
+    /// everything.
+    pub(crate) what: Option<String>,
+}
+
+impl Selected {
+    /// Where a time-ordered file's search for `--since` lands: a little
+    /// early (see [`DISORDER`]).
+    pub(crate) fn seek_to(&self) -> Option<String> {
+        self.since
+            .map(|s| s.checked_sub(DISORDER).unwrap_or(SystemTime::UNIX_EPOCH))
+            .map(when::stamp)
+    }
+}
+
+impl Select {
+    /// The filter of the selection, with times read relative to `now`.
+    pub(crate) fn read(&self, now: SystemTime) -> Result<Selected, String> {
+        let since = self.since.as_deref().map(|t| when::parse(t, now));
+        let since = since.transpose().map_err(|e| format!("--since: {e}"))?;
+        let until = self.until.as_deref().map(|t| when::parse(t, now));
+        let until = until.transpose().map_err(|e| format!("--until: {e}"))?;
+        if let (Some(since), Some(until)) = (since, until) {
+            if since > until {
+                return Err(format!(
+                    "--since ({}) is after --until ({})",
+                    when::stamp(since),
+                    when::stamp(until)
+                ));
+            }
+        }
+        let mut filter = Filter::default();
+        let mut what = Vec::new();
+        if let Some(since) = since {
+            filter = filter.since(when::stamp(since));
+        }
+        if let Some(until) = until {
+            filter = filter.until(when::stamp(until));
+        }
+        for (key, value, name) in [
+            ("call_sid", &self.call, "call"),
+            ("invocation_id", &self.invocation, "invocation"),
+            ("function", &self.function, "function"),
+        ] {
+            if let Some(value) = value {
+                filter = filter.field(key, value);
+                what.push(format!("{name} {value}"));
+            }
+        }
+        for (flag, value) in [("since", &self.since), ("until", &self.until)] {
+            if let Some(value) = value {
+                what.push(format!("{flag} {value}"));
+            }
+        }
+        Ok(Selected {
+            filter,
+            since,
+            until,
+            what: (!what.is_empty()).then(|| what.join(", ")),
+        })
+    }
+}
 
 /// A record field that must have one value.
 #[derive(Debug)]

@@ -5,21 +5,16 @@ use std::collections::VecDeque;
 use std::io::{self, IsTerminal as _, Read, Seek as _, SeekFrom, Write};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use ccfn_core::record::{self, LogFormat};
 use memchr::memmem::Finder;
 
-use crate::filter::Filter;
+use crate::filter::{Filter, Select, DISORDER};
 use crate::input::{self, Change, Lines, Opened, Source};
 use crate::line::Raw;
 use crate::summary::{Invocation, Open};
 use crate::when;
-
-/// How far out of time order a file's records may be for `--since` and
-/// `--until` to still find all of them by position: concurrent
-/// invocations write their records a little out of order.
-const DISORDER: Duration = Duration::from_secs(60);
 
 /// The limit `--since` and `--until` imply when `--limit` is not given.
 const DATE_LIMIT: usize = 100;
@@ -50,26 +45,12 @@ pub(crate) struct LogsArgs {
     /// `--error`, `--warn` and `--success` add up.
     #[arg(long)]
     success: bool,
-    /// Records at or after TIME: a date (2026-11-21, from midnight UTC), an
-    /// RFC 3339 time (2026-11-21T21:00:00Z) or a time ago (2h, 30m, 1day).
-    #[arg(long, value_name = "TIME")]
-    since: Option<String>,
-    /// Records at or before TIME, written as for `--since`.
-    #[arg(long, value_name = "TIME")]
-    until: Option<String>,
+    #[command(flatten)]
+    select: Select,
     /// Only the last N matching records (the last 100 when `--since` or
     /// `--until` is given).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     limit: Option<u64>,
-    /// Records of this call (`call_sid`).
-    #[arg(long, value_name = "SID")]
-    call: Option<String>,
-    /// Records of this invocation (`invocation_id`).
-    #[arg(long, value_name = "ID")]
-    invocation: Option<String>,
-    /// Records of this function (its name, as in `function`).
-    #[arg(long, value_name = "NAME")]
-    function: Option<String>,
     /// Records of this step (`start`, `error`, `task_error`, ...).
     #[arg(long, value_name = "STEP", value_parser = step_name)]
     step: Option<String>,
@@ -256,12 +237,16 @@ impl<W: Write> Run<'_, W> {
             || (a.error && ended.outcome == "error")
             || (a.warn && ended.warned)
             || (a.success && ended.outcome == "success");
-        let fields = a
+        let select = &a.select;
+        let fields = select
             .call
             .as_ref()
             .is_none_or(|c| ended.call_sid.as_ref() == Some(c))
-            && a.invocation.as_ref().is_none_or(|i| *i == ended.id)
-            && a.function.as_ref().is_none_or(|f| *f == ended.function)
+            && select.invocation.as_ref().is_none_or(|i| *i == ended.id)
+            && select
+                .function
+                .as_ref()
+                .is_none_or(|f| *f == ended.function)
             && a.step.as_ref().is_none_or(|s| ended.steps.contains(s));
         (kind && fields && self.filter.in_time(ended.time.as_bytes())).then_some(ended)
     }
@@ -358,7 +343,10 @@ impl<W: Write> Run<'_, W> {
 /// Runs `ccfn logs`.
 pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
     let now = SystemTime::now();
-    let mut filter = Filter::default();
+    let selected = args.select.read(now)?;
+    let (since, until) = (selected.since, selected.until);
+    let seek_to = selected.seek_to();
+    let mut filter = selected.filter;
     if args.error {
         filter = filter.level("ERROR");
     }
@@ -368,44 +356,8 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
     if args.success {
         filter = filter.success();
     }
-    let since = args
-        .since
-        .as_deref()
-        .map(|t| when::parse(t, now))
-        .transpose();
-    let until = args
-        .until
-        .as_deref()
-        .map(|t| when::parse(t, now))
-        .transpose();
-    let (since, until) = (
-        since.map_err(|e| format!("--since: {e}"))?,
-        until.map_err(|e| format!("--until: {e}"))?,
-    );
-    if let (Some(since), Some(until)) = (since, until) {
-        if since > until {
-            return Err(format!(
-                "--since ({}) is after --until ({})",
-                when::stamp(since),
-                when::stamp(until)
-            ));
-        }
-    }
-    if let Some(since) = since {
-        filter = filter.since(when::stamp(since));
-    }
-    if let Some(until) = until {
-        filter = filter.until(when::stamp(until));
-    }
-    for (key, value) in [
-        ("call_sid", &args.call),
-        ("invocation_id", &args.invocation),
-        ("function", &args.function),
-        ("step", &args.step),
-    ] {
-        if let Some(value) = value {
-            filter = filter.field(key, value);
-        }
+    if let Some(step) = &args.step {
+        filter = filter.field("step", step);
     }
     let sources: Vec<Source> = if args.files.is_empty() {
         vec![Source::Stdin]
@@ -435,9 +387,7 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
     };
     let mut run = Run {
         args,
-        seek_to: since
-            .map(|s| s.checked_sub(DISORDER).unwrap_or(SystemTime::UNIX_EPOCH))
-            .map(when::stamp),
+        seek_to,
         stop_after: until.and_then(|u| u.checked_add(DISORDER)).map(when::stamp),
         filter,
         summary_steps: [

@@ -14,7 +14,7 @@ use ccfn_core::record::{self, is_sensitive_name, scrub_secrets};
 use ccfn_core::Secret;
 use serde_json::{Map, Value};
 
-use crate::filter::Filter;
+use crate::filter::{Filter, Select};
 use crate::input::{self, Source};
 use crate::line::Raw;
 use crate::summary::{Invocation, Open};
@@ -36,19 +36,8 @@ pub(crate) struct PackageArgs {
     /// files, `-` for standard input.
     #[arg(long = "logs", value_name = "FILE", num_args = 1.., required = true)]
     logs: Vec<String>,
-    /// The records of this call (`call_sid`).
-    #[arg(long, value_name = "SID")]
-    call: Option<String>,
-    /// The records of this function.
-    #[arg(long, value_name = "NAME")]
-    function: Option<String>,
-    /// Records at or after TIME: a date (2026-11-21), an RFC 3339 time or
-    /// a time ago (2h).
-    #[arg(long, value_name = "TIME")]
-    since: Option<String>,
-    /// Records at or before TIME, written as for `--since`.
-    #[arg(long, value_name = "TIME")]
-    until: Option<String>,
+    #[command(flatten)]
+    select: Select,
     /// The function's URL: `ccfn probe` runs against it, and the
     /// reproduction commands call it.
     #[arg(long, value_name = "URL")]
@@ -316,33 +305,9 @@ fn readme(now: SystemTime, what: &str, written: &[&str], gathered: &Gathered) ->
 pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
     let secrets = register_secrets();
     let now = SystemTime::now();
-    let mut filter = Filter::default();
-    let mut what = Vec::new();
-    for (flag, value) in [("--since", &args.since), ("--until", &args.until)] {
-        if let Some(text) = value {
-            let at = when::parse(text, now).map_err(|e| format!("{flag}: {e}"))?;
-            filter = if flag == "--since" {
-                filter.since(when::stamp(at))
-            } else {
-                filter.until(when::stamp(at))
-            };
-            what.push(format!("{flag} {text}"));
-        }
-    }
-    for (key, value, name) in [
-        ("call_sid", &args.call, "call"),
-        ("function", &args.function, "function"),
-    ] {
-        if let Some(value) = value {
-            filter = filter.field(key, value);
-            what.push(format!("{name} {value}"));
-        }
-    }
-    let what = if what.is_empty() {
-        "every record".to_owned()
-    } else {
-        what.join(", ")
-    };
+    let selected = args.select.read(now)?;
+    let what = selected.what.unwrap_or_else(|| "every record".to_owned());
+    let filter = selected.filter;
 
     let stamp: String = when::stamp(now)
         .chars()
