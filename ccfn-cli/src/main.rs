@@ -81,3 +81,50 @@ fn write_out(text: &str) -> Result<(), String> {
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ccfn_core::record;
+
+    /// The steps and fields the commands read by name are the catalogue's:
+    /// renaming one in ccfn-core fails here, not at an operator's terminal.
+    #[test]
+    fn the_steps_and_fields_read_are_the_catalogue_s() {
+        let read: [(&str, &[&str]); 12] = [
+            ("start", &["event"]),
+            ("validation", &["required"]),
+            ("validation_error", &["error"]),
+            ("api_request", &["method", "url"]),
+            ("api_response", &["status", "data"]),
+            ("api_error", &["error"]),
+            ("email_error", &["error"]),
+            ("task_error", &["cause"]),
+            ("error", &["kind", "error"]),
+            ("success", &["result"]),
+            ("end", &["outcome", "execution_ms"]),
+            ("request_rejected", &["status", "method", "path", "error"]),
+        ];
+        for (name, fields) in read {
+            let step = record::step(name).unwrap_or_else(|| panic!("no step `{name}`"));
+            for field in fields {
+                assert!(step.admits(field), "`{name}` has no field `{field}`");
+            }
+        }
+        for field in [
+            "timestamp",
+            "level",
+            "function",
+            "invocation_id",
+            "call_sid",
+            "step",
+            "message",
+        ] {
+            assert!(
+                record::COMMON_FIELDS.contains(&field),
+                "`{field}` is not common"
+            );
+        }
+        // Where `line::Raw` finds the time and the level: first and second.
+        assert_eq!(&record::COMMON_FIELDS[..2], ["timestamp", "level"]);
+    }
+}
