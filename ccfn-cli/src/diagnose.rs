@@ -19,7 +19,7 @@ use crate::line::Raw;
 type Record = Map<String, Value>;
 
 /// Invocations kept, at most: the last ones read.
-const INVOCATIONS_MAX: usize = 10_000;
+const INVOCATIONS_MAX: usize = 2_000;
 /// Evidence records shown per question, at most.
 const EVIDENCE_MAX: usize = 5;
 

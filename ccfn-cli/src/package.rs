@@ -93,21 +93,60 @@ fn is_secret(name: &str, declared: &[String]) -> bool {
             .any(|s| s.name() == name && s.is_secret())
 }
 
-/// What is read from the logs for the package.
+/// Failing invocations given a reproduction command, at most.
+const REPRODUCED_MAX: usize = 200;
+/// `start` records of invocations still open, at most.
+const STARTS_MAX: usize = 65_536;
+
+/// What is read from the logs for the package; the records, the summary
+/// and the errors are written to their files as they are read, so memory
+/// does not grow with the logs.
 #[derive(Default)]
 struct Gathered {
-    records: String,
     count: u64,
-    errors: String,
-    invocations: Vec<Invocation>,
-    /// Each invocation's `start` record.
-    starts: HashMap<String, Map<String, Value>>,
+    invocations: u64,
+    /// The failing invocations, with their `start` record when it was read.
+    failing: Vec<(Invocation, Option<Map<String, Value>>)>,
+    failing_total: u64,
     skipped: u64,
 }
 
-fn gather(args: &PackageArgs, filter: &Filter) -> Result<Gathered, String> {
+/// A file of the package, written line by line, each scrubbed.
+struct Lines {
+    path: PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+}
+
+impl Lines {
+    fn create(dir: &Path, name: &str) -> Result<Lines, String> {
+        let path = dir.join(name);
+        let file = std::fs::File::create(&path)
+            .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
+        Ok(Lines {
+            path,
+            out: std::io::BufWriter::new(file),
+        })
+    }
+
+    fn line(&mut self, text: &str) -> std::io::Result<()> {
+        writeln!(self.out, "{}", scrub_secrets(text))
+    }
+
+    fn finish(mut self) -> Result<(), String> {
+        self.out
+            .flush()
+            .map_err(|err| format!("cannot write {}: {err}", self.path.display()))
+    }
+}
+
+fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, String> {
     let mut gathered = Gathered::default();
     let mut open = Open::default();
+    let mut starts: HashMap<String, Map<String, Value>> = HashMap::new();
+    let mut records = Lines::create(dir, "records.jsonl")?;
+    let mut summary = Lines::create(dir, "invocations.txt")?;
+    let mut errors = Lines::create(dir, "errors.txt")?;
+    let mut failed: Option<std::io::Error> = None;
     for arg in &args.logs {
         let source = Source::new(arg);
         let mut on_line = |line: &[u8]| {
@@ -120,43 +159,59 @@ fn gather(args: &PackageArgs, filter: &Filter) -> Result<Gathered, String> {
             if !filter.matches(&raw) {
                 return ControlFlow::Continue(());
             }
-            gathered
-                .records
-                .push_str(&String::from_utf8_lossy(raw.json));
-            gathered.records.push('\n');
             gathered.count += 1;
+            let written = records.line(&String::from_utf8_lossy(raw.json));
             let Some(record) = raw.parse() else {
                 return ControlFlow::Continue(());
             };
             let text = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or("-");
             let step = text("step");
+            let mut written_error = Ok(());
             if text("level") == "ERROR" || step == "validation_error" {
                 let what = record
                     .get("error")
                     .and_then(Value::as_str)
                     .unwrap_or(text("message"));
-                let _ = writeln!(
-                    gathered.errors,
+                written_error = errors.line(&format!(
                     "{} {} {} [{}] {what}",
                     text("timestamp"),
                     text("function"),
                     text("invocation_id"),
                     step
-                );
+                ));
             }
-            if step == "start" {
-                gathered
-                    .starts
-                    .insert(text("invocation_id").to_owned(), record.clone());
+            if step == "start" && starts.len() < STARTS_MAX {
+                starts.insert(text("invocation_id").to_owned(), record.clone());
             }
+            let mut written_summary = Ok(());
             if let Some(ended) = open.add(&record) {
-                gathered.invocations.push(ended);
+                gathered.invocations += 1;
+                written_summary = summary.line(&ended.to_line());
+                let start = starts.remove(&ended.id);
+                if ended.outcome != "success" || ended.first_error.is_some() {
+                    gathered.failing_total += 1;
+                    if gathered.failing.len() < REPRODUCED_MAX {
+                        gathered.failing.push((ended, start));
+                    }
+                }
             }
-            ControlFlow::Continue(())
+            match written.and(written_error).and(written_summary) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(err) => {
+                    failed = Some(err);
+                    ControlFlow::Break(())
+                }
+            }
         };
         input::read_whole(&source, None, &mut on_line)
             .map_err(|err| format!("cannot read {}: {err}", source.name()))?;
+        if let Some(err) = failed.take() {
+            return Err(format!("cannot write the package: {err}"));
+        }
     }
+    records.finish()?;
+    summary.finish()?;
+    errors.finish()?;
     Ok(gathered)
 }
 
@@ -182,15 +237,18 @@ fn reproduce(gathered: &Gathered, url: Option<&str>) -> String {
         "URL=\"${{URL:-{}}}\"",
         url.unwrap_or("https://set-URL-to-the-function-s-URL.invalid/")
     );
-    let failing: Vec<&Invocation> = gathered
-        .invocations
-        .iter()
-        .filter(|i| i.outcome != "success" || i.first_error.is_some())
-        .collect();
-    if failing.is_empty() {
+    if gathered.failing.is_empty() {
         out.push_str("\n# No invocation failed in the records of this package.\n");
     }
-    for invocation in failing {
+    if gathered.failing_total > gathered.failing.len() as u64 {
+        let _ = writeln!(
+            out,
+            "\n# The first {} of {} failing invocations.",
+            gathered.failing.len(),
+            gathered.failing_total
+        );
+    }
+    for (invocation, start) in &gathered.failing {
         let _ = writeln!(
             out,
             "\n# {} {} ({}): {}",
@@ -202,9 +260,8 @@ fn reproduce(gathered: &Gathered, url: Option<&str>) -> String {
                 .as_deref()
                 .unwrap_or(&invocation.outcome)
         );
-        let event = gathered
-            .starts
-            .get(&invocation.id)
+        let event = start
+            .as_ref()
             .and_then(|start| start.get("event"))
             .and_then(Value::as_object);
         let Some(event) = event else {
@@ -291,7 +348,7 @@ fn readme(now: SystemTime, what: &str, written: &[&str], gathered: &Gathered) ->
          taken in.\n\n| File | What it holds |\n|---|---|\n",
         when::stamp(now),
         gathered.count,
-        gathered.invocations.len()
+        gathered.invocations
     );
     for (name, holds) in FILES {
         if written.contains(&name) {
@@ -323,21 +380,13 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
     std::fs::create_dir_all(&dir)
         .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
 
-    let gathered = gather(args, &filter)?;
+    let gathered = gather(args, &filter, &dir)?;
     let mut written: Vec<&str> = Vec::new();
     let write = |file: &str, text: &str| -> Result<(), String> {
         let path = dir.join(file);
         std::fs::write(&path, scrub_secrets(text))
             .map_err(|err| format!("cannot write {}: {err}", path.display()))
     };
-    write("records.jsonl", &gathered.records)?;
-    let summary: String = gathered
-        .invocations
-        .iter()
-        .map(|i| i.to_line() + "\n")
-        .collect();
-    write("invocations.txt", &summary)?;
-    write("errors.txt", &gathered.errors)?;
     written.extend(["records.jsonl", "invocations.txt", "errors.txt"]);
 
     let verdict = diagnose::verdict(&diagnose::DiagnoseArgs::over(vec![dir
@@ -369,7 +418,7 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
     eprintln!(
         "ccfn package: {} records, {} invocations, diagnose: {}; {secrets} secret values scrubbed from every file",
         gathered.count,
-        gathered.invocations.len(),
+        gathered.invocations,
         verdict.json["answer"].as_str().unwrap_or("-"),
     );
     if gathered.skipped > 0 {
