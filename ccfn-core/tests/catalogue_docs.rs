@@ -151,3 +151,39 @@ fn every_human_example_is_its_json_lines_rendering() {
     assert!(checked[0] > 0);
     assert_eq!(checked[0], checked[1], "each example in both details");
 }
+
+/// Every page that lists the `task_error` causes lists exactly the
+/// catalogue's: the cause table of `docs/diagnostics.md` and of
+/// `docs/external-calls.md` (one row each), and the `cause` field's row of
+/// `docs/logging-contract.md`.
+#[test]
+fn every_list_of_task_error_causes_is_the_catalogue_s() {
+    let causes: Vec<&str> = record::TASK_ERROR_CAUSES.iter().map(|c| c.name).collect();
+    let mut sorted = causes.clone();
+    sorted.sort_unstable();
+    for name in ["diagnostics.md", "external-calls.md"] {
+        let text =
+            std::fs::read_to_string(format!("{}/../docs/{name}", env!("CARGO_MANIFEST_DIR")))
+                .unwrap();
+        let mut rows: Vec<&str> = text
+            .lines()
+            .skip_while(|line| !line.starts_with("| `cause` |"))
+            .skip(2)
+            .take_while(|line| line.starts_with("| `"))
+            .map(|line| line["| `".len()..].split('`').next().unwrap())
+            .collect();
+        rows.sort_unstable();
+        assert_eq!(rows, sorted, "docs/{name}: the table of causes");
+    }
+    let page = page();
+    let row = page
+        .lines()
+        .find(|line| line.starts_with("| `cause` | `workflow_not_found`"))
+        .expect("the `cause` field's row");
+    let mut listed: Vec<&str> = row.split('`').skip(3).step_by(2).collect();
+    listed.sort_unstable();
+    assert_eq!(
+        listed, sorted,
+        "logging-contract.md: the `cause` field's row"
+    );
+}
