@@ -233,7 +233,15 @@ pub(crate) fn read_whole(
     seek_to: Option<&str>,
     line: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
 ) -> io::Result<()> {
-    let mut opened = open(source)?;
+    read_opened(open(source)?, seek_to, line)
+}
+
+/// [`read_whole`] for a source already opened.
+pub(crate) fn read_opened(
+    mut opened: Opened,
+    seek_to: Option<&str>,
+    line: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
+) -> io::Result<()> {
     if let (Opened::Plain(file), Some(target)) = (&mut opened, seek_to) {
         let start = seek_time(file, target.as_bytes())?;
         file.seek(SeekFrom::Start(start))?;

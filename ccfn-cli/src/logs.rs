@@ -308,11 +308,11 @@ impl<W: Write> Run<'_, W> {
                     "--follow cannot follow a gzip-compressed file",
                 ));
             }
-            Opened::Gzip(_) | Opened::Stdin(_) => {
+            opened @ (Opened::Gzip(_) | Opened::Stdin(_)) => {
                 if self.args.follow {
                     self.flush_ring();
                 }
-                input::read_whole(source, None, &mut |line| self.line(line, false))?;
+                input::read_opened(opened, None, &mut |line| self.line(line, false))?;
             }
         }
         Ok(())

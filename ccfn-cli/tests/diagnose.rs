@@ -7,19 +7,11 @@ use ccfn_testkit::fake_api::{FakeApi, FakeResponse, Mock};
 use ccfn_testkit::fake_email::{FakeAnswer, FakeEmailProvider};
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
-use common::{call, ccfn, temp_dir, text, write, Ran, WORKFLOW};
-use example_contact_center::{inbound_call, voicemail_notice, wait_experience, LOCAL_DEFAULTS};
+use common::{call, ccfn, local, temp_dir, text, write, Ran, WORKFLOW};
+use example_contact_center::{inbound_call, voicemail_notice, wait_experience};
 use serde_json::Value;
 
 const RECORDING: &str = "RE0123456789abcdef0123456789abcdef";
-
-fn local() -> ccfn_core::Context {
-    LOCAL_DEFAULTS
-        .iter()
-        .fold(FakeContext::new().build(), |context, (name, value)| {
-            context.with_default(name, value)
-        })
-}
 
 /// `ccfn diagnose args.. LOG` over the runs' lines, as JSON and for a
 /// person; checks that both agree on the exit status.
@@ -85,7 +77,7 @@ fn specifically(verdict: &Value) -> Vec<String> {
 async fn a_working_call_answers_yes_five_times() {
     let run = invoke(
         wait_experience,
-        local(),
+        local(FakeContext::new()),
         FakeEvent::voice().param("CallSid", &call(1)),
     )
     .await;
@@ -102,7 +94,12 @@ async fn a_working_call_answers_yes_five_times() {
 
 #[tokio::test]
 async fn no_invocation_for_the_function_stops_at_question_1() {
-    let run = invoke(wait_experience, local(), FakeEvent::voice()).await;
+    let run = invoke(
+        wait_experience,
+        local(FakeContext::new()),
+        FakeEvent::voice(),
+    )
+    .await;
     let (ran, verdict, human) = diagnose(&[&run], &["--function", "inbound-call"]);
     assert_eq!(ran.code, 1);
     assert_eq!(answers(&verdict), ["no"]);
@@ -119,7 +116,7 @@ async fn template_text_and_empty_values_stop_at_question_2() {
         .param("CallSid", &call(2))
         .param("From", "{{trigger.call.From}}")
         .param("mode", "");
-    let run = invoke(wait_experience, local(), event).await;
+    let run = invoke(wait_experience, local(FakeContext::new()), event).await;
     let (ran, verdict, human) = diagnose(&[&run], &["--call", &call(2)]);
     assert_eq!(ran.code, 1);
     assert_eq!(answers(&verdict), ["yes", "no"]);
@@ -307,7 +304,7 @@ async fn a_deleted_workflow_stops_at_question_5_with_its_cause() {
 async fn logs_that_cannot_answer_exit_2() {
     let run = invoke(
         wait_experience,
-        local(),
+        local(FakeContext::new()),
         FakeEvent::voice().param("CallSid", &call(7)),
     )
     .await;

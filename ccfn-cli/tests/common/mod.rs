@@ -16,7 +16,7 @@ pub const WORKFLOW: &str = "WW11111111111111111111111111111111";
 
 /// The context `main` makes from `context`: `LOCAL_DEFAULTS` for what it
 /// does not set.
-fn local(context: FakeContext) -> ccfn_core::Context {
+pub fn local(context: FakeContext) -> ccfn_core::Context {
     LOCAL_DEFAULTS
         .iter()
         .fold(context.build(), |context, (name, value)| {
