@@ -42,3 +42,33 @@ wrk.body = "$POST_BODY"
 wrk.headers["Content-Type"] = "$POST_TYPE"
 LUA
 }
+
+# otel_sink PORT: an OpenTelemetry collector on 127.0.0.1:PORT that
+# accepts every OTLP/HTTP export (200, an empty answer) and keeps nothing:
+# what a server's export costs, without a collector's own work. Its pid is
+# in SINK_PID; it needs python3.
+otel_sink() {
+  python3 - "$1" <<'PY' &
+import http.server, sys
+
+class Sink(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Sink).serve_forever()
+PY
+  SINK_PID=$!
+  for _ in $(seq 50); do
+    curl -s -o /dev/null -X POST "http://127.0.0.1:$1/v1/traces" && return
+    sleep 0.1
+  done
+}

@@ -11,6 +11,11 @@
 #   bash bench/instructions.sh
 #   DURATION=10s TOP=40 bash bench/instructions.sh
 #
+# With OTEL=1, one more run: JSON logs and OpenTelemetry export (traces
+# and metrics every second) to a collector on loopback that accepts and
+# drops everything (bench/common.sh's otel_sink); its instructions
+# include the export threads'.
+#
 # Needs valgrind and wrk (installed with apt-get when missing). Traffic
 # goes to 127.0.0.1 only.
 set -euo pipefail
@@ -29,10 +34,11 @@ need valgrind wrk
 prepare
 cargo build --release -p ccfn-bench-floor --quiet
 
-# run NAME LOG_FILTER [SERVER]
+# run NAME LOG_FILTER [SERVER [VARIABLE=VALUE...]]
 run() {
   local name="$1" filter="$2" server="${3:-example-contact-center}"
-  CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" TOKIO_WORKER_THREADS=1 \
+  shift $(($# < 3 ? $# : 3))
+  env "$@" CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" TOKIO_WORKER_THREADS=1 \
     valgrind --tool=callgrind --callgrind-out-file="$OUT/$name.callgrind" \
     "./target/release/$server" >"$OUT/$name.log" 2>"$OUT/$name.stderr" &
   local pid=$!
@@ -58,9 +64,18 @@ run() {
 run floor off ccfn-bench-floor
 run json info
 run off off
+names="json off"
+if [ "${OTEL:-0}" = 1 ]; then
+  SINK_PORT=$((PORT + 1))
+  otel_sink "$SINK_PORT"
+  run otel info example-contact-center \
+    OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:${SINK_PORT}" OTEL_METRIC_EXPORT_INTERVAL=1000
+  kill "$SINK_PID"
+  names="json off otel"
+fi
 
 echo
-for name in json off; do
+for name in $names; do
   awk -v name="$name" -v a="$(cat "$OUT/$name.per-request")" -v b="$(cat "$OUT/floor.per-request")" \
     'BEGIN { printf "%-5s %.2fx the floor'"'"'s instructions per request\n", name, a / b }'
 done

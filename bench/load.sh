@@ -10,6 +10,12 @@
 #
 #   bash bench/load.sh            # 10 s per run
 #   DURATION=30s bash bench/load.sh
+#   OTEL=1 bash bench/load.sh     # also JSON logs with OpenTelemetry export
+#
+# With OTEL=1, saturation adds a run at each connection count with JSON
+# logs and OpenTelemetry export (traces and metrics every second) to a
+# collector on loopback that accepts and drops everything (otel_sink in
+# bench/common.sh).
 #
 # MODE=rate: latency below saturation. oha sends a fixed number of
 # requests per second, each of RATES in turn (default "5000 20000"), over
@@ -57,11 +63,13 @@ esac
 prepare
 cargo build --release -p ccfn-bench-floor --quiet
 
-# start NAME LOG_FILTER SERVER: starts the server on PORT, its records in
+# start NAME LOG_FILTER SERVER: starts the server on PORT, with the
+# assignments of SERVER_ENV (if any) in its environment, its records in
 # "$OUT/NAME.log", and waits until it answers; its pid is in SERVER_PID.
 start() {
   local name="$1" filter="$2" server="$3"
-  CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
+  # shellcheck disable=SC2086
+  env ${SERVER_ENV:-} CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
     "./target/release/$server" >"$OUT/$name.log" 2>"$OUT/$name.stderr" &
   SERVER_PID=$!
   for _ in $(seq 50); do
@@ -131,12 +139,22 @@ saturation() {
   run floor-64 64 off ccfn-bench-floor
   run json-64 64 info
   run off-64 64 off
+  local names="json off"
+  if [ "${OTEL:-0}" = 1 ]; then
+    otel_sink $((PORT + 1))
+    SERVER_ENV="OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$((PORT + 1)) OTEL_METRIC_EXPORT_INTERVAL=1000"
+    run otel-16 16 info
+    run otel-64 64 info
+    SERVER_ENV=""
+    kill "$SINK_PID"
+    names="json off otel"
+  fi
 
   # Throughput as a share of the floor's, from this run only.
   rps() { awk '/Requests\/sec/ {print $2}' "$OUT/$1.wrk"; }
   echo
   for conns in 16 64; do
-    for name in json off; do
+    for name in $names; do
       awk -v name="$name-$conns" -v a="$(rps "$name-$conns")" -v b="$(rps "floor-$conns")" \
         'BEGIN { printf "%-8s %5.1f%% of the floor'"'"'s req/s\n", name, 100 * a / b }'
     done

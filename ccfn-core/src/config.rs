@@ -628,6 +628,11 @@ settings! {
     /// `CCFN_LOG`: the log filter.
     CCFN_LOG = Setting::new("CCFN_LOG", Kind::Filter, DefaultValue::Value("info"),
         "the log filter");
+    /// `CCFN_DEBUG_BUFFER_BYTES`: how many bytes of `debug` lines an
+    /// invocation holds back until it fails.
+    CCFN_DEBUG_BUFFER_BYTES = Setting::new("CCFN_DEBUG_BUFFER_BYTES", BYTES,
+        DefaultValue::Value("0"),
+        "how many bytes of a function's `debug` lines the filter leaves out are held back, and written when the invocation fails");
     /// `CCFN_MODE`: where the runtime runs.
     CCFN_MODE = Setting::new("CCFN_MODE", Kind::Choice(&["local", "production"]),
         DefaultValue::Value("local"), "where the runtime runs");
@@ -765,6 +770,64 @@ settings! {
     CCFN_TASK_STORE = Setting::new("CCFN_TASK_STORE", Kind::Text,
         DefaultValue::Value(".ccfn/tasks.jsonl"),
         "where tasks go without task-router credentials");
+    // OpenTelemetry (the `otel` feature).
+    /// `OTEL_SDK_DISABLED`: turns OpenTelemetry export off.
+    OTEL_SDK_DISABLED = Setting::new("OTEL_SDK_DISABLED", Kind::Flag, DefaultValue::Unset,
+        "`true` turns OpenTelemetry export off, whatever else is set");
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`: where traces and metrics go.
+    OTEL_EXPORTER_OTLP_ENDPOINT = Setting::new("OTEL_EXPORTER_OTLP_ENDPOINT", Kind::Url,
+        DefaultValue::Unset,
+        "the OTLP/HTTP collector's base URL: traces go to `/v1/traces`, metrics to `/v1/metrics`");
+    /// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`: where traces go.
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = Setting::new("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        Kind::Url, DefaultValue::Described("`OTEL_EXPORTER_OTLP_ENDPOINT` and `/v1/traces`"),
+        "the full URL traces are sent to");
+    /// `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`: where metrics go.
+    OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = Setting::new("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+        Kind::Url, DefaultValue::Described("`OTEL_EXPORTER_OTLP_ENDPOINT` and `/v1/metrics`"),
+        "the full URL metrics are sent to");
+    /// `OTEL_EXPORTER_OTLP_PROTOCOL`: the OTLP transport.
+    OTEL_EXPORTER_OTLP_PROTOCOL = Setting::new("OTEL_EXPORTER_OTLP_PROTOCOL",
+        Kind::Choice(&["http/protobuf"]), DefaultValue::Value("http/protobuf"),
+        "the OTLP transport: `http/protobuf`");
+    /// `OTEL_EXPORTER_OTLP_HEADERS`: headers sent with every export.
+    OTEL_EXPORTER_OTLP_HEADERS = Setting::new("OTEL_EXPORTER_OTLP_HEADERS", Kind::Text,
+        DefaultValue::Unset,
+        "`name=value` pairs separated by commas, sent with every export (a collector's API key)")
+        .secret();
+    /// `OTEL_EXPORTER_OTLP_TIMEOUT`: how long one export may take.
+    OTEL_EXPORTER_OTLP_TIMEOUT = Setting::new("OTEL_EXPORTER_OTLP_TIMEOUT", MILLIS_1,
+        DefaultValue::Value("10000"), "how long one export may take, in milliseconds");
+    /// `OTEL_SERVICE_NAME`: the `service.name` of everything exported.
+    OTEL_SERVICE_NAME = Setting::new("OTEL_SERVICE_NAME", Kind::Text,
+        DefaultValue::Value("ccfn"), "the `service.name` of every span and metric");
+    /// `OTEL_RESOURCE_ATTRIBUTES`: more attributes of the resource.
+    OTEL_RESOURCE_ATTRIBUTES = Setting::new("OTEL_RESOURCE_ATTRIBUTES", Kind::Text,
+        DefaultValue::Unset,
+        "`key=value` pairs separated by commas, values percent-encoded: more resource attributes");
+    /// `OTEL_TRACES_SAMPLER`: which traces are kept.
+    OTEL_TRACES_SAMPLER = Setting::new("OTEL_TRACES_SAMPLER",
+        Kind::Choice(&["parentbased_always_on", "parentbased_always_off",
+            "parentbased_traceidratio", "always_on", "always_off", "traceidratio"]),
+        DefaultValue::Value("parentbased_always_on"), "which traces are kept");
+    /// `OTEL_TRACES_SAMPLER_ARG`: the share of traces kept by a ratio
+    /// sampler.
+    OTEL_TRACES_SAMPLER_ARG = Setting::new("OTEL_TRACES_SAMPLER_ARG", Kind::Ratio,
+        DefaultValue::Value("1"), "the share of traces the `traceidratio` samplers keep");
+    /// `OTEL_BSP_MAX_QUEUE_SIZE`: the most spans waiting for export.
+    OTEL_BSP_MAX_QUEUE_SIZE = Setting::new("OTEL_BSP_MAX_QUEUE_SIZE",
+        Kind::Whole { unit: "spans", min: 1 }, DefaultValue::Value("2048"),
+        "the most spans waiting for export; past it, spans are dropped and counted");
+    /// `OTEL_BSP_SCHEDULE_DELAY`: how long spans wait before export.
+    OTEL_BSP_SCHEDULE_DELAY = Setting::new("OTEL_BSP_SCHEDULE_DELAY", MILLIS_1,
+        DefaultValue::Value("5000"), "the longest a finished span waits before it is exported");
+    /// `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`: the most spans in one export.
+    OTEL_BSP_MAX_EXPORT_BATCH_SIZE = Setting::new("OTEL_BSP_MAX_EXPORT_BATCH_SIZE",
+        Kind::Whole { unit: "spans", min: 1 }, DefaultValue::Value("512"),
+        "the most spans sent in one export");
+    /// `OTEL_METRIC_EXPORT_INTERVAL`: how often metrics are exported.
+    OTEL_METRIC_EXPORT_INTERVAL = Setting::new("OTEL_METRIC_EXPORT_INTERVAL", MILLIS_1,
+        DefaultValue::Value("60000"), "how often metrics are exported, in milliseconds");
     // The context.
     /// `AUTH_TOKEN`: the account's auth token.
     AUTH_TOKEN = Setting::new("AUTH_TOKEN", Kind::Text, DefaultValue::Unset,
@@ -1055,11 +1118,14 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), count, "a setting is listed twice");
         for setting in SETTINGS {
-            // `CCFN_SECRETS` holds names, not a secret.
+            // `CCFN_SECRETS` holds names, not a secret; the OTLP headers
+            // carry a collector's API key under a name that says nothing.
+            let secret_by_nature = setting.name() == "OTEL_EXPORTER_OTLP_HEADERS";
             assert_eq!(
                 setting.is_secret(),
-                is_sensitive_name(setting.name()) && setting.name() != "CCFN_SECRETS",
-                "{}: a setting is a secret exactly when its name is sensitive",
+                (is_sensitive_name(setting.name()) && setting.name() != "CCFN_SECRETS")
+                    || secret_by_nature,
+                "{}: a setting is a secret exactly when its name is sensitive (or it is known to hold one)",
                 setting.name()
             );
             assert!(!setting.about().is_empty(), "{}", setting.name());

@@ -57,6 +57,7 @@
 //! | the configuration | [`config`] (every variable ccfn reads, [`config::ConfigError`]) | always |
 //! | the voice markup | [`voice`] | always |
 //! | records and their writer | [`record`] (the steps, [`record::init_logging`], [`record::ContractLayer`], what is scrubbed) | always |
+//! | OpenTelemetry export, below the records' writer, which adds each record to its invocation's span | `otel` (traces and metrics over OTLP/HTTP, one trace per call; see `docs/observability.md`) | `otel` |
 //! | the function model and its contract | [`contact_fn`], [`Context`] ([`context`]), [`Event`], [`Callback`], [`Completion`], [`Reply`] ([`reply`]), [`Error`], [`function`] (what the runtime and the testkit run) | always |
 //! | the clients | `http`, `email`, `taskrouter` (`context.http()`, ...) | `clients` (default) |
 //! | the runtime | `runtime` | `runtime` (default); `lambda` adds AWS Lambda |
@@ -81,6 +82,8 @@ pub mod function;
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzz;
+#[cfg(feature = "otel")]
+pub mod otel;
 pub mod params;
 pub mod record;
 #[cfg(feature = "runtime")]

@@ -20,15 +20,20 @@ pub(crate) mod kw {
     syn::custom_keyword!(name);
     syn::custom_keyword!(kind);
     syn::custom_keyword!(timeout_ms);
+    syn::custom_keyword!(debug_buffer_bytes);
 }
 
 /// Every option, as listed in the "unknown option" error.
 pub(crate) const OPTIONS: &str =
-    "`required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `crate`";
+    "`required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `debug_buffer_bytes`, `crate`";
 
 /// The example shown whenever `timeout_ms` has a bad value.
 pub(crate) const TIMEOUT_HELP: &str =
     "`timeout_ms` must be a positive integer literal of milliseconds, e.g. `timeout_ms = 10000`";
+
+/// The example shown whenever `debug_buffer_bytes` has a bad value.
+pub(crate) const DEBUG_BUFFER_HELP: &str =
+    "`debug_buffer_bytes` must be an integer literal of bytes (`0` for none), e.g. `debug_buffer_bytes = 65536`";
 
 /// One option of `#[contact_fn(..)]`.
 pub(crate) enum ContactOption {
@@ -44,6 +49,8 @@ pub(crate) enum ContactOption {
     Kind(Ident, Ident),
     /// `timeout_ms = 10000`
     TimeoutMs(Ident, Lit),
+    /// `debug_buffer_bytes = 65536`
+    DebugBufferBytes(Ident, Lit),
     /// `crate = "::ccfn_core"`
     Crate(Ident, LitStr),
 }
@@ -58,6 +65,7 @@ impl ContactOption {
             ContactOption::Name(k, _)
             | ContactOption::Kind(k, _)
             | ContactOption::TimeoutMs(k, _)
+            | ContactOption::DebugBufferBytes(k, _)
             | ContactOption::Crate(k, _) => k,
         }
     }
@@ -148,7 +156,11 @@ impl Parse for ContactOption {
         } else if lookahead.peek(kw::timeout_ms) {
             let keyword = Ident::parse_any(input)?;
             input.parse::<Token![=]>()?;
-            ContactOption::TimeoutMs(keyword, parse_timeout_value(input)?)
+            ContactOption::TimeoutMs(keyword, parse_literal_value(input, TIMEOUT_HELP)?)
+        } else if lookahead.peek(kw::debug_buffer_bytes) {
+            let keyword = Ident::parse_any(input)?;
+            input.parse::<Token![=]>()?;
+            ContactOption::DebugBufferBytes(keyword, parse_literal_value(input, DEBUG_BUFFER_HELP)?)
         } else if lookahead.peek(Token![crate]) {
             let keyword = Ident::parse_any(input)?;
             input.parse::<Token![=]>()?;
@@ -283,9 +295,10 @@ fn parse_string_value(keyword: &str, input: ParseStream<'_>) -> syn::Result<LitS
     Err(syn::Error::new_spanned(value, message))
 }
 
-/// The single literal after `timeout_ms =`; anything else (a constant, an
-/// expression, a negative number) is an error spanning the whole value.
-fn parse_timeout_value(input: ParseStream<'_>) -> syn::Result<Lit> {
+/// The single literal after `timeout_ms =` or `debug_buffer_bytes =`;
+/// anything else (a constant, an expression, a negative number) is an
+/// error spanning the whole value, saying `help`.
+fn parse_literal_value(input: ParseStream<'_>, help: &str) -> syn::Result<Lit> {
     // syn reads `-1` as one literal spanned at `-` only: keep it whole.
     if !input.peek(Token![-]) {
         let fork = input.fork();
@@ -294,10 +307,10 @@ fn parse_timeout_value(input: ParseStream<'_>) -> syn::Result<Lit> {
         }
     }
     if input.is_empty() {
-        return Err(syn::Error::new(input.span(), TIMEOUT_HELP));
+        return Err(syn::Error::new(input.span(), help));
     }
     let value: TokenStream = input.parse()?;
-    Err(syn::Error::new_spanned(value, TIMEOUT_HELP))
+    Err(syn::Error::new_spanned(value, help))
 }
 
 /// The bare word after `kind =`.
@@ -506,8 +519,8 @@ mod tests {
         assert_eq!(
             messages,
             [
-                "unknown option `foo`, expected one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `crate`",
-                "unknown option `bar`, expected one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `crate`",
+                "unknown option `foo`, expected one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `debug_buffer_bytes`, `crate`",
+                "unknown option `bar`, expected one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `debug_buffer_bytes`, `crate`",
             ]
         );
     }
@@ -580,8 +593,16 @@ mod tests {
         assert_eq!(parse_err(quote!(timeout_ms = 10 * 1000)), [TIMEOUT_HELP]);
         assert_eq!(parse_err(quote!(timeout_ms =)), [TIMEOUT_HELP]);
         assert_eq!(
+            parse_err(quote!(debug_buffer_bytes = -1)),
+            [DEBUG_BUFFER_HELP]
+        );
+        assert_eq!(
+            parse_err(quote!(debug_buffer_bytes = 64 * 1024)),
+            [DEBUG_BUFFER_HELP]
+        );
+        assert_eq!(
             parse_err(quote!(1)),
-            ["expected one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `crate`"]
+            ["expected one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `debug_buffer_bytes`, `crate`"]
         );
     }
 
@@ -592,7 +613,7 @@ mod tests {
         let messages: Vec<String> = options.errors.iter().map(ToString::to_string).collect();
         assert_eq!(
             messages,
-            ["expected an option, one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `crate`"]
+            ["expected an option, one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `debug_buffer_bytes`, `crate`"]
         );
     }
 

@@ -252,6 +252,14 @@ fn meta_args(c: &Checked) -> Vec<TokenStream> {
     let krate = &c.krate;
     let mut timeout = Literal::u64_suffixed(c.timeout_ms.value);
     timeout.set_span(c.timeout_ms.span);
+    let debug_buffer = match &c.debug_buffer_bytes {
+        Some(bytes) => {
+            let mut literal = Literal::u64_suffixed(bytes.value);
+            literal.set_span(bytes.span);
+            quote!(::core::option::Option::Some(#literal))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     vec![
         LitStr::new(&c.name.value, c.name.span).into_token_stream(),
         text(&h.purpose),
@@ -266,6 +274,8 @@ fn meta_args(c: &Checked) -> Vec<TokenStream> {
         name_list(&c.secrets),
         quote_spanned!(kind.span()=> #krate::function::Kind::#kind),
         timeout.into_token_stream(),
+        debug_buffer,
+        quote!(::core::module_path!()),
     ]
 }
 
@@ -565,7 +575,9 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
                     &[],
                     &[],
                     ::ccfn_core::function::Kind::Voice,
-                    10000u64
+                    10000u64,
+                    ::core::option::Option::None,
+                    ::core::module_path!()
                 );
 
                 #[allow(clippy::unused_async)]
@@ -670,12 +682,12 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
     fn env_docs_and_meta_with_every_option() {
         let out = expand_str(
             "required = [CallSid, \"CustomerId\"], env = [PLATFORM_WORKSPACE_SID, \"workflowSid\"], \
-             secrets = [CRM_API_KEY, \"crmPassword\"], name = \"wait\", kind = task, timeout_ms = 2500, crate = \"::my_core\"",
+             secrets = [CRM_API_KEY, \"crmPassword\"], name = \"wait\", kind = task, timeout_ms = 2500, debug_buffer_bytes = 8192, crate = \"::my_core\"",
             ITEM,
         )
         .to_string();
         assert!(out.contains("# [doc = \"# Required parameters\"] # [doc = \"\"] # [doc = \"`CallSid`, `CustomerId`\"] # [doc = \"\"] # [doc = \"# Required environment\"] # [doc = \"\"] # [doc = \"`PLATFORM_WORKSPACE_SID`, `workflowSid`\"] # [doc = \"\"] # [doc = \"# Secrets\"] # [doc = \"\"] # [doc = \"`CRM_API_KEY`, `crmPassword`\"] # [allow"), "{out}");
-        assert!(out.contains(":: my_core :: __private :: meta (\"wait\" , \"Queue wait experience.\" , \"Studio widget.\" , & [:: my_core :: params :: CallSid , \"CustomerId\"] , \"\" , \"\" , \"Email provider\" , \"Task creation result\" , \"oncall@example.com\" , & [\"PLATFORM_WORKSPACE_SID\" , \"workflowSid\"] , & [\"CRM_API_KEY\" , \"crmPassword\"] , :: my_core :: function :: Kind :: Task , 2500u64)"), "{out}");
+        assert!(out.contains(":: my_core :: __private :: meta (\"wait\" , \"Queue wait experience.\" , \"Studio widget.\" , & [:: my_core :: params :: CallSid , \"CustomerId\"] , \"\" , \"\" , \"Email provider\" , \"Task creation result\" , \"oncall@example.com\" , & [\"PLATFORM_WORKSPACE_SID\" , \"workflowSid\"] , & [\"CRM_API_KEY\" , \"crmPassword\"] , :: my_core :: function :: Kind :: Task , 2500u64 , :: core :: option :: Option :: Some (8192u64) , :: core :: module_path ! ())"), "{out}");
         assert!(!out.contains("ccfn_core"), "{out}");
         assert!(
             out.contains("impl :: my_core :: function :: ContactFunction for wait_experience"),
@@ -782,7 +794,9 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
         let idents = all_idents(&out);
         let email = idents.iter().find(|i| *i == "Email").unwrap();
         assert_eq!(email.span().source_text().unwrap(), "email");
-        assert!(out.to_string().contains(":: Kind :: Email , 5u64)"));
+        assert!(out
+            .to_string()
+            .contains(":: Kind :: Email , 5u64 , :: core :: option :: Option :: None ,"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use quote::{quote, ToTokens};
 use syn::ext::IdentExt;
 use syn::{FnArg, Ident, Lit, LitStr, Path, Safety};
 
-use crate::args::{ContactOption, NameItem, NameList, Options, TIMEOUT_HELP};
+use crate::args::{ContactOption, NameItem, NameList, Options, DEBUG_BUFFER_HELP, TIMEOUT_HELP};
 use crate::item::{doc_lines, headings, kebab_case, parse_header, ContactItem, Header};
 
 /// The shape every handler must have, for error messages.
@@ -129,6 +129,8 @@ pub(crate) struct Checked {
     pub(crate) kind: WithSpan<Kind>,
     /// `timeout_ms = ..` or 10000.
     pub(crate) timeout_ms: WithSpan<u64>,
+    /// `debug_buffer_bytes = ..`, when written.
+    pub(crate) debug_buffer_bytes: Option<WithSpan<u64>>,
     /// `required = [..]`, in order.
     pub(crate) required: Vec<NameItem>,
     /// `env = [..]`, in order (empty if absent).
@@ -159,6 +161,7 @@ struct Chosen<'a> {
     name: Option<&'a LitStr>,
     kind: Option<&'a Ident>,
     timeout_ms: Option<&'a Lit>,
+    debug_buffer_bytes: Option<&'a Lit>,
     krate: Option<&'a LitStr>,
 }
 
@@ -183,6 +186,9 @@ pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> syn::Re
     check_secret_not_env(&env, &secrets, &mut errors);
     let kind = check_kind(chosen.kind, &mut errors);
     let timeout_ms = check_timeout(chosen.timeout_ms, &mut errors);
+    let debug_buffer_bytes = chosen
+        .debug_buffer_bytes
+        .map(|lit| check_debug_buffer(lit, &mut errors));
     let krate = check_crate(chosen.krate, &mut errors);
     let name = chosen.name.and_then(|lit| check_name(lit, &mut errors));
     // Without a usable `required` (missing or broken) its own error is
@@ -212,6 +218,7 @@ pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> syn::Re
         name: name.expect("checked"),
         kind: kind.expect("checked"),
         timeout_ms: timeout_ms.expect("checked"),
+        debug_buffer_bytes: debug_buffer_bytes.map(|bytes| bytes.expect("checked")),
         required: required.expect("checked"),
         env,
         secrets,
@@ -231,6 +238,7 @@ fn choose<'a>(options: &'a [ContactOption], errors: &mut Errors) -> Chosen<'a> {
             ContactOption::Name(_, lit) => set(&mut chosen.name, lit),
             ContactOption::Kind(_, word) => set(&mut chosen.kind, word),
             ContactOption::TimeoutMs(_, lit) => set(&mut chosen.timeout_ms, lit),
+            ContactOption::DebugBufferBytes(_, lit) => set(&mut chosen.debug_buffer_bytes, lit),
             ContactOption::Crate(_, lit) => set(&mut chosen.krate, lit),
         };
         if !fresh {
@@ -380,6 +388,24 @@ fn check_kind(word: Option<&Ident>, errors: &mut Errors) -> Option<WithSpan<Kind
                     "unknown kind `{word}`, expected one of: `voice`, `email`, `task`, `generic`"
                 ),
             );
+            None
+        }
+    }
+}
+
+/// `debug_buffer_bytes = <integer>`: a whole number of bytes, `0` for
+/// none.
+fn check_debug_buffer(lit: &Lit, errors: &mut Errors) -> Option<WithSpan<u64>> {
+    match lit {
+        Lit::Int(int) if matches!(int.suffix(), "" | "u64") => match int.base10_parse::<u64>() {
+            Ok(bytes) => Some(WithSpan::new(bytes, lit.span())),
+            Err(_) => {
+                errors.push(lit.span(), DEBUG_BUFFER_HELP);
+                None
+            }
+        },
+        _ => {
+            errors.push(lit.span(), DEBUG_BUFFER_HELP);
             None
         }
     }
@@ -549,13 +575,14 @@ fn looks_like_heading(written: &str, name: &str) -> bool {
 
 /// The option `written` stands for, when it is a near-miss of one.
 pub(crate) fn suggested_option(written: &str) -> Option<&'static str> {
-    const NAMES: [&str; 7] = [
+    const NAMES: [&str; 8] = [
         "required",
         "env",
         "secrets",
         "name",
         "kind",
         "timeout_ms",
+        "debug_buffer_bytes",
         "crate",
     ];
     let written = written.to_ascii_lowercase();
@@ -1078,6 +1105,7 @@ mod tests {
         assert_eq!(c.name.span.source_text().unwrap(), "wait_experience");
         assert_eq!(c.kind.value, Kind::Voice);
         assert_eq!(c.timeout_ms.value, 10_000);
+        assert!(c.debug_buffer_bytes.is_none(), "the setting decides");
         assert_eq!(c.krate.to_string(), ":: ccfn_core");
         let required: Vec<String> = c.required.iter().map(NameItem::value).collect();
         assert_eq!(required, ["CallSid", "From", "To"]);
@@ -1102,9 +1130,10 @@ mod tests {
     fn every_option() {
         let c = ok(
             "required = [\"CustomerId\"], env = [A, \"workflowSid\"], name = \"My_fn-2\", \
-             kind = generic, timeout_ms = 250u64, crate = \"::my::core\"",
+             kind = generic, timeout_ms = 250u64, debug_buffer_bytes = 0, crate = \"::my::core\"",
             &good(),
         );
+        assert_eq!(c.debug_buffer_bytes.map(|bytes| bytes.value), Some(0));
         assert_eq!(c.name.value, "My_fn-2");
         assert_eq!(c.kind.value, Kind::Generic);
         assert_eq!(c.kind.span.source_text().unwrap(), "generic");
@@ -1153,7 +1182,7 @@ mod tests {
             errors(&format!("{VOICE}, foo = 1, kind = email, kind = task, required = [A]"), &good()),
             [
                 pair(
-                    "unknown option `foo`, expected one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `crate`",
+                    "unknown option `foo`, expected one of: `required`, `env`, `secrets`, `name`, `kind`, `timeout_ms`, `debug_buffer_bytes`, `crate`",
                     "foo"
                 ),
                 pair("`kind` specified more than once", "kind"),

@@ -71,6 +71,7 @@ const DATE: &str = "2026-01-01T00:00:00Z";
 ///     form: vec![("WorkflowSid".into(), "WW1".into())],
 ///     username: Some("AC1".into()),
 ///     password: Some("token".into()),
+///     traceparent: None,
 /// };
 /// assert_eq!(request.form_value("WorkflowSid"), Some("WW1"));
 /// assert_eq!(request.query_value("Page"), None);
@@ -92,6 +93,9 @@ pub struct FakeRequest {
     /// only compare it, never print it where it could be mistaken for a
     /// leak.
     pub password: Option<String>,
+    /// The `traceparent` header, when there was one (the trace context
+    /// the caller propagates).
+    pub traceparent: Option<String>,
 }
 
 /// Prints the request without the basic-auth password.
@@ -104,6 +108,7 @@ impl std::fmt::Debug for FakeRequest {
             .field("form", &self.form)
             .field("username", &self.username)
             .field("password", &self.password.as_ref().map(|_| "[REDACTED]"))
+            .field("traceparent", &self.traceparent)
             .finish()
     }
 }
@@ -401,6 +406,10 @@ async fn handle(
         },
         username,
         password,
+        traceparent: headers
+            .get("traceparent")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
     };
     let delay = {
         let mut state = lock(&state);

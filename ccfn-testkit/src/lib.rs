@@ -44,6 +44,8 @@ mod capture;
 pub mod contract;
 mod fake;
 pub mod fake_api;
+#[cfg(feature = "otel")]
+pub mod fake_collector;
 pub mod fake_email;
 pub mod fake_task_router;
 mod loopback;

@@ -533,7 +533,20 @@ impl ApiRequest {
             &self.client.client
         };
         let limit = self.time_limit();
+        // Ends as a call that got no response unless finished below.
+        #[cfg(feature = "otel")]
+        let traced = crate::otel::ClientSpan::start(method.as_str(), &url);
         let mut request = client.request(self.method, &self.url);
+        #[cfg(feature = "otel")]
+        if let Some(traceparent) = traced.traceparent() {
+            let own = self
+                .headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("traceparent"));
+            if !own {
+                request = request.header("traceparent", traceparent);
+            }
+        }
         for (name, value) in &self.headers {
             request = request.header(name.as_str(), value.as_str());
         }
@@ -676,6 +689,8 @@ impl ApiRequest {
                 data_cut_bytes: (cut > 0).then_some(Field::from(cut)),
             },
         );
+        #[cfg(feature = "otel")]
+        traced.finish(status, response.body.len());
         let slow = self.client.config.slow_response;
         if elapsed > slow {
             alert(

@@ -153,6 +153,8 @@ struct Inner {
     /// asks on every invocation.
     local_logging: bool,
     debug_mode: bool,
+    /// `CCFN_DEBUG_BUFFER_BYTES`, read once.
+    debug_buffer_bytes: u64,
 }
 
 impl Inner {
@@ -165,6 +167,13 @@ impl Inner {
         Inner {
             local_logging: config::ENABLE_LOCAL_LOGGING.flag(&values),
             debug_mode: config::DEBUG_MODE.flag(&values),
+            // Checked by `Context::from_source`; a builder's bad value is
+            // no buffer.
+            debug_buffer_bytes: config::CCFN_DEBUG_BUFFER_BYTES
+                .whole(&values)
+                .ok()
+                .flatten()
+                .unwrap_or(0),
             values: values.0,
             thresholds,
             memory_limit,
@@ -326,6 +335,7 @@ impl Context {
                     .insert(name.to_owned(), value.declared_secret());
             }
         }
+        config::CCFN_DEBUG_BUFFER_BYTES.whole(env)?;
         let memory_limit = match config::CCFN_MEMORY_LIMIT_BYTES.whole(env)? {
             Some(bytes) => Some(bytes),
             None => crate::function::metrics::memory_limit_bytes(),
@@ -531,6 +541,49 @@ impl Context {
     #[must_use]
     pub fn debug_mode(&self) -> bool {
         self.inner.debug_mode
+    }
+
+    /// `CCFN_DEBUG_BUFFER_BYTES`: how many bytes of `debug` lines an
+    /// invocation holds back until it fails, unless its function says
+    /// (`debug_buffer_bytes = ..`); `0` for none.
+    #[must_use]
+    pub fn debug_buffer_bytes(&self) -> u64 {
+        self.inner.debug_buffer_bytes
+    }
+
+    /// Writes the `debug` lines this invocation has held back so far (see
+    /// `CCFN_DEBUG_BUFFER_BYTES` and `debug_buffer_bytes = ..`), after a
+    /// `debug_buffer` record with `reason` `requested`, as a failure would:
+    /// for a reply that is not an error but still deserves the story that
+    /// led to it. Nothing is written when nothing is held, or outside an
+    /// invocation.
+    ///
+    /// ```
+    /// use ccfn_core::prelude::*;
+    ///
+    /// /// Looks a caller up in the CRM.
+    /// ///
+    /// /// # Trigger
+    /// /// A webhook.
+    /// /// # Dependencies
+    /// /// The CRM.
+    /// /// # Critical logging
+    /// /// None.
+    /// /// # Contacts
+    /// /// contact-center-oncall@example.com
+    /// #[contact_fn(required = [From], kind = generic, debug_buffer_bytes = 16384)]
+    /// async fn lookup(context: Context, event: Event, callback: Callback) -> Completion {
+    ///     tracing::debug!(caller = event.from(), "looking the caller up");
+    ///     let found = false;
+    ///     if !found {
+    ///         // Not an error, but someone will ask why.
+    ///         context.flush_debug_records();
+    ///     }
+    ///     callback.success(serde_json::json!({ "found": found }))
+    /// }
+    /// ```
+    pub fn flush_debug_records(&self) {
+        crate::record::flush_debug_lines("requested");
     }
 
     /// The alert thresholds.

@@ -76,13 +76,33 @@ where
                     .map(|(_, value)| value),
             ),
         );
+        #[cfg(feature = "otel")]
+        let otel = crate::otel::start_invocation(&crate::otel::InvocationStart {
+            function: meta.name(),
+            invocation_id: invocation_id.as_str(),
+            call_sid: event.call_sid(),
+            flow_sid: event.flow_sid(),
+            execution_sid: event.execution_sid(),
+            mode: event.mode(),
+            traceparent: event.header("traceparent"),
+            tracestate: event.header("tracestate"),
+            method: event.request().map(|(method, _)| method),
+            route: event.request().map(|(_, path)| path),
+        });
         let invocation = Invocation::new(
             meta.name().to_owned(),
             invocation_id.as_str().to_owned(),
             event.call_sid().map(str::to_owned),
             secrets,
         )
-        .with_deadline(Instant::now() + Duration::from_millis(meta.timeout_ms()));
+        .with_deadline(Instant::now() + Duration::from_millis(meta.timeout_ms()))
+        .with_debug_buffer(
+            meta.debug_buffer_bytes()
+                .unwrap_or_else(|| context.debug_buffer_bytes()),
+            meta.module_path(),
+        );
+        #[cfg(feature = "otel")]
+        let invocation = invocation.with_otel(otel.clone());
         let callback = Callback::new(invocation_id.clone());
         let result = InInvocation::new(
             invocation,
@@ -90,7 +110,12 @@ where
         )
         .instrument(span)
         .await;
-        Completion::new(invocation_id, result)
+        let completion = Completion::new(invocation_id, result);
+        #[cfg(feature = "otel")]
+        if let Some(cx) = &otel {
+            crate::otel::end_invocation(cx, completion.status());
+        }
+        completion
     })
 }
 
@@ -199,6 +224,7 @@ where
         );
     }
     if let Some(error) = validate(meta, &context, &event) {
+        crate::record::flush_debug_lines("error");
         finish(meta, &context, started, None);
         end(meta, started, false);
         return Err(error);
@@ -379,6 +405,8 @@ fn voice_records(context: &Context, reply: &Reply) {
 
 /// Logs the `error` record.
 fn log_error(meta: &FunctionMeta, context: &Context, error: &Error, event: Value, domain: Value) {
+    // What led to it comes first.
+    crate::record::flush_debug_lines("error");
     emit(
         &format!("=== FUNCTION ERROR: {} ===", meta.name()),
         &crate::record::Error {
@@ -484,6 +512,10 @@ fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Optio
     let elapsed = started.elapsed();
     let memory = metrics::rss_bytes_sampled();
     let limit = context.memory_limit();
+    #[cfg(feature = "otel")]
+    if let Some(memory) = memory {
+        crate::otel::memory(meta.name(), memory);
+    }
     info!(
         "Execution metrics",
         crate::record::Metrics {
@@ -646,6 +678,8 @@ mod error_rate {
 
 /// Logs an `alert` record.
 pub(crate) fn alert(kind: &str, message: &str, value: Value, threshold: Value) {
+    #[cfg(feature = "otel")]
+    crate::otel::alert(kind);
     emit(
         &format!("ALERT: {message}"),
         &crate::record::Alert {
@@ -656,7 +690,13 @@ pub(crate) fn alert(kind: &str, message: &str, value: Value, threshold: Value) {
     );
 }
 
-fn end(meta: &FunctionMeta, started: Instant, ok: bool) {
+fn end(meta: &'static FunctionMeta, started: Instant, ok: bool) {
+    #[cfg(feature = "otel")]
+    crate::otel::invocation(
+        meta.name(),
+        if ok { "success" } else { "error" },
+        started.elapsed(),
+    );
     info!(
         &format!("=== FUNCTION END: {} ===", meta.name()),
         crate::record::End {

@@ -27,6 +27,9 @@ pub struct Event {
     /// The function being invoked, whose declarations reads are checked
     /// against.
     function: Option<&'static FunctionMeta>,
+    /// The method and path of the request it came in, when it came over
+    /// HTTP (for the invocation's span).
+    request: Option<Box<(String, String)>>,
 }
 
 /// Equal parameters and headers, whichever function reads them.
@@ -348,6 +351,21 @@ impl Event {
     pub fn push_header(&mut self, name: impl Into<String>, value: impl Into<String>) -> &mut Self {
         self.headers.push((name.into(), value.into()));
         self
+    }
+
+    /// Records the method and path of the request the event came in.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+    pub(crate) fn set_request(&mut self, method: &str, path: &str) {
+        self.request = Some(Box::new((method.to_owned(), path.to_owned())));
+    }
+
+    /// The method and path of the request the event came in, when it came
+    /// over HTTP.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    pub(crate) fn request(&self) -> Option<(&str, &str)> {
+        self.request
+            .as_deref()
+            .map(|(method, path)| (method.as_str(), path.as_str()))
     }
 
     /// The event as logged: a JSON object, repeated keys as arrays, the

@@ -53,6 +53,10 @@ pub struct FunctionMeta {
     secrets: &'static [&'static str],
     kind: Kind,
     timeout_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    debug_buffer_bytes: Option<u64>,
+    #[serde(skip)]
+    module_path: &'static str,
 }
 
 impl FunctionMeta {
@@ -143,6 +147,19 @@ impl FunctionMeta {
     pub const fn timeout_ms(&self) -> u64 {
         self.timeout_ms
     }
+    /// `debug_buffer_bytes = ..`: how many bytes of `debug` lines an
+    /// invocation holds back until it fails (`0`: none); `None` when the
+    /// function leaves it to `CCFN_DEBUG_BUFFER_BYTES`.
+    #[must_use]
+    pub const fn debug_buffer_bytes(&self) -> Option<u64> {
+        self.debug_buffer_bytes
+    }
+    /// The module the function is defined in (`module_path!()` there):
+    /// its crate's `debug` lines are the ones held back.
+    #[must_use]
+    pub const fn module_path(&self) -> &'static str {
+        self.module_path
+    }
 }
 
 /// Builds a [`FunctionMeta`]; called by the code `#[contact_fn]` generates.
@@ -163,6 +180,8 @@ pub const fn meta(
     secrets: &'static [&'static str],
     kind: Kind,
     timeout_ms: u64,
+    debug_buffer_bytes: Option<u64>,
+    module_path: &'static str,
 ) -> FunctionMeta {
     FunctionMeta {
         name,
@@ -178,6 +197,8 @@ pub const fn meta(
         secrets,
         kind,
         timeout_ms,
+        debug_buffer_bytes,
+        module_path,
     }
 }
 
@@ -209,6 +230,8 @@ mod tests {
         &["CRM_API_KEY"],
         Kind::Voice,
         10_000,
+        None,
+        module_path!(),
     );
 
     #[test]

@@ -408,7 +408,7 @@ macro_rules! catalogue {
     (@record $record:ident, $ident:ident, $name:literal, [$($field:ident),*], [$($optional:ident),*]) => {
         #[doc = concat!("A `", $name, "` record: each field of [`", stringify!($ident), "`], by name.")]
         #[derive(Clone, Copy, Debug)]
-        #[cfg_attr(not(all(feature = "clients", feature = "runtime")), allow(dead_code))]
+        #[cfg_attr(not(all(feature = "clients", feature = "runtime", feature = "otel")), allow(dead_code))]
         pub(crate) struct $record<'a> {
             $(pub(crate) $field: Field<'a>,)*
             $(pub(crate) $optional: Option<Field<'a>>,)*
@@ -518,6 +518,11 @@ catalogue! {
     /// The function succeeded, with this result.
     SUCCESS = "success" as Success, [Info] { #[headline] result };
 
+    /// The `debug` lines the invocation held back follow (`reason` `error`,
+    /// or `requested` by the handler): how many, and how many older ones
+    /// were dropped to stay within the buffer.
+    DEBUG_BUFFER = "debug_buffer" as DebugBuffer, [Info] { reason, #[headline] lines, #[headline] dropped };
+
     /// The function failed: the error with its stack, the event and the
     /// context.
     ERROR = "error" as Error, [Error] { #[headline] kind, #[headline] error, stack, event, domain, account_sid };
@@ -530,6 +535,11 @@ catalogue! {
 
     /// A request was answered without invoking the function.
     REQUEST_REJECTED = "request_rejected" as RequestRejected, [Warn, Error] { #[headline] status, #[headline] method, #[headline] path, error };
+
+    /// OpenTelemetry export failed (`signal` `traces` or `metrics`), or
+    /// spans were dropped for a full queue: at most one a minute per
+    /// signal, with the counts since the last.
+    TELEMETRY = "telemetry" as Telemetry, [Warn] { signal, #[headline] error, #[headline] failed, #[headline] dropped };
 
     /// Log lines were dropped because the writer could not keep up.
     LOG_DROPPED = "log_dropped" as LogDropped, [Warn] { dropped, total_dropped };

@@ -3,8 +3,10 @@
 
 use tracing::Level;
 
-use super::catalogue::{Record, Step};
-use super::fields::Written;
+use super::buffer::Held;
+use super::catalogue::{DebugBuffer, Record, Step};
+use super::fields::{Field, Written};
+use super::scope;
 
 /// Target of contract records.
 pub(crate) const TARGET: &str = "ccfn";
@@ -15,10 +17,10 @@ pub(crate) const SPAN_NAME: &str = "ccfn.invocation";
 
 /// The record being emitted: its step, message and written fields.
 #[derive(Debug, Default)]
-pub(super) struct Emitted {
-    pub(super) step: &'static str,
-    pub(super) message: String,
-    pub(super) fields: Written,
+pub(crate) struct Emitted {
+    pub(crate) step: &'static str,
+    pub(crate) message: String,
+    pub(crate) fields: Written,
 }
 
 impl Emitted {
@@ -103,14 +105,65 @@ pub(crate) fn emit_critical<R: Record>(message: &str, record: &R) {
 }
 
 /// Whether this thread is emitting a contract record now.
-pub(super) fn emitting() -> bool {
+pub(crate) fn emitting() -> bool {
     EMITTED.is_set()
 }
 
 /// Calls `f` with the record this thread is emitting; only while
 /// [`emitting`].
-pub(super) fn with_emitted<R>(f: impl FnOnce(&Emitted) -> R) -> R {
+pub(crate) fn with_emitted<R>(f: impl FnOnce(&Emitted) -> R) -> R {
     EMITTED.with(f)
+}
+
+scoped_tls::scoped_thread_local!(static REPLAYED: Held);
+
+/// Calls `f` with the held line being written again, if this thread is
+/// writing one.
+pub(crate) fn with_replayed<R>(f: impl FnOnce(&Held) -> R) -> Option<R> {
+    REPLAYED.is_set().then(|| REPLAYED.with(f))
+}
+
+/// Writes the `debug` lines the invocation this thread polls has held back
+/// (see [`super::buffer`]), after a `debug_buffer` record giving `reason`
+/// (`error` or `requested`) and the counts; nothing when it holds none
+/// and dropped none.
+pub(crate) fn flush_debug_lines(reason: &str) {
+    let Some((held, dropped)) = scope::take_held() else {
+        return;
+    };
+    if held.is_empty() && dropped == 0 {
+        return;
+    }
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    let lines = held.len() as u64;
+    let mut message = format!(
+        "{lines} debug line{} held back until {}",
+        plural(lines),
+        if reason == "error" {
+            "this error"
+        } else {
+            "the handler asked"
+        },
+    );
+    if dropped > 0 {
+        message.push_str(&format!(
+            "; {dropped} older one{} dropped to stay within the buffer",
+            plural(dropped)
+        ));
+    }
+    emit(
+        &message,
+        &DebugBuffer {
+            reason: Field::from(reason),
+            lines: Field::from(lines),
+            dropped: Field::from(dropped),
+        },
+    );
+    for line in &held {
+        REPLAYED.set(line, || {
+            tracing::event!(target: "ccfn::buffered", Level::DEBUG, "{}", line.event.message);
+        });
+    }
 }
 
 #[cfg(test)]

@@ -35,7 +35,8 @@
 //! ```
 
 pub(crate) mod background;
-mod catalogue;
+pub(crate) mod buffer;
+pub(crate) mod catalogue;
 pub(crate) mod emit;
 pub(crate) mod fields;
 pub(crate) mod panic;
@@ -48,6 +49,7 @@ pub use crate::secret::{
 pub use catalogue::*;
 #[cfg(any(feature = "clients", feature = "runtime"))]
 pub(crate) use emit::emit_at;
+pub(crate) use emit::flush_debug_lines;
 pub(crate) use emit::{emit, enabled, SPAN_NAME};
 pub(crate) use fields::Field;
 pub(crate) use scope::{InInvocation, Invocation};

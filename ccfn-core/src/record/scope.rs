@@ -31,6 +31,11 @@ pub(crate) struct Invocation {
     json: std::sync::OnceLock<JsonIdentity>,
     /// When the function times out, for the clients to stop before it.
     deadline: Option<std::time::Instant>,
+    /// Where its `debug` lines are held back, when they are.
+    debug_buffer: Option<super::buffer::DebugBuffer>,
+    /// Its span, when traces are exported.
+    #[cfg(feature = "otel")]
+    otel: Option<opentelemetry::Context>,
 }
 
 impl Invocation {
@@ -47,7 +52,41 @@ impl Invocation {
             secrets,
             json: std::sync::OnceLock::new(),
             deadline: None,
+            debug_buffer: None,
+            #[cfg(feature = "otel")]
+            otel: None,
         }
+    }
+
+    /// The same invocation, recorded in the span of `cx`.
+    #[cfg(feature = "otel")]
+    pub(crate) fn with_otel(mut self, cx: Option<opentelemetry::Context>) -> Self {
+        self.otel = cx;
+        self
+    }
+
+    /// The context of its span, when traces are exported.
+    #[cfg(feature = "otel")]
+    pub(crate) fn otel(&self) -> Option<&opentelemetry::Context> {
+        self.otel.as_ref()
+    }
+
+    /// The function invoked.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    pub(crate) fn function(&self) -> &str {
+        &self.function
+    }
+
+    /// The same invocation, holding back up to `bytes` of the `debug`
+    /// lines of the crate of `module_path` (none for `0`).
+    pub(crate) fn with_debug_buffer(mut self, bytes: u64, module_path: &'static str) -> Self {
+        self.debug_buffer = super::buffer::DebugBuffer::new(bytes, module_path);
+        self
+    }
+
+    /// Where its `debug` lines are held back, when they are.
+    pub(super) fn debug_buffer(&self) -> Option<&super::buffer::DebugBuffer> {
+        self.debug_buffer.as_ref()
     }
 
     /// The same invocation, timing out at `deadline`.
@@ -118,17 +157,29 @@ pub(crate) fn invocation_deadline() -> Option<std::time::Instant> {
 pin_project_lite::pin_project! {
     /// Polls an invocation's future with its identity (and the values its
     /// lines must not show) at hand for the layer, which then need not look
-    /// it up among the spans.
+    /// it up among the spans; and drops it so too, so that an invocation
+    /// cancelled while it runs closes its records as its own.
     pub(crate) struct InInvocation<F> {
         invocation: Invocation,
         #[pin]
-        future: F,
+        future: Option<F>,
+    }
+
+    impl<F> PinnedDrop for InInvocation<F> {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            let mut future = this.future;
+            CURRENT.set(this.invocation, || future.set(None));
+        }
     }
 }
 
 impl<F> InInvocation<F> {
     pub(crate) fn new(invocation: Invocation, future: F) -> Self {
-        InInvocation { invocation, future }
+        InInvocation {
+            invocation,
+            future: Some(future),
+        }
     }
 }
 
@@ -140,13 +191,60 @@ impl<F: std::future::Future> std::future::Future for InInvocation<F> {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<F::Output> {
         let this = self.project();
+        let Some(future) = this.future.as_pin_mut() else {
+            unreachable!("an invocation's future is only gone once dropped")
+        };
         // The lines of this poll go to the writer together.
-        background::batched(|| CURRENT.set(this.invocation, || this.future.poll(cx)))
+        background::batched(|| CURRENT.set(this.invocation, || future.poll(cx)))
     }
 }
 
 /// Calls `f` with the invocation this thread is polling; only while
 /// [`in_invocation`].
-pub(super) fn with_current<R>(f: impl FnOnce(&Invocation) -> R) -> R {
+pub(crate) fn with_current<R>(f: impl FnOnce(&Invocation) -> R) -> R {
     CURRENT.with(f)
+}
+
+/// Whether the invocation this thread polls holds back `debug` lines of
+/// `metadata`'s target.
+pub(super) fn holds_now(metadata: &tracing::Metadata<'_>) -> bool {
+    *metadata.level() == tracing::Level::DEBUG
+        && metadata.is_event()
+        && CURRENT.is_set()
+        && CURRENT.with(|invocation| {
+            invocation
+                .debug_buffer()
+                .is_some_and(|buffer| buffer.holds(metadata.target()))
+        })
+}
+
+/// Holds `event`, logged at `timestamp`, in the buffer of the invocation
+/// this thread polls, when it holds such lines; whether it did.
+pub(super) fn hold(event: &tracing::Event<'_>, timestamp: &str) -> bool {
+    if !holds_now(event.metadata()) {
+        return false;
+    }
+    let mut visitor = super::fields::EventVisitor::default();
+    event.record(&mut visitor);
+    let held = super::buffer::Held::new(timestamp, event.metadata().target(), visitor);
+    CURRENT.with(|invocation| {
+        if let Some(buffer) = invocation.debug_buffer() {
+            buffer.push(held);
+        }
+    });
+    true
+}
+
+/// The lines the invocation this thread polls has held back, and how many
+/// it dropped, leaving its buffer empty; `None` outside an invocation or
+/// when it holds none back.
+pub(super) fn take_held() -> Option<(std::collections::VecDeque<super::buffer::Held>, u64)> {
+    if !CURRENT.is_set() {
+        return None;
+    }
+    CURRENT.with(|invocation| {
+        invocation
+            .debug_buffer()
+            .map(super::buffer::DebugBuffer::take)
+    })
 }

@@ -14,6 +14,7 @@ use std::str::FromStr;
 use serde_json::{Map, Value};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
+use tracing::subscriber::Interest;
 use tracing::{Event, Level, Metadata, Subscriber};
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::MakeWriter;
@@ -21,8 +22,9 @@ use tracing_subscriber::layer::Context as LayerContext;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
+use super::buffer::{self, BUFFERED_TARGET};
 use super::emit::{self, CRITICAL_TARGET, SPAN_NAME, TARGET};
-use super::fields::Written;
+use super::fields::{EventVisitor, Written};
 use super::scope::{self, Invocation, JsonIdentity};
 use crate::config::{Source, CCFN_LOG, CCFN_LOG_DETAIL, CCFN_LOG_FORMAT};
 use crate::secret::scrub;
@@ -45,7 +47,7 @@ thread_local! {
 
 /// Calls `f` with the current time in RFC 3339 (milliseconds, UTC),
 /// formatted once per millisecond per thread.
-fn with_timestamp<R>(f: impl FnOnce(&str) -> R) -> R {
+pub(super) fn with_timestamp<R>(f: impl FnOnce(&str) -> R) -> R {
     let now = std::time::SystemTime::now();
     let millis = now
         .duration_since(std::time::UNIX_EPOCH)
@@ -442,52 +444,14 @@ impl Visit for InvocationVisitor {
     }
 }
 
-/// Collects `step` and `message` of a contract record, or every field of a
-/// handler's own event.
-#[derive(Default)]
-struct EventVisitor {
-    step: Option<String>,
-    message: String,
-    others: Vec<(String, Value)>,
-}
-
-impl Visit for EventVisitor {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        match field.name() {
-            "step" => self.step = Some(value.to_owned()),
-            "message" => self.message = value.to_owned(),
-            name => self.others.push((name.to_owned(), Value::from(value))),
-        }
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        if field.name() == "message" {
-            self.message.clear();
-            let _ = write!(self.message, "{value:?}");
-        } else {
-            self.record_str(field, &format!("{value:?}"));
-        }
-    }
-
-    fn record_i64(&mut self, field: &Field, value: i64) {
-        self.others
-            .push((field.name().to_owned(), Value::from(value)));
-    }
-
-    fn record_u64(&mut self, field: &Field, value: u64) {
-        self.others
-            .push((field.name().to_owned(), Value::from(value)));
-    }
-
-    fn record_f64(&mut self, field: &Field, value: f64) {
-        self.others
-            .push((field.name().to_owned(), Value::from(value)));
-    }
-
-    fn record_bool(&mut self, field: &Field, value: bool) {
-        self.others
-            .push((field.name().to_owned(), Value::from(value)));
-    }
+/// What a line is made of: the event's level and target, and its fields
+/// (a handler's own), or the contract record being emitted.
+#[derive(Clone, Copy)]
+struct LineSource<'a> {
+    level: &'static str,
+    target: &'a str,
+    visitor: &'a EventVisitor,
+    contract: bool,
 }
 
 /// The `tracing` layer that writes contract records in a [`LogFormat`],
@@ -531,6 +495,17 @@ where
         self
     }
 
+    /// Whether events or spans of `metadata` are always this layer's:
+    /// critical records, held lines written out, the invocation span, and
+    /// what the filter enables.
+    fn always(&self, metadata: &Metadata<'_>) -> bool {
+        matches!(metadata.target(), CRITICAL_TARGET | BUFFERED_TARGET)
+            || (metadata.is_span() && metadata.name() == SPAN_NAME)
+            || self
+                .filter
+                .would_enable(metadata.target(), metadata.level())
+    }
+
     /// Formats one event as a line (scrubbed, with its newline) into the
     /// empty `line`.
     fn line<S>(&self, event: &Event<'_>, ctx: &LayerContext<'_, S>, line: &mut String)
@@ -538,40 +513,75 @@ where
         S: Subscriber + for<'a> LookupSpan<'a>,
     {
         let meta = event.metadata();
+        if meta.target() == BUFFERED_TARGET {
+            // A held line, written as it was when it was logged.
+            emit::with_replayed(|held| {
+                let source = LineSource {
+                    level: meta.level().as_str(),
+                    target: &held.target,
+                    visitor: &held.event,
+                    contract: false,
+                };
+                self.in_invocation(event, ctx, &source, &held.timestamp, line);
+            });
+            return;
+        }
         let contract = meta.target().starts_with(TARGET) && emit::emitting();
         let mut visitor = EventVisitor::default();
         if !contract {
             event.record(&mut visitor);
         }
-        with_timestamp(|timestamp| {
-            if scope::in_invocation() {
-                scope::with_current(|invocation| {
-                    self.write_line(event, &visitor, contract, timestamp, Some(invocation), line);
-                });
-            } else {
-                let scope = ctx.event_scope(event);
-                let span = scope.and_then(|mut scope| {
-                    scope.find(|span| span.extensions().get::<Invocation>().is_some())
-                });
-                let extensions = span.as_ref().map(|span| span.extensions());
-                let invocation = extensions.as_ref().and_then(|e| e.get::<Invocation>());
-                self.write_line(event, &visitor, contract, timestamp, invocation, line);
-            }
-        })
+        let source = LineSource {
+            level: meta.level().as_str(),
+            target: meta.target(),
+            visitor: &visitor,
+            contract,
+        };
+        with_timestamp(|timestamp| self.in_invocation(event, ctx, &source, timestamp, line));
+    }
+
+    /// Formats `source` as a line into `line`, given the invocation
+    /// `event` belongs to.
+    fn in_invocation<S>(
+        &self,
+        event: &Event<'_>,
+        ctx: &LayerContext<'_, S>,
+        source: &LineSource<'_>,
+        timestamp: &str,
+        line: &mut String,
+    ) where
+        S: Subscriber + for<'a> LookupSpan<'a>,
+    {
+        if scope::in_invocation() {
+            scope::with_current(|invocation| {
+                self.write_line(source, timestamp, Some(invocation), line);
+            });
+        } else {
+            let scope = ctx.event_scope(event);
+            let span = scope.and_then(|mut scope| {
+                scope.find(|span| span.extensions().get::<Invocation>().is_some())
+            });
+            let extensions = span.as_ref().map(|span| span.extensions());
+            let invocation = extensions.as_ref().and_then(|e| e.get::<Invocation>());
+            self.write_line(source, timestamp, invocation, line);
+        }
     }
 
     /// Formats one event as a line into `line`, given the invocation it
     /// belongs to.
     fn write_line(
         &self,
-        event: &Event<'_>,
-        visitor: &EventVisitor,
-        contract: bool,
+        source: &LineSource<'_>,
         timestamp: &str,
         invocation: Option<&Invocation>,
         line: &mut String,
     ) {
-        let meta = event.metadata();
+        let LineSource {
+            level,
+            target,
+            visitor,
+            contract,
+        } = *source;
         fn header<'h>(
             timestamp: &'h str,
             level: &'h str,
@@ -590,7 +600,6 @@ where
                 message,
             }
         }
-        let level = meta.level().as_str();
         let secrets = invocation.map_or(NONE, |i| &i.secrets);
         if contract {
             emit::with_emitted(|emitted| {
@@ -603,7 +612,7 @@ where
             return;
         }
         let mut others = Vec::with_capacity(visitor.others.len() + 2);
-        others.push(("target".to_owned(), Value::from(meta.target())));
+        others.push(("target".to_owned(), Value::from(target)));
         if let Some(user_step) = &visitor.step {
             others.push(("user_step".to_owned(), Value::from(user_step.as_str())));
         }
@@ -635,12 +644,29 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
     W: for<'w> MakeWriter<'w> + 'static,
 {
+    fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
+        if self.always(metadata) {
+            Interest::always()
+        } else if buffer::may_hold(metadata) {
+            // Held back only while an invocation that holds it is polled.
+            Interest::sometimes()
+        } else {
+            Interest::never()
+        }
+    }
+
     fn enabled(&self, metadata: &Metadata<'_>, _ctx: LayerContext<'_, S>) -> bool {
-        metadata.target() == CRITICAL_TARGET
-            || (metadata.is_span() && metadata.name() == SPAN_NAME)
-            || self
-                .filter
-                .would_enable(metadata.target(), metadata.level())
+        self.always(metadata) || scope::holds_now(metadata)
+    }
+
+    fn event_enabled(&self, event: &Event<'_>, _ctx: LayerContext<'_, S>) -> bool {
+        // A line the filter leaves out that the invocation holds back is
+        // held once, here, and goes to no layer now.
+        let meta = event.metadata();
+        if *meta.level() != Level::DEBUG || self.filter.would_enable(meta.target(), meta.level()) {
+            return true;
+        }
+        !with_timestamp(|timestamp| scope::hold(event, timestamp))
     }
 
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: LayerContext<'_, S>) {
@@ -868,6 +894,9 @@ where
     crate::record::panic::install_hook();
     let subscriber =
         tracing_subscriber::registry().with(ContractLayer::new(format, writer).with_filter(filter));
+    // Each record inside an invocation also becomes an event of its span.
+    #[cfg(feature = "otel")]
+    let subscriber = subscriber.with(crate::otel::layer::OtelLayer);
     tracing::subscriber::set_global_default(subscriber).map_err(|_| {
         crate::error::Error::new(
             crate::error::ErrorKind::Function,

@@ -221,6 +221,7 @@ impl Parameters {
                 event.push_header(name, value);
             }
         }
+        event.set_request(parts.method.as_str(), parts.uri.path());
         (event, parts)
     }
 }

@@ -247,6 +247,8 @@ impl Runtime {
         // Every start-up problem is reported before the port is bound.
         self.check()?;
         let logs = crate::record::writer::init_logging()?;
+        #[cfg(feature = "otel")]
+        let telemetry = start_telemetry(&self.context)?;
         let addr = self.config.addr;
         if self.config.mode == Mode::Local
             && !self.context.is_present(AUTH_TOKEN)
@@ -277,6 +279,9 @@ impl Runtime {
         let result = self.serve_with(listener, shutdown_signal()).await;
         reporter.abort();
         let _ = reporter.await;
+        // What is left is exported while its failures can still be logged.
+        #[cfg(feature = "otel")]
+        drop(telemetry);
         drop(logs);
         result
     }
@@ -358,13 +363,40 @@ impl Runtime {
     /// Lambda runtime fails.
     pub async fn serve_lambda(self) -> Result<(), Error> {
         let logs = crate::record::writer::init_logging()?;
+        #[cfg(feature = "otel")]
+        let telemetry = start_telemetry(&self.context)?;
         let router = self.router()?;
+        // The process may be frozen between invocations: each one's spans
+        // and metrics leave before its reply does.
+        #[cfg(feature = "otel")]
+        let router = router.layer(axum::middleware::map_response(
+            |response: axum::response::Response| async move {
+                let _ = tokio::task::spawn_blocking(crate::otel::flush).await;
+                response
+            },
+        ));
         let result = lambda_http::run(router)
             .await
             .map_err(|e| Error::msg(format!("the Lambda runtime failed: {e}")));
+        #[cfg(feature = "otel")]
+        drop(telemetry);
         drop(logs);
         result
     }
+}
+
+/// Starts OpenTelemetry export as the context's `OTEL_*` values say, and
+/// says where it goes.
+#[cfg(feature = "otel")]
+fn start_telemetry(context: &Context) -> Result<Option<crate::otel::Telemetry>, Error> {
+    let telemetry = crate::otel::init(context)?;
+    if let Some(telemetry) = &telemetry {
+        emit(
+            &format!("exporting OpenTelemetry {}", telemetry.destination()),
+            &crate::record::Runtime::BARE,
+        );
+    }
+    Ok(telemetry)
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

@@ -333,4 +333,6 @@ mod guides {
     struct GettingStarted;
     #[doc = include_str!("../../../docs/testing.md")]
     struct Testing;
+    #[doc = include_str!("../../../docs/observability.md")]
+    struct Observability;
 }

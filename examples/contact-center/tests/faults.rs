@@ -16,10 +16,8 @@
 //! wrote, read from its log once it has stopped, so that every line is
 //! there; every line of every log must be JSON.
 
-use std::fs::File;
-use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
+mod server;
+
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -30,6 +28,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
+
+use server::{Log, Server};
 
 const EMAIL_KEY: &str = "canary-faults-email-key-3c8e51";
 const API_KEY_SID: &str = "SKaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
@@ -44,206 +44,6 @@ const CALLER_MESSAGE: &str = "Option not available at this time";
 const XML: &str = r#"<?xml version="1.0" encoding="UTF-8"?>"#;
 /// The size of the recording the recording server serves.
 const RECORDING_BYTES: usize = 2048;
-
-// ---------------------------------------------------------------------------
-// The examples server, as a child process
-// ---------------------------------------------------------------------------
-
-/// The examples server, killed (by its process id) and its folder removed
-/// when dropped.
-struct Server {
-    child: Child,
-    /// The server's working folder: its log, outbox and task store.
-    dir: PathBuf,
-    /// `127.0.0.1:<port>`, from its `listening on` record.
-    addr: String,
-}
-
-impl Server {
-    /// Starts the server with `env` as its only environment, besides a
-    /// free loopback port, JSON logs, and an outbox and a task store in
-    /// its own folder; returns once it listens.
-    async fn start(env: &[(&str, &str)]) -> Server {
-        static COUNT: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "ccfn-faults-{}-{}",
-            std::process::id(),
-            COUNT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_example-contact-center"))
-            .env_clear()
-            .current_dir(&dir)
-            .env("CCFN_ADDR", "127.0.0.1:0")
-            .env("CCFN_LOG_FORMAT", "json")
-            .env("CCFN_OUTBOX_DIR", dir.join("outbox"))
-            .env("CCFN_TASK_STORE", dir.join("tasks.jsonl"))
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(File::create(dir.join("log")).unwrap())
-            .stderr(File::create(dir.join("stderr")).unwrap())
-            .spawn()
-            .expect("the examples server starts");
-        let mut server = Server {
-            child,
-            dir,
-            addr: String::new(),
-        };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let listening = server
-                .text()
-                .lines()
-                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-                .find_map(|r| r["addr"].as_str().map(str::to_owned));
-            if let Some(addr) = listening {
-                server.addr = addr;
-                return server;
-            }
-            if let Some(status) = server.child.try_wait().unwrap() {
-                panic!("the server exited ({status}): {}", server.stderr());
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the server did not listen within 20 s: {}",
-                server.stderr()
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    /// The log as written so far.
-    fn text(&self) -> String {
-        std::fs::read_to_string(self.dir.join("log")).unwrap_or_default()
-    }
-
-    fn stderr(&self) -> String {
-        std::fs::read_to_string(self.dir.join("stderr")).unwrap_or_default()
-    }
-
-    /// Sends SIGTERM, as a container platform does.
-    fn terminate(&self) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("kill runs");
-        assert!(status.success(), "kill -TERM failed: {status}");
-    }
-
-    /// Waits for the process to exit.
-    async fn exit(&mut self, within: Duration) -> ExitStatus {
-        let deadline = Instant::now() + within;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the server did not exit within {within:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    /// Waits until the log holds `needle`.
-    async fn wait_for(&self, needle: &str, within: Duration) {
-        let deadline = Instant::now() + within;
-        while !self.text().contains(needle) {
-            assert!(
-                Instant::now() < deadline,
-                "no `{needle}` in the log within {within:?}:\n{}",
-                self.text()
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    /// Stops the server with SIGTERM and returns its whole log.
-    async fn stop(mut self) -> Log {
-        self.terminate();
-        let status = self.exit(Duration::from_secs(15)).await;
-        assert!(status.success(), "exit {status}: {}", self.stderr());
-        self.log()
-    }
-
-    /// The log, every line of which must be a JSON record.
-    fn log(&self) -> Log {
-        let text = self.text();
-        let records = text
-            .lines()
-            .map(|line| {
-                serde_json::from_str::<Value>(line)
-                    .unwrap_or_else(|e| panic!("a log line is not JSON ({e}): {line}"))
-            })
-            .collect();
-        Log { text, records }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// A server's log.
-struct Log {
-    text: String,
-    records: Vec<Value>,
-}
-
-impl Log {
-    /// The records of one invocation, in order, alerts left out (the
-    /// error-rate alert depends on what else the server answered).
-    fn of(&self, id: &str) -> Vec<Value> {
-        self.records
-            .iter()
-            .filter(|r| r["invocation_id"] == id && r["step"] != "alert")
-            .cloned()
-            .collect()
-    }
-
-    /// Every record of `step`.
-    fn all(&self, step: &str) -> Vec<&Value> {
-        self.records.iter().filter(|r| r["step"] == step).collect()
-    }
-
-    /// The messages of the runtime's own records, in order.
-    fn runtime(&self) -> Vec<&str> {
-        self.all("runtime")
-            .iter()
-            .map(|r| r["message"].as_str().unwrap())
-            .collect()
-    }
-
-    /// Every record as stable text for a snapshot: what changes from run
-    /// to run redacted as in the testkit's snapshots, and the server's own
-    /// folder written `[dir]`.
-    fn snapshot(&self, dir: &std::path::Path) -> String {
-        let dir = dir.display().to_string();
-        self.records
-            .iter()
-            .map(|record| {
-                let redacted = ccfn_testkit::redact(record.as_object().unwrap());
-                Value::Object(redacted).to_string().replace(&dir, "[dir]") + "\n"
-            })
-            .collect()
-    }
-
-    #[track_caller]
-    fn assert_no_secret(&self, secret: &str) {
-        assert!(!self.text.contains(secret), "`{secret}` reached the log");
-    }
-}
 
 fn steps(records: &[Value]) -> Vec<&str> {
     records

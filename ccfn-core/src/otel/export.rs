@@ -1,0 +1,388 @@
+//! Spans go from the invocation to a bounded queue, and from there to the
+//! collector on a thread of their own: an invocation never waits for an
+//! export, and a full queue drops spans and counts them. Failures are
+//! reported by a `telemetry` record, at most one a minute per signal.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use opentelemetry::Context;
+use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::trace::{Span, SpanData, SpanExporter, SpanProcessor};
+use opentelemetry_sdk::Resource;
+
+use super::settings::Settings;
+use crate::error::{Error, ErrorKind};
+use crate::record::emit::emit;
+use crate::record::fields::Field;
+
+/// How often, at most, an export failure is written per signal.
+const REPORT_EVERY: Duration = Duration::from_secs(60);
+
+/// Writes a `telemetry` record for a failed export of `signal`, at most
+/// once a minute; failures in between are counted into the next.
+#[derive(Debug)]
+pub(super) struct Reporter {
+    signal: &'static str,
+    /// When the last record was written, and the failures since.
+    last: Mutex<(Option<Instant>, u64)>,
+    /// Spans dropped for a full queue, and those already reported.
+    dropped: Arc<AtomicU64>,
+    reported_dropped: AtomicU64,
+}
+
+impl Reporter {
+    pub(super) fn new(signal: &'static str) -> Reporter {
+        Reporter {
+            signal,
+            last: Mutex::new((None, 0)),
+            dropped: Arc::default(),
+            reported_dropped: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts a failed export; writes the record when a minute has passed
+    /// since the last.
+    pub(super) fn failed(&self, error: &str) {
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        last.1 += 1;
+        if last.0.is_some_and(|at| at.elapsed() < REPORT_EVERY) {
+            return;
+        }
+        let failed = std::mem::take(&mut last.1);
+        last.0 = Some(Instant::now());
+        drop(last);
+        self.write(error, failed);
+    }
+
+    /// Writes the spans dropped since the last record, if any, when a
+    /// minute has passed since it.
+    fn report_dropped(&self) {
+        let dropped = self.dropped.load(Ordering::Relaxed);
+        if dropped == self.reported_dropped.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        if last.0.is_some_and(|at| at.elapsed() < REPORT_EVERY) {
+            return;
+        }
+        let failed = std::mem::take(&mut last.1);
+        last.0 = Some(Instant::now());
+        drop(last);
+        self.write("the export queue was full", failed);
+    }
+
+    fn write(&self, error: &str, failed: u64) {
+        let total = self.dropped.load(Ordering::Relaxed);
+        let dropped = total - self.reported_dropped.swap(total, Ordering::Relaxed);
+        let mut error = error.to_owned();
+        crate::secret::scrub(&mut error, &[]);
+        emit(
+            &format!(
+                "OpenTelemetry {} export failed: {error} ({failed} failed, {dropped} spans dropped, in the last minute at most)",
+                self.signal
+            ),
+            &crate::record::catalogue::Telemetry {
+                signal: Field::from(self.signal),
+                error: Field::from(&error),
+                failed: Field::from(failed),
+                dropped: Field::from(dropped),
+            },
+        );
+    }
+}
+
+enum Message {
+    Span(Box<SpanData>),
+    Flush(SyncSender<()>),
+    Stop(SyncSender<()>),
+}
+
+/// The span processor: finished spans into the queue, never waiting.
+#[derive(Debug)]
+pub(super) struct Queue {
+    queue: SyncSender<Message>,
+    reporter: Arc<Reporter>,
+    timeout: Duration,
+}
+
+/// What [`super::Telemetry`] keeps of the span export: flush, stop and
+/// the dropped count.
+#[derive(Clone, Debug)]
+pub(super) struct Handle {
+    queue: SyncSender<Message>,
+    reporter: Arc<Reporter>,
+    timeout: Duration,
+}
+
+impl Handle {
+    /// Exports every queued span, waiting up to the export timeout.
+    pub(super) fn flush(&self) {
+        request(&self.queue, Message::Flush, self.timeout);
+    }
+
+    /// Exports every queued span and stops the thread.
+    pub(super) fn stop(&self) {
+        request(&self.queue, Message::Stop, self.timeout);
+    }
+
+    pub(super) fn dropped(&self) -> u64 {
+        self.reporter.dropped.load(Ordering::Relaxed)
+    }
+}
+
+/// Sends a flush or stop and waits up to `timeout` for it to be done.
+fn request(queue: &SyncSender<Message>, make: fn(SyncSender<()>) -> Message, timeout: Duration) {
+    let (done, wait) = mpsc::sync_channel(1);
+    if queue.send(make(done)).is_ok() {
+        let _ = wait.recv_timeout(timeout + Duration::from_secs(1));
+    }
+}
+
+impl SpanProcessor for Queue {
+    fn on_start(&self, _span: &mut Span, _cx: &Context) {}
+
+    fn on_end(&self, span: SpanData) {
+        match self.queue.try_send(Message::Span(Box::new(span))) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                self.reporter.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        request(&self.queue, Message::Flush, self.timeout);
+        Ok(())
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        request(&self.queue, Message::Flush, timeout);
+        Ok(())
+    }
+}
+
+/// Starts the export thread for `endpoint`; the processor to give the
+/// tracer provider, and the handle to keep.
+pub(super) fn start(
+    settings: &Settings,
+    endpoint: &str,
+    resource: Resource,
+) -> Result<(Queue, Handle), Error> {
+    let (queue, messages) = mpsc::sync_channel(settings.queue);
+    let reporter = Arc::new(Reporter::new("traces"));
+    let (ready, built) = mpsc::sync_channel(1);
+    let thread = Exporting {
+        messages,
+        reporter: Arc::clone(&reporter),
+        batch: settings.batch,
+        delay: settings.delay,
+    };
+    let settings = settings.clone();
+    let endpoint = endpoint.to_owned();
+    std::thread::Builder::new()
+        .name("ccfn-otel-spans".to_owned())
+        .spawn(move || {
+            // Built here, and dropped here: its blocking client must stay
+            // off the async threads.
+            let exporter = opentelemetry_otlp::SpanExporter::builder()
+                .with_http()
+                .with_protocol(Protocol::HttpBinary)
+                .with_endpoint(endpoint)
+                .with_timeout(settings.timeout)
+                .with_headers(settings.headers.clone())
+                .build();
+            match exporter {
+                Ok(mut exporter) => {
+                    exporter.set_resource(&resource);
+                    let _ = ready.send(Ok(()));
+                    thread.run(&exporter);
+                }
+                Err(error) => {
+                    let _ = ready.send(Err(error.to_string()));
+                }
+            }
+        })
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::Configuration,
+                format!("cannot start the OpenTelemetry export thread: {e}"),
+            )
+        })?;
+    match built.recv() {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => {
+            return Err(Error::new(
+                ErrorKind::Configuration,
+                format!("cannot build the OpenTelemetry span exporter: {error}"),
+            ))
+        }
+        Err(_) => {
+            return Err(Error::new(
+                ErrorKind::Configuration,
+                "the OpenTelemetry export thread stopped before it started",
+            ))
+        }
+    }
+    let timeout = settings.timeout;
+    Ok((
+        Queue {
+            queue: queue.clone(),
+            reporter: Arc::clone(&reporter),
+            timeout,
+        },
+        Handle {
+            queue,
+            reporter,
+            timeout,
+        },
+    ))
+}
+
+/// The export thread's state.
+struct Exporting {
+    messages: Receiver<Message>,
+    reporter: Arc<Reporter>,
+    batch: usize,
+    delay: Duration,
+}
+
+impl Exporting {
+    /// Gathers spans into batches, exporting one when it is full, when the
+    /// oldest span in it has waited the delay, or when asked.
+    fn run<E: SpanExporter>(self, exporter: &E) {
+        let mut batch: Vec<SpanData> = Vec::with_capacity(self.batch);
+        let mut since = Instant::now();
+        loop {
+            let wait = self.delay.saturating_sub(since.elapsed());
+            match self.messages.recv_timeout(wait) {
+                Ok(Message::Span(span)) => {
+                    if batch.is_empty() {
+                        since = Instant::now();
+                    }
+                    batch.push(*span);
+                    if batch.len() >= self.batch {
+                        self.export(exporter, &mut batch);
+                    }
+                }
+                Ok(Message::Flush(done)) => {
+                    let stop = self.drain(exporter, &mut batch);
+                    let _ = done.send(());
+                    if stop {
+                        return;
+                    }
+                }
+                Ok(Message::Stop(done)) => {
+                    let _ = self.drain(exporter, &mut batch);
+                    let _ = done.send(());
+                    return;
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    self.export(exporter, &mut batch);
+                    since = Instant::now();
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.export(exporter, &mut batch);
+                    return;
+                }
+            }
+            self.reporter.report_dropped();
+        }
+    }
+
+    /// Exports `batch` and what is queued now; answers the flushes and
+    /// stops queued meanwhile once it is done, and says whether one was a
+    /// stop.
+    fn drain<E: SpanExporter>(&self, exporter: &E, batch: &mut Vec<SpanData>) -> bool {
+        let mut answers = Vec::new();
+        let mut stop = false;
+        while let Ok(message) = self.messages.try_recv() {
+            match message {
+                Message::Span(span) => {
+                    batch.push(*span);
+                    if batch.len() >= self.batch {
+                        self.export(exporter, batch);
+                    }
+                }
+                Message::Flush(done) => answers.push(done),
+                Message::Stop(done) => {
+                    answers.push(done);
+                    stop = true;
+                }
+            }
+        }
+        self.export(exporter, batch);
+        for done in answers {
+            let _ = done.send(());
+        }
+        stop
+    }
+
+    fn export<E: SpanExporter>(&self, exporter: &E, batch: &mut Vec<SpanData>) {
+        if batch.is_empty() {
+            return;
+        }
+        let spans = std::mem::replace(batch, Vec::with_capacity(self.batch));
+        if let Err(error) = futures_executor::block_on(exporter.export(spans)) {
+            self.reporter.failed(&error.to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span() -> SpanData {
+        use opentelemetry::trace::{SpanContext, SpanKind, Status};
+        SpanData {
+            span_context: SpanContext::empty_context(),
+            parent_span_id: opentelemetry::trace::SpanId::INVALID,
+            parent_span_is_remote: false,
+            span_kind: SpanKind::Server,
+            name: "f".into(),
+            start_time: std::time::SystemTime::now(),
+            end_time: std::time::SystemTime::now(),
+            attributes: Vec::new(),
+            dropped_attributes_count: 0,
+            events: opentelemetry_sdk::trace::SpanEvents::default(),
+            links: opentelemetry_sdk::trace::SpanLinks::default(),
+            status: Status::Unset,
+            instrumentation_scope: opentelemetry::InstrumentationScope::default(),
+        }
+    }
+
+    #[test]
+    fn a_full_queue_drops_and_counts_never_waits() {
+        let (queue, _messages) = mpsc::sync_channel(2);
+        let reporter = Arc::new(Reporter::new("traces"));
+        let processor = Queue {
+            queue: queue.clone(),
+            reporter: Arc::clone(&reporter),
+            timeout: Duration::from_millis(1),
+        };
+        let handle = Handle {
+            queue,
+            reporter,
+            timeout: Duration::from_millis(1),
+        };
+        for _ in 0..5 {
+            processor.on_end(span());
+        }
+        assert_eq!(handle.dropped(), 3);
+    }
+
+    #[test]
+    fn failures_are_written_once_a_minute_with_their_count() {
+        let reporter = Reporter::new("metrics");
+        reporter.failed("connection refused");
+        reporter.failed("connection refused");
+        reporter.failed("connection refused");
+        let last = reporter.last.lock().unwrap();
+        assert!(last.0.is_some(), "the first failure is written");
+        assert_eq!(last.1, 2, "the next two wait for the next record");
+    }
+}

@@ -1,0 +1,226 @@
+//! OpenTelemetry export of traces and metrics (feature `otel`), over
+//! OTLP/HTTP with protobuf, configured by the standard `OTEL_*` variables.
+//!
+//! [`init`] starts it when `OTEL_EXPORTER_OTLP_ENDPOINT` (or a signal's own
+//! endpoint) is set; the runtime calls it. From then on:
+//!
+//! - **One span per invocation**, of kind server, named after the
+//!   function, with the FaaS and HTTP server attributes (`faas.trigger`,
+//!   `faas.invocation_id`, `faas.coldstart`, `faas.name`,
+//!   `http.request.method`, `http.route`, `http.response.status_code`)
+//!   and the domain's (`ccfn.call_sid`, `ccfn.flow_sid`,
+//!   `ccfn.execution_sid`, `ccfn.mode`, `ccfn.outcome`). Every record of
+//!   the invocation is an event of the span, named after its step, with
+//!   its fields as attributes, scrubbed of secrets as the log lines are.
+//! - **One call, one trace.** A call SID is `CA` and 32 hexadecimal
+//!   digits: a 128-bit trace id. Without a `traceparent` header, an
+//!   invocation's trace id is its `CallSid`'s, so the invocations of one
+//!   call (the menu, its `Gather` callback, the voicemail notice, the
+//!   callback task) land in one trace, sampled alike (the ratio sampler
+//!   decides from the trace id). With a `traceparent`, the caller's
+//!   trace wins.
+//! - **A client span per external call** (`context.http()`, the email
+//!   provider, the task router), with the HTTP client attributes, and the
+//!   trace context sent upstream in `traceparent`.
+//! - **Metrics**: `faas.invocations`, `faas.invoke_duration`,
+//!   `faas.coldstarts`, `faas.mem_usage`, `http.client.request.duration`
+//!   and `ccfn.alerts`.
+//!
+//! Export never blocks an invocation: finished spans wait in a bounded
+//! queue (dropped and counted when it is full) for a thread of their own,
+//! metrics are read by another. An export that fails writes a `telemetry`
+//! record, at most one a minute per signal.
+
+#[cfg(feature = "clients")]
+mod client;
+mod export;
+mod ids;
+mod instruments;
+pub(crate) mod layer;
+mod pipeline;
+mod settings;
+mod span;
+
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+
+use crate::config::Source;
+use crate::error::{Error, ErrorKind};
+use pipeline::{pipeline, Pipeline, PIPELINE};
+use settings::Settings;
+
+#[cfg(feature = "clients")]
+pub(crate) use client::ClientSpan;
+pub(crate) use pipeline::{invocation, memory};
+pub(crate) use span::{end_invocation, start_invocation, InvocationStart};
+
+/// Counts an alert of `kind`, for the function this thread invokes.
+pub(crate) fn alert(kind: &str) {
+    if crate::record::scope::in_invocation() {
+        crate::record::scope::with_current(|invocation| {
+            pipeline::alert(invocation.function(), kind)
+        });
+    } else {
+        pipeline::alert("-", kind);
+    }
+}
+
+/// Keeps export running; dropping it exports what is left (waiting up to
+/// the export timeout) and stops it.
+#[must_use = "dropping it stops the export; hold it until the process ends"]
+pub struct Telemetry {
+    traces: Option<SdkTracerProvider>,
+    metrics: Option<SdkMeterProvider>,
+    spans: Option<export::Handle>,
+    destination: String,
+}
+
+impl std::fmt::Debug for Telemetry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Telemetry")
+            .field("traces", &self.traces.is_some())
+            .field("metrics", &self.metrics.is_some())
+            .field("dropped_spans", &self.dropped_spans())
+            .finish()
+    }
+}
+
+impl Telemetry {
+    /// What is exported where: `traces to <url> and metrics to <url>`.
+    #[must_use]
+    pub fn destination(&self) -> &str {
+        &self.destination
+    }
+
+    /// How many spans were dropped because the queue was full.
+    #[must_use]
+    pub fn dropped_spans(&self) -> u64 {
+        self.spans.as_ref().map_or(0, export::Handle::dropped)
+    }
+}
+
+impl Drop for Telemetry {
+    fn drop(&mut self) {
+        let traces = self.traces.take();
+        let metrics = self.metrics.take();
+        let spans = self.spans.take();
+        // The exporters' HTTP clients block: shut them down on a thread of
+        // their own, never on an async one.
+        let _ = std::thread::Builder::new()
+            .name("ccfn-otel-shutdown".to_owned())
+            .spawn(move || {
+                if let Some(traces) = traces {
+                    let _ = traces.shutdown();
+                }
+                if let Some(spans) = spans {
+                    spans.stop();
+                }
+                if let Some(metrics) = metrics {
+                    let _ = metrics.shutdown();
+                }
+            })
+            .map(|thread| thread.join());
+    }
+}
+
+/// Starts OpenTelemetry export as the `OTEL_*` variables of `source` say,
+/// once per process; `None` when no endpoint is set or `OTEL_SDK_DISABLED`
+/// is `true`.
+///
+/// ```
+/// use ccfn_core::config::Env;
+///
+/// // No endpoint: nothing is exported, nothing is started.
+/// let env = Env::from_vars([("OTEL_SERVICE_NAME", "contact-center")]);
+/// assert!(ccfn_core::otel::init(&env).unwrap().is_none());
+///
+/// let env = Env::from_vars([
+///     ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318"),
+///     ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+/// ]);
+/// assert_eq!(
+///     ccfn_core::otel::init(&env).unwrap_err().to_string(),
+///     "OTEL_EXPORTER_OTLP_PROTOCOL=\"grpc\": expected `http/protobuf`"
+/// );
+/// ```
+///
+/// # Errors
+/// A variable cannot be parsed (kind `Configuration`); export was already
+/// started in this process; an exporter cannot be built.
+pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> {
+    let Some(settings) = Settings::from_source(source)? else {
+        return Ok(None);
+    };
+    if PIPELINE.get().is_some() {
+        return Err(Error::new(
+            ErrorKind::Configuration,
+            "OpenTelemetry export is already started in this process; call otel::init once",
+        ));
+    }
+    // The exporters' clients speak TLS through rustls with ring.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let resource = settings.resource();
+    let (traces, tracer, spans) = match &settings.traces {
+        Some(endpoint) => {
+            let (processor, handle) = export::start(&settings, endpoint, resource.clone())?;
+            let provider = SdkTracerProvider::builder()
+                .with_resource(resource.clone())
+                .with_sampler(settings.sampler())
+                .with_id_generator(ids::CallIdGenerator::default())
+                .with_span_processor(processor)
+                .build();
+            let tracer = opentelemetry::trace::TracerProvider::tracer(&provider, "ccfn");
+            (Some(provider), Some(tracer), Some(handle))
+        }
+        None => (None, None, None),
+    };
+    let (meters, instruments) = match &settings.metrics {
+        Some(endpoint) => {
+            let provider = instruments::start(&settings, endpoint, resource)?;
+            let instruments = instruments::Instruments::new(&provider);
+            (Some(provider), Some(instruments))
+        }
+        None => (None, None),
+    };
+    let pipeline = Pipeline {
+        tracer,
+        instruments,
+        spans: spans.clone(),
+        meters: meters.clone(),
+    };
+    if PIPELINE.set(pipeline).is_err() {
+        return Err(Error::new(
+            ErrorKind::Configuration,
+            "OpenTelemetry export is already started in this process; call otel::init once",
+        ));
+    }
+    Ok(Some(Telemetry {
+        traces,
+        metrics: meters,
+        spans,
+        destination: [
+            settings.traces.map(|url| format!("traces to {url}")),
+            settings.metrics.map(|url| format!("metrics to {url}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" and "),
+    }))
+}
+
+/// Exports every finished span and the metrics now, waiting up to the
+/// export timeout; nothing when export is off. Blocks: call it off the
+/// async threads. The runtime does after each invocation on AWS Lambda.
+pub fn flush() {
+    let Some(pipeline) = pipeline() else {
+        return;
+    };
+    if let Some(spans) = &pipeline.spans {
+        spans.flush();
+    }
+    if let Some(meters) = &pipeline.meters {
+        // A failure is reported by the exporter itself.
+        let _ = meters.force_flush();
+    }
+}

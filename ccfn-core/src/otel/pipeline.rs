@@ -1,0 +1,92 @@
+//! The running pipeline, once per process: the tracer and the
+//! instruments each invocation uses, and what `flush` needs.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use opentelemetry::KeyValue;
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::trace::SdkTracer;
+
+use super::export::Handle;
+use super::instruments::Instruments;
+
+/// What the pipeline needs at each invocation.
+pub(super) struct Pipeline {
+    pub(super) tracer: Option<SdkTracer>,
+    pub(super) instruments: Option<Instruments>,
+    /// For [`super::flush`].
+    pub(super) spans: Option<Handle>,
+    pub(super) meters: Option<SdkMeterProvider>,
+}
+
+pub(super) static PIPELINE: OnceLock<Pipeline> = OnceLock::new();
+
+pub(super) fn pipeline() -> Option<&'static Pipeline> {
+    PIPELINE.get()
+}
+
+fn instruments() -> Option<&'static Instruments> {
+    pipeline()?.instruments.as_ref()
+}
+
+/// Counts an invocation of `function` that ended with `outcome`
+/// (`success` or `error`) after `elapsed`.
+pub(crate) fn invocation(function: &'static str, outcome: &'static str, elapsed: Duration) {
+    if let Some(instruments) = instruments() {
+        let attributes = [
+            KeyValue::new("faas.name", function),
+            KeyValue::new("faas.trigger", "http"),
+            KeyValue::new("ccfn.outcome", outcome),
+        ];
+        instruments.invocations.add(1, &attributes);
+        instruments
+            .duration
+            .record(elapsed.as_secs_f64(), &attributes);
+    }
+}
+
+/// Counts the first invocation of the process.
+pub(super) fn coldstart(function: &str) {
+    if let Some(instruments) = instruments() {
+        instruments.coldstarts.add(
+            1,
+            &[
+                KeyValue::new("faas.name", function.to_owned()),
+                KeyValue::new("faas.trigger", "http"),
+            ],
+        );
+    }
+}
+
+/// Records the memory in use at the end of an invocation of `function`.
+pub(crate) fn memory(function: &'static str, bytes: u64) {
+    if let Some(instruments) = instruments() {
+        instruments
+            .memory
+            .record(bytes, &[KeyValue::new("faas.name", function)]);
+    }
+}
+
+/// Records an external call's duration, with its method, host, and status
+/// or error.
+#[cfg(feature = "clients")]
+pub(super) fn client(attributes: &[KeyValue], elapsed: Duration) {
+    if let Some(instruments) = instruments() {
+        instruments.client.record(elapsed.as_secs_f64(), attributes);
+    }
+}
+
+/// Counts an alert of `kind` raised by `function` (`-` outside an
+/// invocation).
+pub(super) fn alert(function: &str, kind: &str) {
+    if let Some(instruments) = instruments() {
+        instruments.alerts.add(
+            1,
+            &[
+                KeyValue::new("faas.name", function.to_owned()),
+                KeyValue::new("ccfn.alert.kind", kind.to_owned()),
+            ],
+        );
+    }
+}

@@ -1,0 +1,20 @@
+// A debug buffer size that is negative.
+use ccfn_core::prelude::*;
+
+/// Answers the call.
+///
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To], debug_buffer_bytes = -1)]
+async fn answer(context: Context, event: Event, callback: Callback) -> Completion {
+    let _ = (context, event);
+    callback.success(VoiceResponse::new())
+}
+
+fn main() {}

@@ -1,0 +1,324 @@
+//! OpenTelemetry export from the examples server as it ships (feature
+//! `otel`, on by default), to a fake collector on loopback that decodes
+//! every export with the official protobuf definitions.
+//!
+//! - One call, one trace: the invocations of one call share the trace id
+//!   its `CallSid` spells, and a caller's `traceparent` wins.
+//! - Each invocation's span carries the FaaS and HTTP attributes and the
+//!   domain's, and every record as an event; each task-router call is a
+//!   child span whose context goes upstream in `traceparent`.
+//! - The metrics count invocations by function and outcome.
+//! - No secret reaches the collector.
+//! - An unreachable collector costs one `telemetry` record a minute.
+
+mod server;
+
+use std::time::Duration;
+
+use ccfn_testkit::fake_collector::{FakeCollector, Span};
+use ccfn_testkit::fake_task_router::FakeTaskRouter;
+use example_contact_center::WAIT_URL;
+use serde_json::{json, Value};
+
+use server::Server;
+
+const CALL_SID: &str = "CA0123456789abcdef0123456789abcdef";
+const CALL_TRACE: &str = "0123456789abcdef0123456789abcdef";
+const API_KEY_SID: &str = "SKaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const API_KEY_SECRET: &str = "canary-otel-api-key-secret-5be1";
+const TOKEN_CANARY: &str = "canary-otel-payment-token-9d2f7";
+const WORKSPACE: &str = "WSaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const WORKFLOW: &str = "WW11111111111111111111111111111111";
+const QUEUE: &str = "WQ11111111111111111111111111111111";
+const CALLER_TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CALLER_SPAN: &str = "00f067aa0ba902b7";
+
+/// Posts `body` to `path` with `headers`; the status and the invocation
+/// id the server answered with.
+async fn post(server: &Server, path: &str, body: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    ccfn_core::http::install_crypto_provider();
+    let mut request = reqwest::Client::new()
+        .post(server.url(path))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body.to_owned());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let id = response.headers()["x-ccfn-invocation-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    (response.status().as_u16(), id)
+}
+
+fn voice(call_sid: &str) -> String {
+    format!("CallSid={call_sid}&From=%2B15551230000&To=%2B15559870000&PaymentToken={TOKEN_CANARY}")
+}
+
+/// The server span of invocation `id`.
+fn invocation<'a>(spans: &'a [Span], id: &str) -> &'a Span {
+    spans
+        .iter()
+        .find(|s| s.kind == "server" && s.attributes.get("faas.invocation_id") == Some(&json!(id)))
+        .unwrap_or_else(|| panic!("no span of invocation {id}: {spans:#?}"))
+}
+
+fn event_names(span: &Span) -> Vec<&str> {
+    span.events.iter().map(|e| e.name.as_str()).collect()
+}
+
+#[tokio::test]
+async fn one_call_is_one_trace_with_its_records_calls_and_metrics() {
+    let collector = FakeCollector::start().await;
+    let router = FakeTaskRouter::start().await.with_workflow(
+        WORKFLOW,
+        "Callbacks",
+        json!({ "task_routing": { "filters": [], "default_filter": { "queue": QUEUE } } }),
+    );
+    let endpoint = collector.endpoint();
+    let base_url = router.base_url();
+    let server = Server::start(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+        ("OTEL_SERVICE_NAME", "contact-center"),
+        ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test"),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
+        ("PLATFORM_WORKSPACE_SID", WORKSPACE),
+        ("workflowSid", WORKFLOW),
+        ("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+        ("API_KEY_SID", API_KEY_SID),
+        ("API_KEY_SECRET", API_KEY_SECRET),
+        ("TASKROUTER_BASE_URL", &base_url),
+    ])
+    .await;
+
+    // The menu, then the caller's choice of a callback: one call.
+    let (status, menu) = post(&server, WAIT_URL, &voice(CALL_SID), &[]).await;
+    assert_eq!(status, 200);
+    let choice = format!("{WAIT_URL}?mode=callback");
+    let (status, callback) = post(&server, &choice, &voice(CALL_SID), &[]).await;
+    assert_eq!(status, 200);
+    // A caller that sends its own trace context.
+    let traceparent = format!("00-{CALLER_TRACE}-{CALLER_SPAN}-01");
+    let (_, traced) = post(
+        &server,
+        WAIT_URL,
+        &voice("CA99999999999999999999999999999999"),
+        &[("traceparent", &traceparent)],
+    )
+    .await;
+    // A request with an invalid `traceparent`: the call's trace, as if
+    // there were none.
+    let (_, garbled) = post(
+        &server,
+        WAIT_URL,
+        &voice(CALL_SID),
+        &[("traceparent", "00-not-a-trace-context")],
+    )
+    .await;
+
+    collector
+        .wait_until(Duration::from_secs(20), |spans, _| {
+            spans.iter().filter(|s| s.kind == "server").count() >= 4
+                && spans.iter().any(|s| s.kind == "client")
+        })
+        .await;
+    let spans = collector.spans();
+
+    // One call, one trace: both invocations of the call are roots of the
+    // trace its CallSid spells.
+    let menu_span = invocation(&spans, &menu);
+    let callback_span = invocation(&spans, &callback);
+    for span in [menu_span, callback_span, invocation(&spans, &garbled)] {
+        assert_eq!(span.trace_id, CALL_TRACE);
+        assert_eq!(span.parent_span_id, "");
+        assert_eq!(span.name, "wait-experience");
+    }
+    // The caller's trace context wins.
+    let traced_span = invocation(&spans, &traced);
+    assert_eq!(traced_span.trace_id, CALLER_TRACE);
+    assert_eq!(traced_span.parent_span_id, CALLER_SPAN);
+
+    // The semantic conventions' attributes and the domain's.
+    let attributes = &callback_span.attributes;
+    for (key, value) in [
+        ("faas.trigger", json!("http")),
+        ("faas.name", json!("wait-experience")),
+        ("faas.invocation_id", json!(callback)),
+        ("faas.coldstart", json!(false)),
+        ("http.request.method", json!("POST")),
+        ("http.route", json!(WAIT_URL)),
+        ("http.response.status_code", json!(200)),
+        ("ccfn.call_sid", json!(CALL_SID)),
+        ("ccfn.mode", json!("callback")),
+        ("ccfn.outcome", json!("success")),
+    ] {
+        assert_eq!(attributes.get(key), Some(&value), "{key}: {attributes:#?}");
+    }
+    assert_eq!(menu_span.attributes["faas.coldstart"], json!(true));
+    assert_eq!(menu_span.attributes["ccfn.mode"], json!("initial"));
+    assert_eq!(
+        callback_span.resource["service.name"],
+        json!("contact-center")
+    );
+    assert_eq!(
+        callback_span.resource["deployment.environment"],
+        json!("test")
+    );
+
+    // Every record an event of the span, in order, with its fields.
+    let names = event_names(callback_span);
+    assert_eq!(names.first(), Some(&"start"));
+    assert_eq!(names.last(), Some(&"end"));
+    for step in [
+        "validation",
+        "processing",
+        "caller",
+        "api_request",
+        "critical",
+        "metrics",
+        "success",
+    ] {
+        assert!(names.contains(&step), "{step} in {names:?}");
+    }
+    let critical = callback_span
+        .events
+        .iter()
+        .find(|e| e.name == "critical")
+        .unwrap();
+    assert_eq!(critical.attributes["queue_sid"], json!(QUEUE));
+    assert_eq!(critical.attributes["level"], json!("INFO"));
+    let end = callback_span.events.last().unwrap();
+    assert_eq!(end.attributes["outcome"], json!("success"));
+
+    // Each task-router call is a child span of the invocation's, and its
+    // trace context went upstream.
+    let calls: Vec<&Span> = spans
+        .iter()
+        .filter(|s| s.kind == "client" && s.parent_span_id == callback_span.span_id)
+        .collect();
+    assert!(!calls.is_empty(), "{spans:#?}");
+    for call in &calls {
+        assert_eq!(call.trace_id, CALL_TRACE);
+        assert_eq!(call.attributes["server.address"], json!("127.0.0.1"));
+        assert!(
+            call.attributes.contains_key("http.response.status_code"),
+            "{call:#?}"
+        );
+        assert!(call.attributes["url.full"]
+            .as_str()
+            .unwrap()
+            .starts_with(&base_url));
+    }
+    let sent: Vec<String> = router
+        .requests()
+        .iter()
+        .filter_map(|r| r.traceparent.clone())
+        .collect();
+    assert_eq!(sent.len(), calls.len(), "one traceparent per call");
+    for call in &calls {
+        let expected = format!("00-{CALL_TRACE}-{}-01", call.span_id);
+        assert!(sent.contains(&expected), "{expected} in {sent:?}");
+    }
+
+    // Metrics, exported at the latest when the server stops.
+    let log = server.stop().await;
+    collector
+        .wait_until(Duration::from_secs(10), |_, metrics| {
+            metrics.iter().any(|m| m.name == "faas.invocations")
+        })
+        .await;
+    let metrics = collector.metrics();
+    let invocations: f64 = metrics
+        .iter()
+        .filter(|m| {
+            m.name == "faas.invocations"
+                && m.attributes.get("faas.name") == Some(&json!("wait-experience"))
+                && m.attributes.get("ccfn.outcome") == Some(&json!("success"))
+        })
+        .map(|m| m.value)
+        .sum();
+    assert!((invocations - 4.0).abs() < f64::EPSILON, "{metrics:#?}");
+    for name in [
+        "faas.invoke_duration",
+        "faas.coldstarts",
+        "http.client.request.duration",
+    ] {
+        assert!(
+            metrics.iter().any(|m| m.name == name),
+            "{name}: {metrics:#?}"
+        );
+    }
+    let durations = metrics
+        .iter()
+        .find(|m| m.name == "faas.invoke_duration")
+        .unwrap();
+    assert_eq!(durations.unit, "s");
+
+    // No secret reached the collector: not the API key's secret, not a
+    // parameter whose name is sensitive.
+    for span in &spans {
+        let text = format!("{span:?}");
+        assert!(!text.contains(TOKEN_CANARY), "{text}");
+    }
+    for body in collector.bodies() {
+        for secret in [API_KEY_SECRET, TOKEN_CANARY] {
+            assert!(
+                !body.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                "`{secret}` reached the collector"
+            );
+        }
+    }
+    let event = callback_span.events.first().unwrap();
+    assert_eq!(
+        event.attributes["event"]
+            .as_str()
+            .map(|text| serde_json::from_str::<Value>(text).unwrap()["PaymentToken"].clone()),
+        Some(json!("[REDACTED]"))
+    );
+    log.assert_no_secret(TOKEN_CANARY);
+    let exporting = log.runtime();
+    assert!(
+        exporting.contains(&format!(
+            "exporting OpenTelemetry traces to {endpoint}/v1/traces and metrics to {endpoint}/v1/metrics"
+        ).as_str()),
+        "{exporting:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_collector_costs_one_record_a_minute() {
+    // A port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let server = Server::start(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+        ("OTEL_BSP_SCHEDULE_DELAY", "10"),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "50"),
+        ("OTEL_EXPORTER_OTLP_TIMEOUT", "200"),
+    ])
+    .await;
+    for n in 0..6 {
+        let (status, _) = post(&server, WAIT_URL, &voice(&format!("CA{n:032x}")), &[]).await;
+        assert_eq!(status, 200, "an invocation does not wait for the export");
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    server
+        .wait_for(r#""step":"telemetry""#, Duration::from_secs(10))
+        .await;
+    let log = server.stop().await;
+    let records = log.all("telemetry");
+    for signal in ["traces", "metrics"] {
+        let of_signal: Vec<_> = records.iter().filter(|r| r["signal"] == signal).collect();
+        assert!(of_signal.len() <= 1, "{signal}: {of_signal:#?}");
+    }
+    let traces = records
+        .iter()
+        .find(|r| r["signal"] == "traces")
+        .expect("a record for the failed trace exports");
+    assert_eq!(traces["level"], "WARN");
+    assert!(traces["failed"].as_u64().unwrap() >= 1);
+    assert_eq!(log.all("end").len(), 6);
+}
