@@ -98,6 +98,25 @@ mod secret {
     );
 }
 
+mod logging_value {
+    use ccfn_core::prelude::*;
+
+    /// A value whose `Debug` logs a line of its own.
+    pub(super) struct Chatty;
+
+    impl std::fmt::Debug for Chatty {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            tracing::debug!("formatting a chatty value");
+            f.write_str("chatty")
+        }
+    }
+
+    lookup!(debug_buffer_bytes = 4096 => |_context, _event|
+        tracing::debug!(value = ?Chatty, "a value that logs while it is read");
+        Err(Error::new(ccfn_core::ErrorKind::Upstream, "the CRM is unavailable"))
+    );
+}
+
 fn failing() -> FakeEvent {
     FakeEvent::voice().param("Fail", "yes")
 }
@@ -209,4 +228,20 @@ async fn a_held_line_is_scrubbed_as_any_other() {
     let run = invoke(secret::lookup, context, FakeEvent::voice()).await;
     assert_eq!(run.records_of("log")[0]["header"], "Bearer [REDACTED]");
     run.assert_no_leak(&[key]);
+}
+
+#[tokio::test]
+async fn a_value_that_logs_while_it_is_read_is_held_whole() {
+    let run = invoke(
+        logging_value::lookup,
+        FakeContext::new(),
+        FakeEvent::voice(),
+    )
+    .await;
+    run.assert_contract();
+    // `tracing` does not dispatch an event logged while another is being
+    // dispatched on the same thread: the inner line is lost, as it is
+    // without a buffer; the outer one is held and written whole.
+    assert_eq!(logged(&run), ["a value that logs while it is read"]);
+    assert_eq!(run.records_of("log")[0]["value"], "chatty");
 }

@@ -64,7 +64,7 @@ pub(crate) fn start_invocation(start: &InvocationStart<'_>) -> Option<Context> {
         KeyValue::new("faas.invocation_id", start.invocation_id.to_owned()),
         KeyValue::new("faas.coldstart", cold),
         KeyValue::new("faas.name", start.function),
-        KeyValue::new("ccfn.mode", start.mode.to_owned()),
+        KeyValue::new("ccfn.mode", scrubbed(start.mode)),
     ];
     let optional = [
         ("http.request.method", start.method),

@@ -218,21 +218,17 @@ pub(super) fn holds_now(metadata: &tracing::Metadata<'_>) -> bool {
         })
 }
 
-/// Holds `event`, logged at `timestamp`, in the buffer of the invocation
-/// this thread polls, when it holds such lines; whether it did.
-pub(super) fn hold(event: &tracing::Event<'_>, timestamp: &str) -> bool {
-    if !holds_now(event.metadata()) {
-        return false;
+/// Holds the fields of an event of `target`, logged at `timestamp`, in
+/// the buffer of the invocation this thread polls (see [`holds_now`]).
+pub(super) fn hold(target: &str, timestamp: &str, event: super::fields::EventVisitor) {
+    let held = super::buffer::Held::new(timestamp, target, event);
+    if CURRENT.is_set() {
+        CURRENT.with(|invocation| {
+            if let Some(buffer) = invocation.debug_buffer() {
+                buffer.push(held);
+            }
+        });
     }
-    let mut visitor = super::fields::EventVisitor::default();
-    event.record(&mut visitor);
-    let held = super::buffer::Held::new(timestamp, event.metadata().target(), visitor);
-    CURRENT.with(|invocation| {
-        if let Some(buffer) = invocation.debug_buffer() {
-            buffer.push(held);
-        }
-    });
-    true
 }
 
 /// The lines the invocation this thread polls has held back, and how many

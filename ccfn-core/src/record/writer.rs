@@ -666,7 +666,15 @@ where
         if *meta.level() != Level::DEBUG || self.filter.would_enable(meta.target(), meta.level()) {
             return true;
         }
-        !with_timestamp(|timestamp| scope::hold(event, timestamp))
+        if !scope::holds_now(meta) {
+            return true;
+        }
+        // Its fields are read before the time is: a value's `Debug` may
+        // log, and the time's buffer must not be borrowed then.
+        let mut visitor = EventVisitor::default();
+        event.record(&mut visitor);
+        with_timestamp(|timestamp| scope::hold(meta.target(), timestamp, visitor));
+        false
     }
 
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: LayerContext<'_, S>) {
