@@ -643,6 +643,14 @@ settings! {
     CCFN_CATALOGUE = Setting::new("CCFN_CATALOGUE", Kind::Choice(&["on", "off"]),
         DefaultValue::Described("`on` in local mode, `off` in production mode"),
         "whether `GET /__ccfn/functions` serves the function catalogue");
+    /// `CCFN_INSPECTOR`: whether the inspector page is served.
+    CCFN_INSPECTOR = Setting::new("CCFN_INSPECTOR", Kind::Choice(&["on", "off"]),
+        DefaultValue::Described("`on` in local mode, `off` in production mode"),
+        "whether `/__ccfn/inspector` serves the inspector page of recent invocations");
+    /// `CCFN_INSPECTOR_INVOCATIONS`: how many invocations the inspector keeps.
+    CCFN_INSPECTOR_INVOCATIONS = Setting::new("CCFN_INSPECTOR_INVOCATIONS",
+        Kind::Whole { unit: "invocations", min: 1 }, DefaultValue::Value("200"),
+        "how many recent invocations the inspector keeps in memory, the oldest forgotten first");
     /// `CCFN_BACKTRACE`: whether error records carry a backtrace.
     CCFN_BACKTRACE = Setting::new("CCFN_BACKTRACE", Kind::Choice(&["on", "off"]),
         DefaultValue::Value("off"),

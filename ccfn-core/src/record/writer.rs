@@ -842,11 +842,51 @@ impl LogSettings {
 /// `CCFN_LOG_FORMAT`, `CCFN_LOG_DETAIL` or `CCFN_LOG` cannot be parsed
 /// (kind `Configuration`), or logging was already installed.
 pub fn init_logging() -> Result<LogGuard, crate::error::Error> {
+    init_logging_beside(None::<NoWriter>)
+}
+
+/// A writer type for a layer that is not there.
+type NoWriter = fn() -> std::io::Sink;
+
+/// [`init_logging`], with a second layer that writes every line the log
+/// writes, as JSON, to `beside` (the runtime's inspector).
+pub(crate) fn init_logging_beside<B>(beside: Option<B>) -> Result<LogGuard, crate::error::Error>
+where
+    B: for<'w> MakeWriter<'w> + Send + Sync + 'static,
+{
     let settings = LogSettings::from_source(&crate::config::Env::load()?)?;
     // The writer thread flushes after each batch it drains, so a buffer
     // turns one write per line into one per batch.
     let stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout());
-    init_logging_to(settings.format, settings.filter, stdout, LOG_QUEUE_LINES)
+    let writer = start_writer(stdout, LOG_QUEUE_LINES)?;
+    install(settings.format, settings.filter, writer.clone(), beside)?;
+    Ok(LogGuard {
+        writer,
+        reported: std::sync::atomic::AtomicUsize::new(0),
+    })
+}
+
+/// The log writer thread, writing to `writer` through a queue of
+/// `queue_lines` messages.
+fn start_writer<W>(
+    writer: W,
+    queue_lines: usize,
+) -> Result<crate::record::background::Background, crate::error::Error>
+where
+    W: std::io::Write + Send + 'static,
+{
+    crate::record::background::Background::start(
+        writer,
+        queue_lines,
+        crate::record::background::QUEUE_BYTES,
+    )
+    .map_err(|e| {
+        crate::error::Error::new(
+            crate::error::ErrorKind::Function,
+            format!("cannot start the log writer thread: {e}"),
+        )
+        .with_source(e)
+    })
 }
 
 /// Installs the process's logging once, writing to `writer` from a thread
@@ -866,18 +906,7 @@ pub fn init_logging_to<W>(
 where
     W: std::io::Write + Send + 'static,
 {
-    let writer = crate::record::background::Background::start(
-        writer,
-        queue_lines,
-        crate::record::background::QUEUE_BYTES,
-    )
-    .map_err(|e| {
-        crate::error::Error::new(
-            crate::error::ErrorKind::Function,
-            format!("cannot start the log writer thread: {e}"),
-        )
-        .with_source(e)
-    })?;
+    let writer = start_writer(writer, queue_lines)?;
     init_logging_with(format, filter, writer.clone())?;
     Ok(LogGuard {
         writer,
@@ -898,10 +927,27 @@ pub fn init_logging_with<W>(
 where
     W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {
+    install(format, filter, writer, None::<NoWriter>)
+}
+
+/// Installs the process's logging once: `writer` in `format`, and
+/// `beside` in JSON, both through `filter`.
+fn install<W, B>(
+    format: LogFormat,
+    filter: Targets,
+    writer: W,
+    beside: Option<B>,
+) -> Result<(), crate::error::Error>
+where
+    W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
+    B: for<'w> MakeWriter<'w> + Send + Sync + 'static,
+{
     use tracing_subscriber::layer::SubscriberExt as _;
     crate::record::panic::install_hook();
-    let subscriber =
-        tracing_subscriber::registry().with(ContractLayer::new(format, writer).with_filter(filter));
+    let beside = beside.map(|b| ContractLayer::new(LogFormat::Json, b).with_filter(filter.clone()));
+    let subscriber = tracing_subscriber::registry()
+        .with(ContractLayer::new(format, writer).with_filter(filter))
+        .with(beside);
     // Each record inside an invocation also becomes an event of its span.
     #[cfg(feature = "otel")]
     let subscriber = subscriber.with(crate::otel::layer::OtelLayer);

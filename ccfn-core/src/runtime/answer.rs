@@ -16,7 +16,7 @@ use crate::record::{emit_at, Field, SPAN_NAME};
 use crate::secret::echo;
 
 /// The response header that carries the invocation id.
-const INVOCATION_HEADER: &str = "x-ccfn-invocation-id";
+pub(super) const INVOCATION_HEADER: &str = "x-ccfn-invocation-id";
 
 /// The prefix of the router this one is nested in (`/ccfn`), or `""`:
 /// axum strips it from the URI the nested router sees.

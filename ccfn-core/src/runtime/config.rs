@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use crate::config::{
     ConfigError, Env, Source, CCFN_ADDR, CCFN_BACKTRACE, CCFN_BODY_LIMIT_BYTES,
-    CCFN_BODY_TIMEOUT_MS, CCFN_CATALOGUE, CCFN_HEADER_TIMEOUT_MS, CCFN_MAX_CONNECTIONS,
-    CCFN_MAX_PARAMS, CCFN_MODE, CCFN_PUBLIC_URL, CCFN_SHUTDOWN_GRACE_MS,
+    CCFN_BODY_TIMEOUT_MS, CCFN_CATALOGUE, CCFN_HEADER_TIMEOUT_MS, CCFN_INSPECTOR,
+    CCFN_INSPECTOR_INVOCATIONS, CCFN_MAX_CONNECTIONS, CCFN_MAX_PARAMS, CCFN_MODE, CCFN_PUBLIC_URL,
+    CCFN_SHUTDOWN_GRACE_MS,
 };
 use crate::error::Error;
 
@@ -60,6 +61,15 @@ pub struct RuntimeConfig {
     /// settings of every function).
     /// `None` follows the mode.
     pub catalogue: Option<bool>,
+    /// `CCFN_INSPECTOR` (`on` or `off`): whether `/__ccfn/inspector`
+    /// serves the inspector page of recent invocations (default: on in
+    /// local mode, off in production mode, where it would show anyone
+    /// the calls' records and replay them). `None` follows the mode.
+    pub inspector: Option<bool>,
+    /// `CCFN_INSPECTOR_INVOCATIONS`: how many recent invocations the
+    /// inspector keeps in memory (default 200), the oldest forgotten
+    /// first.
+    pub inspector_invocations: usize,
     /// `CCFN_BACKTRACE` (`on` or `off`): whether `error` records of
     /// function, upstream and panic errors carry a backtrace (default
     /// off; capturing one takes milliseconds). `RUST_BACKTRACE` has no
@@ -85,6 +95,8 @@ impl Default for RuntimeConfig {
             public_url: None,
             shutdown_grace: Duration::from_secs(10),
             catalogue: None,
+            inspector: None,
+            inspector_invocations: 200,
             backtraces: false,
         }
     }
@@ -95,6 +107,12 @@ impl RuntimeConfig {
     #[must_use]
     pub fn serves_catalogue(&self) -> bool {
         self.catalogue.unwrap_or(self.mode == Mode::Local)
+    }
+
+    /// Whether the inspector is served: as set, else in local mode only.
+    #[must_use]
+    pub fn serves_inspector(&self) -> bool {
+        self.inspector.unwrap_or(self.mode == Mode::Local)
     }
 
     /// The defaults, changed by the `CCFN_*` variables that are set in the
@@ -152,6 +170,10 @@ impl RuntimeConfig {
             config.shutdown_grace = grace;
         }
         config.catalogue = CCFN_CATALOGUE.choice(source)?.map(|on| on == "on");
+        config.inspector = CCFN_INSPECTOR.choice(source)?.map(|on| on == "on");
+        if let Some(invocations) = CCFN_INSPECTOR_INVOCATIONS.count(source)? {
+            config.inspector_invocations = invocations;
+        }
         config.backtraces = CCFN_BACKTRACE.choice(source)? == Some("on");
         Ok(config)
     }
@@ -183,6 +205,8 @@ mod tests {
             ("CCFN_PUBLIC_URL", "https://cc.example.com/"),
             ("CCFN_SHUTDOWN_GRACE_MS", "0"),
             ("CCFN_CATALOGUE", "on"),
+            ("CCFN_INSPECTOR", "off"),
+            ("CCFN_INSPECTOR_INVOCATIONS", "5"),
             ("CCFN_BACKTRACE", "on"),
         ])
         .unwrap();
@@ -197,6 +221,8 @@ mod tests {
             public_url: Some("https://cc.example.com".to_owned()),
             shutdown_grace: Duration::ZERO,
             catalogue: Some(true),
+            inspector: Some(false),
+            inspector_invocations: 5,
             backtraces: true,
         };
         assert_eq!(config, expected);
@@ -234,6 +260,12 @@ mod tests {
                 "an http:// or https:// URL such as https://example.com",
             ),
             ("CCFN_CATALOGUE", "yes", "`on` or `off`"),
+            ("CCFN_INSPECTOR", "1", "`on` or `off`"),
+            (
+                "CCFN_INSPECTOR_INVOCATIONS",
+                "0",
+                "a whole number of invocations, at least 1",
+            ),
         ] {
             let error = from(&[(name, value)]).unwrap_err();
             assert_eq!(error.variable(), Some(name));

@@ -36,6 +36,7 @@ mod config;
 mod extract;
 mod feature;
 mod handler;
+mod inspector;
 mod params;
 #[cfg(fuzzing)]
 pub(crate) use params::{parse_form, parse_json};
@@ -73,6 +74,9 @@ pub struct Runtime {
     context: Context,
     config: RuntimeConfig,
     functions: Vec<Registered>,
+    /// The inspector, when [`Runtime::serve`] installed the logging that
+    /// feeds it.
+    inspector: Option<inspector::Inspector>,
 }
 
 impl fmt::Debug for Runtime {
@@ -109,6 +113,7 @@ impl Runtime {
             context,
             config,
             functions: Vec::new(),
+            inspector: None,
         }
     }
 
@@ -232,7 +237,12 @@ impl Runtime {
         for registered in &self.functions {
             context = context.with_secrets(registered.function.meta().secrets());
         }
-        Ok(router::build(context, self.config, self.functions))
+        Ok(router::build(
+            context,
+            self.config,
+            self.functions,
+            self.inspector.as_ref(),
+        ))
     }
 
     /// Installs the process's logging ([`crate::record::init_logging`]), checks,
@@ -243,10 +253,17 @@ impl Runtime {
     /// # Errors
     /// Logging cannot be installed, [`Runtime::check`] fails, or the
     /// address cannot be listened on; nothing is served then.
-    pub async fn serve(self) -> Result<(), Error> {
+    pub async fn serve(mut self) -> Result<(), Error> {
         // Every start-up problem is reported before the port is bound.
         self.check()?;
-        let logs = crate::record::writer::init_logging()?;
+        // The inspector is fed by a layer of the logging installed here.
+        self.inspector = self
+            .config
+            .serves_inspector()
+            .then(|| inspector::Inspector::new(self.config.inspector_invocations));
+        let logs = crate::record::writer::init_logging_beside(
+            self.inspector.as_ref().map(inspector::Inspector::sink),
+        )?;
         #[cfg(feature = "otel")]
         let telemetry = start_telemetry(&self.context)?;
         let addr = self.config.addr;

@@ -15,6 +15,7 @@ use super::answer::with_invocation_id;
 use super::config::RuntimeConfig;
 use super::feature::Registered;
 use super::handler;
+use super::inspector::{self, Inspector};
 use super::state::{Endpoint, Shared, Shutdown};
 use crate::function::context::Context;
 
@@ -27,8 +28,11 @@ pub(super) fn build(
     context: Context,
     config: RuntimeConfig,
     functions: Vec<Registered>,
+    inspector: Option<&Inspector>,
 ) -> (Router, Arc<Shutdown>) {
     let catalogue = config.serves_catalogue().then(|| catalogue(&functions));
+    let inspected = inspector.map(|inspector| (inspector, context.clone(), config.clone()));
+    let routes: Vec<_> = functions.iter().map(inspector::Route::of).collect();
     let shutdown = Arc::new(Shutdown::default());
     let shared = Arc::new(Shared {
         context,
@@ -50,9 +54,17 @@ pub(super) fn build(
             get(move || std::future::ready(json_response(catalogue.clone()))),
         );
     }
-    let router = router
+    let mut router = router
         .fallback(handler::no_function)
         .layer(map_response(with_invocation_id));
+    if let Some((inspector, context, config)) = inspected {
+        // Replays go through the functions' own router, as a request
+        // from outside would.
+        let functions = router.clone();
+        router = router.merge(inspector::routes(
+            inspector, &config, context, routes, functions,
+        ));
+    }
     (router, shutdown)
 }
 

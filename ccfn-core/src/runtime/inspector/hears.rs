@@ -1,0 +1,420 @@
+//! Voice markup read for people: indented XML, and what the caller hears
+//! and does, verb by verb.
+
+use std::fmt::Write as _;
+
+use roxmltree::{Document, Node};
+
+/// One thing the call does, with what it leads to and what happens
+/// inside it (a menu's prompts).
+#[derive(Debug, PartialEq)]
+pub(super) struct Heard {
+    /// The verb, as written (`Say`, `Gather`...).
+    pub(super) verb: String,
+    /// What the caller hears or what happens, in words.
+    pub(super) text: String,
+    /// The URL the call goes to next, or where a result is sent.
+    pub(super) leads_to: Option<String>,
+    /// A menu's choices, as its prompts say them: key and what it does.
+    pub(super) choices: Vec<(String, String)>,
+    /// What happens inside this verb, in order.
+    pub(super) inner: Vec<Heard>,
+}
+
+/// The document, indented two spaces per level, one element per line.
+///
+/// # Errors
+/// The document is not well-formed XML; the parser's message.
+pub(super) fn pretty(twiml: &str) -> Result<String, String> {
+    let document = Document::parse(twiml).map_err(|e| e.to_string())?;
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    write_element(document.root_element(), 0, &mut out);
+    Ok(out)
+}
+
+fn write_element(node: Node<'_, '_>, depth: usize, out: &mut String) {
+    let indent = "  ".repeat(depth);
+    let _ = write!(out, "{indent}<{}", node.tag_name().name());
+    for attribute in node.attributes() {
+        let _ = write!(
+            out,
+            " {}=\"{}\"",
+            attribute.name(),
+            escape(attribute.value(), true)
+        );
+    }
+    let children: Vec<_> = node
+        .children()
+        .filter(|child| child.is_element() || child.is_text())
+        .collect();
+    match children.as_slice() {
+        [] => out.push_str("/>\n"),
+        [only] if only.is_text() => {
+            let _ = writeln!(
+                out,
+                ">{}</{}>",
+                escape(only.text().unwrap_or(""), false),
+                node.tag_name().name()
+            );
+        }
+        _ => {
+            out.push_str(">\n");
+            for child in children {
+                if child.is_element() {
+                    write_element(child, depth + 1, out);
+                } else if let Some(text) = child.text().map(str::trim).filter(|t| !t.is_empty()) {
+                    let _ = writeln!(out, "{indent}  {}", escape(text, false));
+                }
+            }
+            let _ = writeln!(out, "{indent}</{}>", node.tag_name().name());
+        }
+    }
+}
+
+/// XML's escapes, and control characters shown as references so that
+/// none is lost in a page.
+fn escape(text: &str, attribute: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' if attribute => out.push_str("&quot;"),
+            '\n' | '\t' | '\r' if attribute => {
+                let _ = write!(out, "&#{};", u32::from(c));
+            }
+            c if c.is_control() && !matches!(c, '\n' | '\t') => {
+                let _ = write!(out, "&#{};", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// What the caller hears and does, verb by verb, with a last line when
+/// the document ends without sending the call anywhere.
+///
+/// # Errors
+/// The document is not well-formed XML; the parser's message.
+pub(super) fn hears(twiml: &str) -> Result<Vec<Heard>, String> {
+    let document = Document::parse(twiml).map_err(|e| e.to_string())?;
+    let root = document.root_element();
+    let mut heard: Vec<Heard> = root.children().filter(Node::is_element).map(verb).collect();
+    let moves_on = heard.last().is_some_and(|last| {
+        matches!(
+            last.verb.as_str(),
+            "Hangup" | "Reject" | "Redirect" | "Enqueue" | "Leave"
+        )
+    });
+    if !moves_on {
+        heard.push(Heard {
+            verb: String::new(),
+            text: "The document ends: the call hangs up, or goes on to the flow's next widget when a widget called this function".to_owned(),
+            leads_to: None,
+            choices: Vec::new(),
+            inner: Vec::new(),
+        });
+    }
+    Ok(heard)
+}
+
+fn verb(node: Node<'_, '_>) -> Heard {
+    let name = node.tag_name().name();
+    let attr = |key: &str| node.attribute(key).map(str::trim).filter(|v| !v.is_empty());
+    let text = node
+        .children()
+        .filter(Node::is_text)
+        .filter_map(|t| t.text())
+        .collect::<String>()
+        .trim()
+        .to_owned();
+    let mut heard = Heard {
+        verb: name.to_owned(),
+        text: String::new(),
+        leads_to: None,
+        choices: Vec::new(),
+        inner: Vec::new(),
+    };
+    heard.text = match name {
+        "Say" => {
+            let spoken = node
+                .descendants()
+                .filter(Node::is_text)
+                .filter_map(|t| t.text())
+                .collect::<String>();
+            let mut said = format!(
+                "Hears “{}”",
+                spoken.split_whitespace().collect::<Vec<_>>().join(" ")
+            );
+            let voice: Vec<_> = [attr("voice"), attr("language")]
+                .into_iter()
+                .flatten()
+                .collect();
+            if !voice.is_empty() {
+                let _ = write!(said, " ({})", voice.join(", "));
+            }
+            said
+        }
+        "Play" => match (attr("digits"), text.is_empty()) {
+            (Some(digits), _) => format!("The call sends the keys {digits}"),
+            (None, false) => {
+                let times = match attr("loop") {
+                    Some("0") => " over and over".to_owned(),
+                    Some(n) if n != "1" => format!(" {n} times"),
+                    _ => String::new(),
+                };
+                format!("Hears the audio {text}{times}")
+            }
+            (None, true) => "Hears nothing (a Play without audio)".to_owned(),
+        },
+        "Pause" => format!("Hears silence for {} s", attr("length").unwrap_or("1")),
+        "Gather" => {
+            let input = match attr("input").unwrap_or("dtmf") {
+                "dtmf" => "keys",
+                "speech" => "speech",
+                _ => "keys or speech",
+            };
+            let mut how = Vec::new();
+            if let Some(digits) = attr("numDigits") {
+                how.push(format!(
+                    "up to {digits} key{}",
+                    if digits == "1" { "" } else { "s" }
+                ));
+            }
+            if let Some(key) = attr("finishOnKey") {
+                how.push(format!("ended by {key}"));
+            }
+            how.push(format!("waits {} s", attr("timeout").unwrap_or("5")));
+            heard.leads_to = attr("action").map(str::to_owned);
+            heard.inner = node.children().filter(Node::is_element).map(verb).collect();
+            heard.choices = heard
+                .inner
+                .iter()
+                .filter(|inner| inner.verb == "Say")
+                .flat_map(|say| menu_choices(&say.text))
+                .collect();
+            format!(
+                "The caller can answer with {input} ({}); the answer is sent to {}; with no answer the call goes on to the next verb",
+                how.join(", "),
+                if heard.leads_to.is_some() { "the address below" } else { "this same address" }
+            )
+        }
+        "Record" => {
+            let mut how = vec![format!("up to {} s", attr("maxLength").unwrap_or("3600"))];
+            if attr("playBeep") != Some("false") {
+                how.push("after a beep".to_owned());
+            }
+            if let Some(key) = attr("finishOnKey") {
+                how.push(format!("ended by {key}"));
+            }
+            heard.leads_to = attr("action").map(str::to_owned);
+            let mut said = format!("The caller's message is recorded ({})", how.join(", "));
+            if let Some(status) = attr("recordingStatusCallback") {
+                let _ = write!(said, "; the finished recording is announced to {status}");
+            }
+            said
+        }
+        "Enqueue" => {
+            let queue = if text.is_empty() { "(unnamed)" } else { &text };
+            let mut said = format!("The caller waits in the queue “{queue}”");
+            if let Some(workflow) = attr("workflowSid") {
+                let _ = write!(said, ", routed by the workflow {workflow}");
+            }
+            if let Some(wait) = attr("waitUrl") {
+                let _ = write!(said, ", hearing what {wait} returns");
+            }
+            heard.leads_to = attr("action").map(str::to_owned);
+            heard.inner = node.children().filter(Node::is_element).map(verb).collect();
+            said
+        }
+        "Task" => format!("A task is created with the attributes {text}"),
+        "Dial" => {
+            let to: Vec<_> = node
+                .children()
+                .filter(Node::is_element)
+                .map(|noun| {
+                    let value = noun.text().unwrap_or("").trim();
+                    format!("{} {value}", noun.tag_name().name().to_ascii_lowercase())
+                })
+                .collect();
+            heard.leads_to = attr("action").map(str::to_owned);
+            let to = if to.is_empty() {
+                text.clone()
+            } else {
+                to.join(", ")
+            };
+            format!("The call is connected to {to}")
+        }
+        "Redirect" => {
+            heard.leads_to = Some(text.clone());
+            "The call leaves this document for the address below".to_owned()
+        }
+        "Hangup" => "The call hangs up".to_owned(),
+        "Reject" => format!(
+            "The call is rejected ({})",
+            attr("reason").unwrap_or("rejected")
+        ),
+        "Leave" => "The caller leaves the queue".to_owned(),
+        "Sms" | "Message" => format!("A text message is sent: “{text}”"),
+        other => {
+            let attributes: Vec<_> = node
+                .attributes()
+                .map(|a| format!("{}={}", a.name(), a.value()))
+                .collect();
+            format!("<{other}> {}", attributes.join(" "))
+                .trim_end()
+                .to_owned()
+        }
+    };
+    heard
+}
+
+/// The choices a menu's prompt says: "Press 1 to leave a voicemail, or 2
+/// to request a callback" gives `1` and `2`.
+fn menu_choices(prompt: &str) -> Vec<(String, String)> {
+    let lower = prompt.to_ascii_lowercase();
+    let mut choices = Vec::new();
+    for (start, _) in lower.match_indices("press ") {
+        let mut rest = &prompt[start + "press ".len()..];
+        loop {
+            rest = rest.trim_start();
+            for joiner in ["or ", "and "] {
+                if rest.to_ascii_lowercase().starts_with(joiner) {
+                    rest = rest[joiner.len()..].trim_start();
+                }
+            }
+            let key_len = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '*' || c == '#'))
+                .unwrap_or(rest.len());
+            if key_len == 0 {
+                break;
+            }
+            let key = &rest[..key_len];
+            let after = rest[key_len..].trim_start();
+            let Some(what) = ["to ", "for "].iter().find_map(|word| {
+                after
+                    .to_ascii_lowercase()
+                    .starts_with(word)
+                    .then(|| &after[word.len()..])
+            }) else {
+                break;
+            };
+            let end = phrase_end(what);
+            choices.push((key.to_owned(), what[..end].trim().to_owned()));
+            rest = what[end..].trim_start_matches([',', '.', ';', '!']);
+        }
+    }
+    choices
+}
+
+/// Where a choice's words end: at punctuation, or where "or" or "and"
+/// brings the next key.
+fn phrase_end(what: &str) -> usize {
+    let punctuation = what.find([',', '.', ';', '!']).unwrap_or(what.len());
+    let is_key = |c: char| c.is_ascii_digit() || c == '*' || c == '#';
+    [" or ", " and "]
+        .iter()
+        .flat_map(|joiner| {
+            what.match_indices(joiner)
+                .filter(|(at, _)| what[at + joiner.len()..].starts_with(is_key))
+                .map(|(at, _)| at)
+        })
+        .chain([punctuation])
+        .min()
+        .unwrap_or(punctuation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MENU: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Response><Gather input="dtmf" numDigits="1" timeout="5" action="/features/f/studio/wait-experience" method="POST"><Say>All of our agents are busy. Press 1 to leave a voicemail, or 2 to request a callback.</Say></Gather><Say>Please hold.</Say><Redirect method="POST">/features/f/studio/wait-experience</Redirect></Response>"#;
+
+    #[test]
+    fn a_menu_reads_as_its_prompt_choices_and_where_they_lead() {
+        let heard = hears(MENU).unwrap();
+        assert_eq!(heard.len(), 3);
+        let gather = &heard[0];
+        assert_eq!(gather.verb, "Gather");
+        assert!(
+            gather
+                .text
+                .starts_with("The caller can answer with keys (up to 1 key, waits 5 s)"),
+            "{}",
+            gather.text
+        );
+        assert_eq!(
+            gather.leads_to.as_deref(),
+            Some("/features/f/studio/wait-experience")
+        );
+        assert_eq!(
+            gather.choices,
+            [
+                ("1".to_owned(), "leave a voicemail".to_owned()),
+                ("2".to_owned(), "request a callback".to_owned())
+            ]
+        );
+        assert_eq!(gather.inner[0].text, "Hears “All of our agents are busy. Press 1 to leave a voicemail, or 2 to request a callback.”");
+        assert_eq!(heard[1].text, "Hears “Please hold.”");
+        assert_eq!(
+            heard[2].leads_to.as_deref(),
+            Some("/features/f/studio/wait-experience")
+        );
+    }
+
+    #[test]
+    fn a_document_that_sends_the_call_nowhere_says_so() {
+        let heard =
+            hears("<Response><Say voice=\"alice\">Bye &amp; thanks</Say></Response>").unwrap();
+        assert_eq!(heard[0].text, "Hears “Bye & thanks” (alice)");
+        assert!(heard[1].text.starts_with("The document ends"));
+        let heard = hears("<Response><Say>Bye</Say><Hangup/></Response>").unwrap();
+        assert_eq!(heard.len(), 2);
+        assert_eq!(heard[1].text, "The call hangs up");
+    }
+
+    #[test]
+    fn a_recording_and_a_queue_say_where_they_lead() {
+        let heard = hears(r##"<Response><Record action="/done" maxLength="120" finishOnKey="#" recordingStatusCallback="/notice?From=%2B1"/><Enqueue workflowSid="WW1"><Task>{"a":1}</Task></Enqueue></Response>"##).unwrap();
+        assert_eq!(heard[0].text, "The caller's message is recorded (up to 120 s, after a beep, ended by #); the finished recording is announced to /notice?From=%2B1");
+        assert_eq!(heard[0].leads_to.as_deref(), Some("/done"));
+        assert_eq!(
+            heard[1].text,
+            "The caller waits in the queue “(unnamed)”, routed by the workflow WW1"
+        );
+        assert_eq!(
+            heard[1].inner[0].text,
+            "A task is created with the attributes {\"a\":1}"
+        );
+    }
+
+    #[test]
+    fn pretty_indents_and_keeps_every_character() {
+        let pretty = pretty("<Response><Say a=\"x&quot;&#10;y\">1 &lt; 2 &amp;\tgo</Say><Gather><Say>in</Say></Gather><Hangup/></Response>").unwrap();
+        assert_eq!(
+            pretty,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response>\n  <Say a=\"x&quot;&#10;y\">1 &lt; 2 &amp;\tgo</Say>\n  <Gather>\n    <Say>in</Say>\n  </Gather>\n  <Hangup/>\n</Response>\n"
+        );
+    }
+
+    #[test]
+    fn broken_markup_is_an_error_not_a_panic() {
+        assert!(hears("<Response><Say>").is_err());
+        assert!(pretty("").is_err());
+    }
+
+    #[test]
+    fn menu_choices_stop_at_what_is_not_a_choice() {
+        assert_eq!(menu_choices("Press the pound key when done."), []);
+        assert_eq!(
+            menu_choices("For sales press 1 for sales and 2 for support; press * to repeat."),
+            [
+                ("1".to_owned(), "sales".to_owned()),
+                ("2".to_owned(), "support".to_owned()),
+                ("*".to_owned(), "repeat".to_owned())
+            ]
+        );
+    }
+}

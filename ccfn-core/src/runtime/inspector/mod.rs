@@ -1,0 +1,578 @@
+//! The inspector: a page of recent invocations at `/__ccfn/inspector`,
+//! live, with each invocation's records as a timeline, its voice markup as
+//! what the caller hears, and a replay. Served by [`Runtime::serve`]
+//! (whose logging feeds it) when `CCFN_INSPECTOR` says so: on in local
+//! mode, off in production mode.
+//!
+//! [`Runtime::serve`]: super::Runtime::serve
+
+mod hears;
+mod page;
+mod store;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequestParts, Path, Query, Request, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use futures_util::Stream;
+use serde::Deserialize;
+use tokio::sync::broadcast::error::RecvError;
+use tower::ServiceExt as _;
+
+pub(super) use page::Route;
+use page::{Filter, ROOT};
+pub(crate) use store::Sink;
+use store::{Recorded, Store};
+
+use super::answer::INVOCATION_HEADER;
+use super::config::RuntimeConfig;
+use super::feature::{Registered, AUTH_TOKEN};
+use crate::function::context::Context;
+use crate::secret::REDACTED;
+use crate::signature;
+
+/// The inspector's memory: created before logging is installed, so that
+/// its layer feeds it, and served by the router.
+#[derive(Clone)]
+pub(crate) struct Inspector(Arc<Store>);
+
+impl Inspector {
+    /// An inspector keeping the last `invocations`.
+    pub(crate) fn new(invocations: usize) -> Self {
+        Inspector(Store::new(invocations))
+    }
+
+    /// The writer of the logging layer that feeds it.
+    pub(crate) fn sink(&self) -> Sink {
+        Sink(Arc::clone(&self.0))
+    }
+}
+
+impl Route {
+    /// The route of a registered function.
+    pub(super) fn of(registered: &Registered) -> Route {
+        Route {
+            name: registered.function.meta().name(),
+            url_path: registered.url_path(),
+            public: registered.public,
+        }
+    }
+}
+
+struct Shared {
+    store: Arc<Store>,
+    capacity: usize,
+    routes: Vec<Route>,
+    /// The functions' own router, that replays are sent through.
+    functions: Router,
+    context: Context,
+    public_url: Option<String>,
+    /// `CCFN_PUBLIC_URL`'s host (and port), lowercase.
+    public_host: Option<String>,
+}
+
+impl Shared {
+    /// The key a replay to `route` is signed with, if any.
+    fn signing_key(&self, route: &Route) -> Option<&crate::secret::Secret> {
+        if route.public {
+            return None;
+        }
+        self.context
+            .secret(AUTH_TOKEN)
+            .filter(|token| !token.expose().is_empty())
+    }
+
+    /// The invocations of `call`, in the order they ran.
+    fn call(&self, call: Option<&str>) -> Vec<Recorded> {
+        let Some(call) = call else {
+            return Vec::new();
+        };
+        let mut same = self.store.list(|r| r.call_sid.as_deref() == Some(call));
+        same.reverse();
+        same
+    }
+}
+
+/// The inspector's routes, beside `functions` (the router replays go
+/// through).
+pub(super) fn routes(
+    inspector: &Inspector,
+    config: &RuntimeConfig,
+    context: Context,
+    routes: Vec<Route>,
+    functions: Router,
+) -> Router {
+    let shared = Arc::new(Shared {
+        store: Arc::clone(&inspector.0),
+        capacity: config.inspector_invocations,
+        routes,
+        functions,
+        context,
+        public_url: config.public_url.clone(),
+        public_host: config.public_url.as_deref().map(|url| {
+            url.split_once("://")
+                .map_or(url, |(_, rest)| rest)
+                .trim_end_matches('/')
+                .to_ascii_lowercase()
+        }),
+    });
+    Router::new()
+        .route(ROOT, get(list))
+        .route(&format!("{ROOT}/events"), get(events))
+        .route(&format!("{ROOT}/invocations/{{id}}"), get(invocation))
+        .route(&format!("{ROOT}/invocations/{{id}}/replay"), post(replay))
+        .route(
+            &format!("{ROOT}/inspector.css"),
+            get(|_: Local| async {
+                asset("text/css; charset=utf-8", include_str!("inspector.css"))
+            }),
+        )
+        .route(
+            &format!("{ROOT}/inspector.js"),
+            get(|_: Local| async {
+                asset(
+                    "text/javascript; charset=utf-8",
+                    include_str!("inspector.js"),
+                )
+            }),
+        )
+        .with_state(shared)
+}
+
+/// What every answer of the inspector carries: no caching, no framing,
+/// and a policy that lets the page load only its own style and script.
+fn secured(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; \
+             form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        ),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "same-origin"),
+        (header::CACHE_CONTROL, "no-store"),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+fn html(status: StatusCode, body: String) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    secured(response)
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    let mut response = Response::new(Body::from(Bytes::from_static(body.as_bytes())));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    secured(response)
+}
+
+/// A request the inspector answers: one addressed to this machine by
+/// name or address, so that a web page whose name points here (DNS
+/// rebinding) cannot read it; and, to change anything, one sent from the
+/// inspector's own pages.
+struct Local;
+
+impl FromRequestParts<Arc<Shared>> for Local {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> Result<Self, Response> {
+        let host = parts
+            .headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        if !local_host(host, shared.public_host.as_deref()) {
+            return Err(html(
+                StatusCode::FORBIDDEN,
+                page::message(
+                    "Not served to this host",
+                    "The inspector answers requests addressed to localhost, to an IP address or to CCFN_PUBLIC_URL's host, so that no other site can read it through a name that points here.",
+                ),
+            ));
+        }
+        if parts.method != Method::GET && !same_origin(&parts.headers, host) {
+            return Err(html(
+                StatusCode::FORBIDDEN,
+                page::message(
+                    "Not sent from the inspector",
+                    "A replay must be sent from the inspector's own page: this request came from another site.",
+                ),
+            ));
+        }
+        Ok(Local)
+    }
+}
+
+/// Whether `host` (a `Host` header) names this machine: `localhost` or a
+/// name under it, an IP address, or `public` (`CCFN_PUBLIC_URL`'s host).
+fn local_host(host: &str, public: Option<&str>) -> bool {
+    let Ok(authority) = host.parse::<axum::http::uri::Authority>() else {
+        return false;
+    };
+    if authority.as_str().contains('@') {
+        return false;
+    }
+    let name = authority.host().to_ascii_lowercase();
+    let bare = name.trim_start_matches('[').trim_end_matches(']');
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || bare.parse::<std::net::IpAddr>().is_ok()
+        || public.is_some_and(|public| {
+            public.eq_ignore_ascii_case(authority.as_str()) || public.eq_ignore_ascii_case(&name)
+        })
+}
+
+/// Whether a request that changes something came from a page of this
+/// host: browsers send `Origin` and `Sec-Fetch-Site` on every `POST`.
+fn same_origin(headers: &HeaderMap, host: &str) -> bool {
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let site_ok = text("sec-fetch-site").is_none_or(|site| matches!(site, "same-origin" | "none"));
+    let origin_ok = text("origin").is_none_or(|origin| {
+        origin
+            .split_once("://")
+            .is_some_and(|(_, rest)| rest.eq_ignore_ascii_case(host))
+    });
+    site_ok && origin_ok
+}
+
+/// `GET /__ccfn/inspector`: the list.
+async fn list(
+    _: Local,
+    State(shared): State<Arc<Shared>>,
+    Query(filter): Query<Filter>,
+) -> Response {
+    let filter = filter.normalized();
+    let rows = shared.store.list(|r| filter.accepts(r));
+    let names: Vec<&str> = shared.routes.iter().map(|r| r.name).collect();
+    html(
+        StatusCode::OK,
+        page::list(&filter, &rows, &names, shared.capacity),
+    )
+}
+
+/// `GET /__ccfn/inspector/events`: the list's rows as they appear and
+/// change, as server-sent events: `row` with `{id, html}` (`html` null
+/// when the row no longer passes the filter), `reload` when some were
+/// missed.
+async fn events(
+    _: Local,
+    State(shared): State<Arc<Shared>>,
+    Query(filter): Query<Filter>,
+) -> Response {
+    let filter = filter.normalized();
+    let changes = shared.store.subscribe();
+    let stream = futures_util::stream::unfold(
+        (changes, shared, filter),
+        |(mut changes, shared, filter)| async move {
+            let event = match changes.recv().await {
+                Ok(id) => {
+                    let html = shared
+                        .store
+                        .list(|r| r.id == id)
+                        .into_iter()
+                        .find(|r| filter.accepts(r))
+                        .map(|r| page::row(&r));
+                    SseEvent::default()
+                        .event("row")
+                        .data(serde_json::json!({ "id": &*id, "html": html }).to_string())
+                }
+                Err(RecvError::Lagged(_)) => SseEvent::default().event("reload").data("missed"),
+                Err(RecvError::Closed) => return None,
+            };
+            Some((Ok::<_, Infallible>(event), (changes, shared, filter)))
+        },
+    );
+    secured(sse(stream))
+}
+
+fn sse<S>(stream: S) -> Response
+where
+    S: Stream<Item = Result<SseEvent, Infallible>> + Send + 'static,
+{
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
+}
+
+#[derive(Deserialize)]
+struct Beside {
+    beside: Option<String>,
+}
+
+/// `GET /__ccfn/inspector/invocations/{id}`: one invocation, beside
+/// another with `?beside=`.
+async fn invocation(
+    _: Local,
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    Query(beside): Query<Beside>,
+) -> Response {
+    let Some(recorded) = shared.store.get(&id) else {
+        return gone(&id);
+    };
+    let call = shared.call(recorded.call_sid.as_deref());
+    let other = beside.beside.and_then(|other| shared.store.get(&other));
+    let other_call = other
+        .as_ref()
+        .map(|o| shared.call(o.call_sid.as_deref()))
+        .unwrap_or_default();
+    let signs = |route: &Route| shared.signing_key(route).is_some();
+    html(
+        StatusCode::OK,
+        page::invocation(
+            &recorded,
+            &call,
+            other.as_ref().map(|o| (o, other_call.as_slice())),
+            &shared.routes,
+            signs,
+        ),
+    )
+}
+
+fn gone(id: &str) -> Response {
+    html(
+        StatusCode::NOT_FOUND,
+        page::message(
+            "No such invocation",
+            &format!("The inspector does not have the invocation {id}: it never ran here, or it is older than the invocations it keeps (CCFN_INSPECTOR_INVOCATIONS)."),
+        ),
+    )
+}
+
+/// The parameters of a replay form: `name` and `value` fields in turn;
+/// rows without a name, and redacted values, left out.
+fn replay_params(form: &[u8]) -> Vec<(String, String)> {
+    let mut params = Vec::new();
+    let mut name: Option<String> = None;
+    for (key, value) in form_urlencoded::parse(form) {
+        match &*key {
+            "name" => name = Some(value.into_owned()),
+            "value" => {
+                if let Some(name) = name.take().filter(|n| !n.is_empty()) {
+                    if value != REDACTED {
+                        params.push((name, value.into_owned()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    params
+}
+
+/// `POST /__ccfn/inspector/invocations/{id}/replay`: sends the form's
+/// parameters to the invocation's function, through the functions'
+/// router, signed when the function is protected and an auth token is
+/// set; then shows the new invocation beside the old one.
+async fn replay(
+    _: Local,
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response {
+    let Some(recorded) = shared.store.get(&id) else {
+        return gone(&id);
+    };
+    let Some(route) = shared.routes.iter().find(|r| r.name == recorded.function) else {
+        return html(
+            StatusCode::BAD_REQUEST,
+            page::message("Nothing to replay", "This request named no function."),
+        );
+    };
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .cloned()
+        .unwrap_or_else(|| HeaderValue::from_static("localhost"));
+    let form = match axum::body::to_bytes(request.into_body(), 1024 * 1024).await {
+        Ok(form) => form,
+        Err(error) => {
+            return html(
+                StatusCode::BAD_REQUEST,
+                page::message("The replay form cannot be read", &error.to_string()),
+            )
+        }
+    };
+    let params = replay_params(&form);
+    let body: String = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(&params)
+        .finish();
+    let mut builder = Request::builder()
+        .method(Method::POST)
+        .uri(&route.url_path)
+        .header(header::HOST, host.clone())
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+    if let Some(key) = shared.signing_key(route) {
+        // The URL the runtime checks a signature against.
+        let url = match &shared.public_url {
+            Some(base) => format!("{base}{}", route.url_path),
+            None => format!(
+                "http://{}{}",
+                host.to_str().unwrap_or("localhost"),
+                route.url_path
+            ),
+        };
+        builder = builder.header(
+            signature::SIGNATURE_HEADER,
+            signature::compute_signature(key.expose(), &url, &params),
+        );
+    }
+    let Ok(request) = builder.body(Body::from(body)) else {
+        return html(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            page::message(
+                "The replay cannot be built",
+                "The function's path is not a valid URI.",
+            ),
+        );
+    };
+    let response = match shared.functions.clone().oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    };
+    let Some(new_id) = response
+        .headers()
+        .get(INVOCATION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+    else {
+        return html(
+            StatusCode::BAD_GATEWAY,
+            page::message(
+                "The replay has no invocation",
+                &format!(
+                    "The function answered {} without an invocation id.",
+                    response.status()
+                ),
+            ),
+        );
+    };
+    shared.store.mark_replay(&new_id, &id);
+    let location = format!(
+        "{ROOT}/invocations/{}?beside={}",
+        form_urlencoded::byte_serialize(new_id.as_bytes()).collect::<String>(),
+        form_urlencoded::byte_serialize(id.as_bytes()).collect::<String>()
+    );
+    let mut answer = StatusCode::SEE_OTHER.into_response();
+    if let Ok(location) = HeaderValue::from_str(&location) {
+        answer.headers_mut().insert(header::LOCATION, location);
+    }
+    secured(answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_names_of_this_machine_are_served() {
+        for host in [
+            "localhost:3001",
+            "127.0.0.1:3001",
+            "[::1]:3001",
+            "app.localhost",
+            "10.0.0.7",
+            "cc.example.com",
+        ] {
+            assert!(local_host(host, Some("cc.example.com")), "{host}");
+        }
+        for host in [
+            "attacker.example:3001",
+            "localhost.attacker.example",
+            "",
+            "a b",
+            "user@localhost",
+        ] {
+            assert!(!local_host(host, Some("cc.example.com")), "{host}");
+        }
+    }
+
+    #[test]
+    fn a_change_must_come_from_the_same_origin() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut map = HeaderMap::new();
+            for (k, v) in pairs {
+                map.insert(*k, HeaderValue::from_static(v));
+            }
+            map
+        };
+        assert!(same_origin(&headers(&[]), "localhost:3001"));
+        assert!(same_origin(
+            &headers(&[
+                ("origin", "http://localhost:3001"),
+                ("sec-fetch-site", "same-origin")
+            ]),
+            "localhost:3001"
+        ));
+        assert!(!same_origin(
+            &headers(&[("origin", "https://evil.example")]),
+            "localhost:3001"
+        ));
+        assert!(!same_origin(
+            &headers(&[("sec-fetch-site", "cross-site")]),
+            "localhost:3001"
+        ));
+        assert!(!same_origin(
+            &headers(&[("origin", "null")]),
+            "localhost:3001"
+        ));
+    }
+
+    #[test]
+    fn a_replay_form_gives_named_rows_without_redacted_values() {
+        let params = replay_params(
+            b"name=CallSid&value=CA1&name=Token&value=%5BREDACTED%5D&name=&value=x&name=Digits&value=2&name=Digits&value=3",
+        );
+        assert_eq!(
+            params,
+            [
+                ("CallSid".to_owned(), "CA1".to_owned()),
+                ("Digits".to_owned(), "2".to_owned()),
+                ("Digits".to_owned(), "3".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn filters_match_function_outcome_and_part_of_the_call() {
+        let store = Store::new(4);
+        store.file(br#"{"invocation_id":"a","function":"f","call_sid":"CAabc","step":"start"}"#);
+        let recorded = store.get("a").unwrap();
+        let filter = |f: Option<&str>, o: Option<&str>, c: Option<&str>| Filter {
+            function: f.map(str::to_owned),
+            outcome: o.map(str::to_owned),
+            call: c.map(str::to_owned),
+        };
+        assert!(filter(Some("f"), Some("running"), Some("ABC")).accepts(&recorded));
+        assert!(!filter(Some("g"), None, None).accepts(&recorded));
+        assert!(!filter(None, Some("success"), None).accepts(&recorded));
+        assert!(!filter(None, None, Some("CAx")).accepts(&recorded));
+        assert_eq!(
+            filter(Some("f"), None, Some("CA a")).query_string(),
+            "?function=f&call=CA+a"
+        );
+        let blank = Filter {
+            function: Some(" ".to_owned()),
+            ..Filter::default()
+        }
+        .normalized();
+        assert!(blank.function.is_none());
+    }
+}

@@ -1,0 +1,391 @@
+//! The invocations the inspector keeps: a bounded ring in memory, fed the
+//! JSON lines of a [`ContractLayer`](crate::record::ContractLayer) of its
+//! own, so it holds exactly what the log holds, scrubbed alike.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use tokio::sync::broadcast;
+use tracing_subscriber::fmt::MakeWriter;
+
+/// The most bytes of lines one invocation keeps; later lines are counted,
+/// not kept, so that a handler logging in a loop cannot fill the memory.
+pub(super) const INVOCATION_BYTES: usize = 512 * 1024;
+
+/// One invocation as the inspector knows it.
+#[derive(Debug, Clone)]
+pub(super) struct Recorded {
+    /// The invocation id.
+    pub(super) id: Arc<str>,
+    /// The order it was first seen in, across the ring.
+    pub(super) seq: u64,
+    pub(super) function: String,
+    pub(super) call_sid: Option<String>,
+    /// The timestamp of its first record.
+    pub(super) started: String,
+    /// The `processing` record's mode.
+    pub(super) mode: Option<String>,
+    /// `success`, `error`..., from the `end` record; `rejected` for a
+    /// request answered without invoking the function; `None` while it
+    /// runs.
+    pub(super) outcome: Option<String>,
+    pub(super) execution_ms: Option<f64>,
+    /// The message of its first `ERROR` or `WARN` record that says what
+    /// went wrong.
+    pub(super) first_error: Option<String>,
+    /// The invocation this one replays.
+    pub(super) replay_of: Option<Arc<str>>,
+    /// Its records, as written.
+    pub(super) lines: Vec<Map<String, Value>>,
+    /// The bytes of `lines`.
+    bytes: usize,
+    /// Lines past [`INVOCATION_BYTES`], not kept.
+    pub(super) not_kept: usize,
+}
+
+/// The steps whose records say what went wrong, first one wins.
+const ERROR_STEPS: [&str; 6] = [
+    "validation_error",
+    "error",
+    "task_error",
+    "email_error",
+    "api_error",
+    "request_rejected",
+];
+
+/// The header every JSON line starts with, read without the rest.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(borrow)]
+    invocation_id: Option<Cow<'a, str>>,
+}
+
+impl Recorded {
+    fn new(id: Arc<str>, seq: u64, line: &Map<String, Value>) -> Self {
+        let text = |key: &str| line.get(key).and_then(Value::as_str).map(str::to_owned);
+        Recorded {
+            id,
+            seq,
+            function: text("function").unwrap_or_else(|| "-".to_owned()),
+            call_sid: text("call_sid"),
+            started: text("timestamp").unwrap_or_default(),
+            mode: None,
+            outcome: None,
+            execution_ms: None,
+            first_error: None,
+            replay_of: None,
+            lines: Vec::new(),
+            bytes: 0,
+            not_kept: 0,
+        }
+    }
+
+    /// Files one record; whether the row it makes changed.
+    fn file(&mut self, line: Map<String, Value>, bytes: usize) -> bool {
+        let step = line.get("step").and_then(Value::as_str).unwrap_or("");
+        let text = |key: &str| line.get(key).and_then(Value::as_str).map(str::to_owned);
+        let mut changed = false;
+        match step {
+            "processing" => {
+                self.mode = text("mode");
+                changed = true;
+            }
+            "end" => {
+                self.outcome = text("outcome");
+                self.execution_ms = line.get("execution_ms").and_then(Value::as_f64);
+                changed = true;
+            }
+            "request_rejected" => {
+                self.outcome.get_or_insert_with(|| "rejected".to_owned());
+                changed = true;
+            }
+            _ => {}
+        }
+        if self.call_sid.is_none() {
+            self.call_sid = text("call_sid");
+        }
+        if self.first_error.is_none() && ERROR_STEPS.contains(&step) {
+            self.first_error = text("message");
+            changed = true;
+        }
+        if self.bytes + bytes > INVOCATION_BYTES {
+            self.not_kept += 1;
+        } else {
+            self.bytes += bytes;
+            self.lines.push(line);
+        }
+        changed
+    }
+
+    /// The records of `step`.
+    pub(super) fn records<'a>(
+        &'a self,
+        step: &'a str,
+    ) -> impl Iterator<Item = &'a Map<String, Value>> + 'a {
+        self.lines
+            .iter()
+            .filter(move |line| line.get("step").and_then(Value::as_str) == Some(step))
+    }
+
+    /// The `start` record's event: the parameters as received, redacted
+    /// values as such.
+    pub(super) fn event(&self) -> Option<&Map<String, Value>> {
+        self.records("start")
+            .next()
+            .and_then(|start| start.get("event"))
+            .and_then(Value::as_object)
+    }
+}
+
+#[derive(Default)]
+struct Ring {
+    seq: u64,
+    /// Ids, oldest first.
+    order: VecDeque<Arc<str>>,
+    by_id: HashMap<Arc<str>, Recorded>,
+}
+
+/// The ring of recent invocations, and the channel that tells the live
+/// list which one changed.
+pub(super) struct Store {
+    capacity: usize,
+    ring: Mutex<Ring>,
+    changed: broadcast::Sender<Arc<str>>,
+}
+
+impl Store {
+    /// A store of the last `capacity` invocations (at least one).
+    pub(super) fn new(capacity: usize) -> Arc<Self> {
+        let (changed, _) = broadcast::channel(256);
+        Arc::new(Store {
+            capacity: capacity.max(1),
+            ring: Mutex::new(Ring::default()),
+            changed,
+        })
+    }
+
+    fn ring(&self) -> MutexGuard<'_, Ring> {
+        // A panic while filing leaves a ring that is still whole.
+        self.ring
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Files one JSON line; lines outside any invocation are not kept.
+    pub(super) fn file(&self, line: &[u8]) {
+        let Ok(head) = serde_json::from_slice::<Head<'_>>(line) else {
+            return;
+        };
+        let Some(id) = head.invocation_id else {
+            return;
+        };
+        let Ok(record) = serde_json::from_slice::<Map<String, Value>>(line) else {
+            return;
+        };
+        let mut ring = self.ring();
+        let ring = &mut *ring;
+        let (id, changed) = match ring.by_id.get_mut(id.as_ref()) {
+            Some(recorded) => (Arc::clone(&recorded.id), recorded.file(record, line.len())),
+            None => {
+                let id: Arc<str> = Arc::from(id.as_ref());
+                ring.seq += 1;
+                let mut recorded = Recorded::new(Arc::clone(&id), ring.seq, &record);
+                recorded.file(record, line.len());
+                if ring.order.len() == self.capacity {
+                    if let Some(oldest) = ring.order.pop_front() {
+                        ring.by_id.remove(&oldest);
+                    }
+                }
+                ring.order.push_back(Arc::clone(&id));
+                ring.by_id.insert(Arc::clone(&id), recorded);
+                (id, true)
+            }
+        };
+        if changed {
+            // No one listening is not an error.
+            let _ = self.changed.send(id);
+        }
+    }
+
+    /// Marks `id` as a replay of `of`.
+    pub(super) fn mark_replay(&self, id: &str, of: &str) {
+        let mut ring = self.ring();
+        if let Some(recorded) = ring.by_id.get_mut(id) {
+            recorded.replay_of = Some(Arc::from(of));
+        }
+        drop(ring);
+        let _ = self.changed.send(Arc::from(id));
+    }
+
+    /// A copy of one invocation.
+    pub(super) fn get(&self, id: &str) -> Option<Recorded> {
+        self.ring().by_id.get(id).cloned()
+    }
+
+    /// Copies of the invocations `keep` accepts, newest first, without
+    /// their records.
+    pub(super) fn list(&self, mut keep: impl FnMut(&Recorded) -> bool) -> Vec<Recorded> {
+        let ring = self.ring();
+        ring.order
+            .iter()
+            .rev()
+            .filter_map(|id| ring.by_id.get(id))
+            .filter(|recorded| keep(recorded))
+            .map(Recorded::summary)
+            .collect()
+    }
+
+    /// Tells of every invocation that appears or changes.
+    pub(super) fn subscribe(&self) -> broadcast::Receiver<Arc<str>> {
+        self.changed.subscribe()
+    }
+}
+
+impl Recorded {
+    /// A copy without the records.
+    fn summary(&self) -> Recorded {
+        Recorded {
+            id: Arc::clone(&self.id),
+            function: self.function.clone(),
+            call_sid: self.call_sid.clone(),
+            started: self.started.clone(),
+            mode: self.mode.clone(),
+            outcome: self.outcome.clone(),
+            first_error: self.first_error.clone(),
+            replay_of: self.replay_of.clone(),
+            lines: Vec::new(),
+            ..*self
+        }
+    }
+}
+
+/// The writer of the inspector's layer: each line goes to the store.
+#[derive(Clone)]
+pub(crate) struct Sink(pub(super) Arc<Store>);
+
+impl io::Write for &Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.file(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for Sink {
+    type Writer = &'a Sink;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn line(id: &str, step: &str, extra: Value) -> Vec<u8> {
+        let mut record = json!({
+            "timestamp": "2026-11-23T10:00:00.000Z",
+            "level": "INFO",
+            "function": "wait-experience",
+            "invocation_id": id,
+            "call_sid": "CA0123456789abcdef0123456789abcdef",
+            "step": step,
+            "message": format!("the {step}"),
+        });
+        if let (Some(record), Value::Object(extra)) = (record.as_object_mut(), extra) {
+            record.extend(extra);
+        }
+        let mut text = record.to_string();
+        text.push('\n');
+        text.into_bytes()
+    }
+
+    #[test]
+    fn an_invocation_s_row_comes_from_its_records() {
+        let store = Store::new(10);
+        let mut changes = store.subscribe();
+        store.file(&line(
+            "a",
+            "start",
+            json!({"event": {"CallSid": "CA1", "Token": "[REDACTED]"}}),
+        ));
+        store.file(&line("a", "processing", json!({"mode": "voicemail"})));
+        store.file(&line("a", "validation", json!({})));
+        store.file(&line("a", "task_error", json!({"cause": "workflow"})));
+        store.file(&line("a", "error", json!({})));
+        store.file(&line(
+            "a",
+            "end",
+            json!({"outcome": "error", "execution_ms": 12.5}),
+        ));
+        let recorded = store.get("a").unwrap();
+        assert_eq!(recorded.function, "wait-experience");
+        assert_eq!(recorded.mode.as_deref(), Some("voicemail"));
+        assert_eq!(recorded.outcome.as_deref(), Some("error"));
+        assert_eq!(recorded.execution_ms, Some(12.5));
+        assert_eq!(recorded.first_error.as_deref(), Some("the task_error"));
+        assert_eq!(recorded.lines.len(), 6);
+        assert_eq!(recorded.event().unwrap()["Token"], "[REDACTED]");
+        // The first record, the mode, the first error and the end change
+        // the row; a plain record does not.
+        let mut told = 0;
+        while changes.try_recv().is_ok() {
+            told += 1;
+        }
+        assert_eq!(told, 4);
+    }
+
+    #[test]
+    fn the_oldest_invocation_is_forgotten_first() {
+        let store = Store::new(2);
+        for id in ["a", "b", "c"] {
+            store.file(&line(id, "start", json!({})));
+        }
+        assert!(store.get("a").is_none());
+        let ids: Vec<_> = store.list(|_| true).into_iter().map(|r| r.id).collect();
+        assert_eq!(ids, [Arc::from("c"), Arc::from("b")]);
+        assert!(store
+            .list(|r| &*r.id == "b")
+            .iter()
+            .all(|r| r.lines.is_empty()));
+    }
+
+    #[test]
+    fn lines_past_the_cap_are_counted_not_kept() {
+        let store = Store::new(1);
+        let big = "x".repeat(INVOCATION_BYTES / 3);
+        for _ in 0..4 {
+            store.file(&line("a", "log", json!({ "data": big })));
+        }
+        let recorded = store.get("a").unwrap();
+        assert_eq!(recorded.lines.len(), 2);
+        assert_eq!(recorded.not_kept, 2);
+    }
+
+    #[test]
+    fn lines_outside_invocations_and_broken_lines_are_ignored() {
+        let store = Store::new(4);
+        store.file(br#"{"timestamp":"t","level":"INFO","step":"runtime","message":"listening"}"#);
+        store.file(b"not json");
+        store.file(br#"{"invocation_id":"a","step":"start""#);
+        assert!(store.list(|_| true).is_empty());
+    }
+
+    #[test]
+    fn a_replay_is_marked() {
+        let store = Store::new(4);
+        store.file(&line("a", "start", json!({})));
+        store.file(&line("b", "start", json!({})));
+        store.mark_replay("b", "a");
+        assert_eq!(store.get("b").unwrap().replay_of.as_deref(), Some("a"));
+    }
+}

@@ -1,0 +1,580 @@
+//! The inspector page of the examples server as it ships, over real HTTP
+//! and in a real browser (headless Chromium driven through ChromeDriver).
+//!
+//! - The list shows every invocation, live (server-sent events), newest
+//!   first, filtered by function, outcome and call.
+//! - An invocation's page has the timeline, the event, the voice markup
+//!   as XML and as what the caller hears, the task, and the other
+//!   invocations of its call.
+//! - A replay, edited, reaches the function signed, and the new
+//!   invocation shows beside the old one.
+//! - Nothing secret reaches a page; another site can neither read the
+//!   inspector (DNS rebinding) nor make it replay (cross-site `POST`).
+//! - It is off in production mode, and off when `CCFN_INSPECTOR=off`.
+
+mod server;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use example_contact_center::WAIT_URL;
+use futures_util::StreamExt as _;
+use serde_json::Value;
+
+use server::Server;
+
+const CALL_SID: &str = "CA0123456789abcdef0123456789abcdef";
+const OTHER_CALL: &str = "CAfedcba9876543210fedcba9876543210";
+const AUTH_TOKEN: &str = "canary-inspector-auth-token-73c1";
+const PARAM_CANARY: &str = "canary-inspector-payment-token-0b9e";
+
+/// The server, signing with [`AUTH_TOKEN`].
+async fn start(extra: &[(&str, &str)]) -> Server {
+    let mut env = vec![("AUTH_TOKEN", AUTH_TOKEN)];
+    env.extend_from_slice(extra);
+    Server::start(&env).await
+}
+
+/// Posts `params` to the wait experience, signed as the platform signs;
+/// the status and the invocation id.
+async fn call(server: &Server, params: &[(&str, &str)]) -> (u16, String) {
+    ccfn_core::http::install_crypto_provider();
+    let url = server.url(WAIT_URL);
+    let signature = ccfn_core::signature::compute_signature(AUTH_TOKEN, &url, params);
+    let response = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("x-twilio-signature", signature)
+        .body(form(params))
+        .send()
+        .await
+        .unwrap();
+    let id = response.headers()["x-ccfn-invocation-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    (response.status().as_u16(), id)
+}
+
+fn form(params: &[(&str, &str)]) -> String {
+    form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(params)
+        .finish()
+}
+
+fn menu(call_sid: &str) -> Vec<(&str, &str)> {
+    vec![
+        ("CallSid", call_sid),
+        ("From", "+15551230000"),
+        ("To", "+15559870000"),
+        ("PaymentToken", PARAM_CANARY),
+    ]
+}
+
+/// `GET` of an inspector path with `headers`: the status and the body.
+async fn get(server: &Server, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    ccfn_core::http::install_crypto_provider();
+    let mut request = reqwest::Client::new().get(server.url(path));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap())
+}
+
+fn assert_no_secret(text: &str, what: &str) {
+    for canary in [AUTH_TOKEN, PARAM_CANARY] {
+        assert!(
+            !text.contains(canary),
+            "{what} shows the secret {canary}:\n{text}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_inspector_lists_explains_and_replays_invocations() {
+    let server = start(&[]).await;
+    ccfn_core::http::install_crypto_provider();
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+
+    // The live list, listening before anything runs.
+    let events = client
+        .get(server.url("/__ccfn/inspector/events"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(events.status(), 200);
+    assert_eq!(events.headers()["content-type"], "text/event-stream");
+    let mut events = events.bytes_stream();
+
+    let (status, first) = call(&server, &menu(CALL_SID)).await;
+    assert_eq!(status, 200);
+    let mut voicemail = menu(CALL_SID);
+    voicemail.push(("Digits", "1"));
+    let (status, second) = call(&server, &voicemail).await;
+    assert_eq!(status, 200);
+    let (status, other) = call(&server, &menu(OTHER_CALL)).await;
+    assert_eq!(status, 200);
+    // Unsigned: refused before the function runs, and listed so.
+    let refused = client
+        .post(server.url(WAIT_URL))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(&menu(CALL_SID)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 403);
+    let rejected = refused.headers()["x-ccfn-invocation-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+
+    // Each appears, then ends, as an event with its row.
+    let mut seen = String::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while ![&first, &second, &other, &rejected]
+        .iter()
+        .all(|id| seen.contains(&format!("\"id\":\"{id}\"")) && seen.contains(&format!("inv-{id}")))
+        || !seen.contains("outcome success")
+    {
+        let chunk = tokio::time::timeout_at(deadline.into(), events.next())
+            .await
+            .unwrap_or_else(|_| panic!("the rows did not all arrive live: {seen}"))
+            .unwrap()
+            .unwrap();
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(seen.contains("event: row"), "{seen}");
+    assert_no_secret(&seen, "the live list");
+
+    // The list: newest first, each with its outcome and first error.
+    let (status, list) = get(&server, "/__ccfn/inspector", &[]).await;
+    assert_eq!(status, 200);
+    let order: Vec<_> = [&rejected, &other, &second, &first]
+        .iter()
+        .map(|id| {
+            list.find(&format!("inv-{id}"))
+                .expect("every invocation is listed")
+        })
+        .collect();
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "newest first: {list}"
+    );
+    assert!(list.contains("outcome rejected"), "{list}");
+    assert!(
+        list.contains("missing X-Twilio-Signature header"),
+        "the rejection's reason: {list}"
+    );
+    assert_no_secret(&list, "the list");
+    let (_, filtered) = get(
+        &server,
+        &format!("/__ccfn/inspector?call={}", &OTHER_CALL[..12]),
+        &[],
+    )
+    .await;
+    assert!(
+        filtered.contains(&format!("inv-{other}")) && !filtered.contains(&format!("inv-{first}"))
+    );
+    let (_, filtered) = get(&server, "/__ccfn/inspector?outcome=rejected&function=", &[]).await;
+    assert!(
+        filtered.contains(&format!("inv-{rejected}"))
+            && !filtered.contains(&format!("inv-{first}"))
+    );
+
+    // The menu's page: what the caller hears, where it leads, the call.
+    let (status, page) = get(
+        &server,
+        &format!("/__ccfn/inspector/invocations/{first}"),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200);
+    for expected in [
+        "What the caller hears and does",
+        "<kbd>1</kbd> leave a voicemail",
+        "<kbd>2</kbd> request a callback",
+        "the function <a href=\"/__ccfn/inspector?function=wait-experience&amp;call=",
+        "&lt;Gather input=&quot;dtmf&quot;",
+        "Timeline",
+        &format!("/__ccfn/inspector/invocations/{second}"),
+        "(this invocation)",
+        "signed with the platform's signature",
+        "<dt>PaymentToken</dt><dd>[REDACTED]</dd>",
+    ] {
+        assert!(
+            page.contains(expected),
+            "the menu's page lacks {expected}: {page}"
+        );
+    }
+    assert!(
+        !page.contains(&format!("invocations/{other}")),
+        "another call is not this call's"
+    );
+    assert_no_secret(&page, "the invocation page");
+    let (_, page) = get(
+        &server,
+        &format!("/__ccfn/inspector/invocations/{second}"),
+        &[],
+    )
+    .await;
+    assert!(
+        page.contains(
+            "The caller&#39;s message is recorded (up to 120 s, after a beep, ended by #)"
+        ),
+        "{page}"
+    );
+
+    // A replay, edited: 2 asks for a callback, which creates a task.
+    let replay_form = "name=CallSid&value=CA0123456789abcdef0123456789abcdef&name=From&value=%2B15551230000\
+&name=To&value=%2B15559870000&name=PaymentToken&value=%5BREDACTED%5D&name=Digits&value=2&name=&value=";
+    let origin = format!("http://{}", server.addr);
+    let replayed = client
+        .post(server.url(&format!("/__ccfn/inspector/invocations/{second}/replay")))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("origin", &origin)
+        .header("sec-fetch-site", "same-origin")
+        .body(replay_form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(replayed.status(), 303);
+    let location = replayed.headers()["location"].to_str().unwrap().to_owned();
+    assert!(
+        location.ends_with(&format!("?beside={second}")),
+        "{location}"
+    );
+    let (status, beside) = get(&server, &location, &[]).await;
+    assert_eq!(status, 200);
+    for expected in [
+        "Before",
+        "Replayed",
+        &format!("a replay of <a href=\"/__ccfn/inspector/invocations/{second}\""),
+        "Task created",
+        "outcome success",
+    ] {
+        assert!(
+            beside.contains(expected),
+            "the replay's page lacks {expected}: {beside}"
+        );
+    }
+    assert_no_secret(&beside, "the replay's page");
+    // The function got it signed (else it answers 403 and logs
+    // `request_rejected`), without the redacted value.
+    let log = server.text();
+    let new_id = location
+        .trim_start_matches("/__ccfn/inspector/invocations/")
+        .split('?')
+        .next()
+        .unwrap();
+    let start: Value = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|r| r["invocation_id"] == new_id && r["step"] == "start")
+        .expect("the replay ran");
+    assert_eq!(start["event"]["Digits"], "2");
+    assert!(start["event"].get("PaymentToken").is_none(), "{start}");
+
+    // Another site cannot read it, nor make it replay.
+    let (status, body) = get(
+        &server,
+        "/__ccfn/inspector",
+        &[("host", "attacker.example")],
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    let cross = client
+        .post(server.url(&format!("/__ccfn/inspector/invocations/{second}/replay")))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("origin", "https://attacker.example")
+        .body(replay_form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cross.status(), 403);
+    let (status, page) = get(
+        &server,
+        "/__ccfn/inspector/invocations/000000000000000000000000",
+        &[],
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert!(page.contains("No such invocation"));
+    // The page may load only its own style and script.
+    let response = client
+        .get(server.url("/__ccfn/inspector"))
+        .send()
+        .await
+        .unwrap();
+    let policy = response.headers()["content-security-policy"]
+        .to_str()
+        .unwrap();
+    assert!(
+        policy.contains("default-src 'none'") && policy.contains("script-src 'self'"),
+        "{policy}"
+    );
+}
+
+#[tokio::test]
+async fn the_inspector_keeps_the_last_invocations_it_is_told_to() {
+    let server = start(&[("CCFN_INSPECTOR_INVOCATIONS", "2")]).await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        ids.push(call(&server, &menu(CALL_SID)).await.1);
+    }
+    let (_, list) = get(&server, "/__ccfn/inspector", &[]).await;
+    assert!(!list.contains(&ids[0]), "the oldest is forgotten: {list}");
+    assert!(list.contains(&ids[1]) && list.contains(&ids[2]));
+    assert!(list.contains("The last 2 invocations"));
+}
+
+#[tokio::test]
+async fn the_inspector_is_off_in_production_and_when_turned_off() {
+    for env in [
+        &[("CCFN_MODE", "production")][..],
+        &[("CCFN_INSPECTOR", "off")][..],
+    ] {
+        let server = start(env).await;
+        let (status, _) = get(&server, "/__ccfn/inspector", &[]).await;
+        assert_eq!(status, 404, "{env:?}");
+        let (status, _) = get(&server, "/__ccfn/inspector/events", &[]).await;
+        assert_eq!(status, 404, "{env:?}");
+    }
+    let server = start(&[("CCFN_MODE", "production"), ("CCFN_INSPECTOR", "on")]).await;
+    let (status, _) = get(&server, "/__ccfn/inspector", &[]).await;
+    assert_eq!(status, 200);
+}
+
+// ---- In a real browser ----
+
+/// Where the browser test finds Chromium and ChromeDriver: `CHROME` and
+/// `CHROMEDRIVER`, else Debian's paths.
+fn browser() -> Option<(PathBuf, PathBuf)> {
+    let path = |var: &str, default: &str| {
+        std::env::var_os(var).map_or_else(|| PathBuf::from(default), PathBuf::from)
+    };
+    let chrome = path("CHROME", "/usr/bin/chromium");
+    let driver = path("CHROMEDRIVER", "/usr/bin/chromedriver");
+    (chrome.exists() && driver.exists()).then_some((chrome, driver))
+}
+
+/// ChromeDriver on a free port of loopback, killed when dropped.
+struct Driver {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Driver {
+    async fn start(driver: &std::path::Path) -> Driver {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = std::process::Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("ChromeDriver starts");
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            assert!(
+                Instant::now() < deadline,
+                "ChromeDriver did not listen within 20 s"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Driver { child, url }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits until `check` holds, or fails with `what`.
+async fn until<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(15);
+    while !check().await {
+        assert!(Instant::now() < deadline, "{what}, within 15 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    eprintln!("{what}: {:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn the_inspector_works_in_a_browser() {
+    use thirtyfour::prelude::*;
+
+    let Some((chrome, driver_path)) = browser() else {
+        assert!(
+            std::env::var_os("CCFN_TEST_BROWSER").is_none(),
+            "CCFN_TEST_BROWSER is set, so the browser must be here: install Debian's chromium and chromium-driver (.ci/run does)"
+        );
+        eprintln!(
+            "SKIPPED the_inspector_works_in_a_browser: no /usr/bin/chromium and /usr/bin/chromedriver \
+             (install Debian's chromium and chromium-driver, or set CHROME and CHROMEDRIVER)"
+        );
+        return;
+    };
+    // The WebDriver client is reqwest, built with no TLS provider of its own.
+    ccfn_core::http::install_crypto_provider();
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("inspector-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let server = start(&[]).await;
+    let driver = Driver::start(&driver_path).await;
+    let profile = tempdir("chromium-profile");
+    let mut caps = DesiredCapabilities::chrome();
+    caps.set_binary(chrome.to_str().unwrap()).unwrap();
+    for arg in [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,1800",
+        &format!("--user-data-dir={}", profile.display()),
+    ] {
+        caps.add_arg(arg).unwrap();
+    }
+    let browser = WebDriver::new(&driver.url, caps)
+        .await
+        .expect("a Chromium session");
+    let result = async {
+        // The list, empty and live.
+        browser.goto(server.url("/__ccfn/inspector")).await?;
+        let live = browser.find(By::Id("live")).await?;
+        until("the list goes live", || async {
+            live.text().await.is_ok_and(|t| t == "live")
+        })
+        .await;
+
+        // Invocations appear without a reload.
+        let (_, menu_id) = call(&server, &menu(CALL_SID)).await;
+        let mut voicemail = menu(CALL_SID);
+        voicemail.push(("Digits", "1"));
+        let (_, voicemail_id) = call(&server, &voicemail).await;
+        until("both rows appear live, ended", || async {
+            let rows = browser
+                .find_all(By::Css("#invocations tr .outcome.success"))
+                .await;
+            rows.is_ok_and(|rows| rows.len() == 2)
+        })
+        .await;
+        let first_row = browser.find(By::Css("#invocations tr")).await?;
+        assert_eq!(
+            first_row.id().await?.as_deref(),
+            Some(format!("inv-{voicemail_id}").as_str()),
+            "newest first"
+        );
+        browser.screenshot(&shots.join("1-list.png")).await?;
+
+        // The menu's page.
+        browser
+            .find(By::Css(&format!("#inv-{menu_id} td:nth-child(2) a")))
+            .await?
+            .click()
+            .await?;
+        until("the menu's page opens", || async {
+            browser.title().await.is_ok_and(|t| t.contains(&menu_id))
+        })
+        .await;
+        let hears = browser.find(By::Css("ol.hears")).await?.text().await?;
+        assert!(
+            hears.contains("1 leave a voicemail") && hears.contains("2 request a callback"),
+            "{hears}"
+        );
+        browser.screenshot(&shots.join("2-invocation.png")).await?;
+
+        // Its next step, the voicemail, replayed as a callback.
+        browser
+            .goto(server.url(&format!("/__ccfn/inspector/invocations/{voicemail_id}")))
+            .await?;
+        let mut digits = None;
+        for row in browser.find_all(By::Css("form.replay tbody tr")).await? {
+            let name = row.find(By::Css("input[name=name]")).await?;
+            if name.value().await?.as_deref() == Some("Digits") {
+                digits = Some(row.find(By::Css("input[name=value]")).await?);
+            }
+        }
+        let digits = digits.expect("the replay form has Digits");
+        digits.clear().await?;
+        digits.send_keys("2").await?;
+        browser
+            .find(By::Css("form.replay button"))
+            .await?
+            .click()
+            .await?;
+        until("the replay shows beside the original", || async {
+            browser
+                .current_url()
+                .await
+                .is_ok_and(|url| url.as_str().contains(&format!("beside={voicemail_id}")))
+        })
+        .await;
+        let page = browser.find(By::Css("main")).await?.text().await?;
+        let page = page.to_lowercase();
+        assert!(
+            page.contains("before") && page.contains("replayed") && page.contains("task created"),
+            "{page}"
+        );
+        assert_no_secret(&browser.source().await?, "the replay page in the browser");
+        browser
+            .screenshot(&shots.join("3-replay-beside.png"))
+            .await?;
+
+        // Back on the list, the replay is there, marked.
+        browser.goto(server.url("/__ccfn/inspector")).await?;
+        until("the replay is listed", || async {
+            browser
+                .find_all(By::Css("#invocations tr"))
+                .await
+                .is_ok_and(|rows| rows.len() == 3)
+        })
+        .await;
+        assert_eq!(
+            browser
+                .find_all(By::Css("#invocations .replay-of"))
+                .await?
+                .len(),
+            1
+        );
+        browser
+            .screenshot(&shots.join("4-list-after-replay.png"))
+            .await?;
+        Ok::<_, WebDriverError>(())
+    }
+    .await;
+    let _ = browser.quit().await;
+    let _ = std::fs::remove_dir_all(&profile);
+    result.expect("the browser session");
+    eprintln!("screenshots in {}", shots.display());
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ccfn-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
