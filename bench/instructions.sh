@@ -11,6 +11,10 @@
 #   bash bench/instructions.sh
 #   DURATION=10s TOP=40 bash bench/instructions.sh
 #
+# The inspector page (on by default in local mode) is off in every run
+# but one: with INSPECTOR=1, one more run with JSON logs and the inspector
+# on (each record formatted a second time and filed in its memory).
+#
 # With OTEL=1, one more run: JSON logs and OpenTelemetry export (traces
 # and metrics every second) to a collector on loopback that accepts and
 # drops everything (bench/common.sh's otel_sink); its instructions
@@ -38,7 +42,7 @@ cargo build --release -p ccfn-bench-floor --quiet
 run() {
   local name="$1" filter="$2" server="${3:-example-contact-center}"
   shift $(($# < 3 ? $# : 3))
-  env "$@" CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" TOKIO_WORKER_THREADS=1 \
+  env CCFN_INSPECTOR=off "$@" CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" TOKIO_WORKER_THREADS=1 \
     valgrind --tool=callgrind --callgrind-out-file="$OUT/$name.callgrind" \
     "./target/release/$server" >"$OUT/$name.log" 2>"$OUT/$name.stderr" &
   local pid=$!
@@ -53,7 +57,7 @@ run() {
   local total
   total=$(callgrind_annotate "$OUT/$name.callgrind" 2>/dev/null |
     awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
-  printf '%-5s %8s requests %9s instructions/request\n' "$name" "$answered" "$((total / answered))"
+  printf '%-9s %8s requests %9s instructions/request\n' "$name" "$answered" "$((total / answered))"
   echo "$((total / answered))" >"$OUT/$name.per-request"
   callgrind_annotate "$OUT/$name.callgrind" 2>/dev/null |
     awk -v n="$answered" -v top="$TOP" '/^ *[0-9,]+ \(/ && !/PROGRAM TOTALS/ && shown++ < top {
@@ -65,17 +69,21 @@ run floor off ccfn-bench-floor
 run json info
 run off off
 names="json off"
+if [ "${INSPECTOR:-0}" = 1 ]; then
+  run inspector info example-contact-center CCFN_INSPECTOR=on
+  names="$names inspector"
+fi
 if [ "${OTEL:-0}" = 1 ]; then
   SINK_PORT=$((PORT + 1))
   otel_sink "$SINK_PORT"
   run otel info example-contact-center \
     OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:${SINK_PORT}" OTEL_METRIC_EXPORT_INTERVAL=1000
   kill "$SINK_PID"
-  names="json off otel"
+  names="$names otel"
 fi
 
 echo
 for name in $names; do
   awk -v name="$name" -v a="$(cat "$OUT/$name.per-request")" -v b="$(cat "$OUT/floor.per-request")" \
-    'BEGIN { printf "%-5s %.2fx the floor'"'"'s instructions per request\n", name, a / b }'
+    'BEGIN { printf "%-9s %.2fx the floor'"'"'s instructions per request\n", name, a / b }'
 done

@@ -11,6 +11,10 @@
 #   bash bench/load.sh            # 10 s per run
 #   DURATION=30s bash bench/load.sh
 #   OTEL=1 bash bench/load.sh     # also JSON logs with OpenTelemetry export
+#   INSPECTOR=1 bash bench/load.sh  # also JSON logs with the inspector on
+#
+# The inspector page (on by default in local mode) is off in every run
+# but INSPECTOR=1's.
 #
 # With OTEL=1, saturation adds a run at each connection count with JSON
 # logs and OpenTelemetry export (traces and metrics every second) to a
@@ -69,7 +73,7 @@ cargo build --release -p ccfn-bench-floor --quiet
 start() {
   local name="$1" filter="$2" server="$3"
   # shellcheck disable=SC2086
-  env ${SERVER_ENV:-} CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
+  env CCFN_INSPECTOR=off ${SERVER_ENV:-} CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
     "./target/release/$server" >"$OUT/$name.log" 2>"$OUT/$name.stderr" &
   SERVER_PID=$!
   for _ in $(seq 50); do
@@ -140,6 +144,13 @@ saturation() {
   run json-64 64 info
   run off-64 64 off
   local names="json off"
+  if [ "${INSPECTOR:-0}" = 1 ]; then
+    SERVER_ENV="CCFN_INSPECTOR=on"
+    run inspector-16 16 info
+    run inspector-64 64 info
+    SERVER_ENV=""
+    names="$names inspector"
+  fi
   if [ "${OTEL:-0}" = 1 ]; then
     otel_sink $((PORT + 1))
     SERVER_ENV="OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$((PORT + 1)) OTEL_METRIC_EXPORT_INTERVAL=1000"
@@ -147,7 +158,7 @@ saturation() {
     run otel-64 64 info
     SERVER_ENV=""
     kill "$SINK_PID"
-    names="json off otel"
+    names="$names otel"
   fi
 
   # Throughput as a share of the floor's, from this run only.

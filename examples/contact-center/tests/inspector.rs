@@ -438,7 +438,8 @@ async fn the_inspector_works_in_a_browser() {
     ccfn_core::http::install_crypto_provider();
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("inspector-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
-    let server = start(&[]).await;
+    // As a newcomer runs it: no credentials, so nothing is signed.
+    let server = Server::start(&[]).await;
     let driver = Driver::start(&driver_path).await;
     let profile = tempdir("chromium-profile");
     let mut caps = DesiredCapabilities::chrome();
@@ -470,27 +471,32 @@ async fn the_inspector_works_in_a_browser() {
         })
         .await;
 
-        // Invocations appear without a reload.
-        let (_, menu_id) = call(&server, &menu(CALL_SID)).await;
-        let mut voicemail = menu(CALL_SID);
-        voicemail.push(("Digits", "1"));
-        let (_, voicemail_id) = call(&server, &voicemail).await;
-        until("both rows appear live, ended", || async {
+        // The README's commands, as a newcomer runs them: their
+        // invocations appear without a reload.
+        let commands = readme_curls();
+        assert!(!commands.is_empty(), "the README has curl commands");
+        let mut ids = Vec::new();
+        for (url, body) in &commands {
+            ids.push(send(&server, url, body).await);
+        }
+        until("every README command's invocation appears live, ended", || async {
             let rows = browser
                 .find_all(By::Css("#invocations tr .outcome.success"))
                 .await;
-            rows.is_ok_and(|rows| rows.len() == 2)
+            rows.is_ok_and(|rows| rows.len() == commands.len())
         })
         .await;
         let first_row = browser.find(By::Css("#invocations tr")).await?;
+        let newest = ids.last().unwrap();
         assert_eq!(
             first_row.id().await?.as_deref(),
-            Some(format!("inv-{voicemail_id}").as_str()),
+            Some(format!("inv-{newest}").as_str()),
             "newest first"
         );
         browser.screenshot(&shots.join("1-list.png")).await?;
 
-        // The menu's page.
+        // The menu's page, opened from the list.
+        let menu_id = ids[0].clone();
         browser
             .find(By::Css(&format!("#inv-{menu_id} td:nth-child(2) a")))
             .await?
@@ -505,22 +511,25 @@ async fn the_inspector_works_in_a_browser() {
             hears.contains("1 leave a voicemail") && hears.contains("2 request a callback"),
             "{hears}"
         );
+        let timeline = browser.find_all(By::Css("table.timeline tbody tr")).await?;
+        assert!(timeline.len() >= 10, "the timeline has every record");
         browser.screenshot(&shots.join("2-invocation.png")).await?;
 
-        // Its next step, the voicemail, replayed as a callback.
-        browser
-            .goto(server.url(&format!("/__ccfn/inspector/invocations/{voicemail_id}")))
+        // Replayed with the caller's answer added in the blank row: 2
+        // asks for a callback, which creates a task.
+        let blank = browser
+            .find(By::Css("form.replay tbody tr:last-child"))
             .await?;
-        let mut digits = None;
-        for row in browser.find_all(By::Css("form.replay tbody tr")).await? {
-            let name = row.find(By::Css("input[name=name]")).await?;
-            if name.value().await?.as_deref() == Some("Digits") {
-                digits = Some(row.find(By::Css("input[name=value]")).await?);
-            }
-        }
-        let digits = digits.expect("the replay form has Digits");
-        digits.clear().await?;
-        digits.send_keys("2").await?;
+        blank
+            .find(By::Css("input[name=name]"))
+            .await?
+            .send_keys("Digits")
+            .await?;
+        blank
+            .find(By::Css("input[name=value]"))
+            .await?
+            .send_keys("2")
+            .await?;
         browser
             .find(By::Css("form.replay button"))
             .await?
@@ -530,7 +539,7 @@ async fn the_inspector_works_in_a_browser() {
             browser
                 .current_url()
                 .await
-                .is_ok_and(|url| url.as_str().contains(&format!("beside={voicemail_id}")))
+                .is_ok_and(|url| url.as_str().contains(&format!("beside={menu_id}")))
         })
         .await;
         let page = browser.find(By::Css("main")).await?.text().await?;
@@ -540,9 +549,7 @@ async fn the_inspector_works_in_a_browser() {
             "{page}"
         );
         assert_no_secret(&browser.source().await?, "the replay page in the browser");
-        browser
-            .screenshot(&shots.join("3-replay-beside.png"))
-            .await?;
+        browser.screenshot(&shots.join("3-replay-beside.png")).await?;
 
         // Back on the list, the replay is there, marked.
         browser.goto(server.url("/__ccfn/inspector")).await?;
@@ -550,7 +557,7 @@ async fn the_inspector_works_in_a_browser() {
             browser
                 .find_all(By::Css("#invocations tr"))
                 .await
-                .is_ok_and(|rows| rows.len() == 3)
+                .is_ok_and(|rows| rows.len() == commands.len() + 1)
         })
         .await;
         assert_eq!(
@@ -560,9 +567,7 @@ async fn the_inspector_works_in_a_browser() {
                 .len(),
             1
         );
-        browser
-            .screenshot(&shots.join("4-list-after-replay.png"))
-            .await?;
+        browser.screenshot(&shots.join("4-list-after-replay.png")).await?;
         Ok::<_, WebDriverError>(())
     }
     .await;
@@ -570,6 +575,77 @@ async fn the_inspector_works_in_a_browser() {
     let _ = std::fs::remove_dir_all(&profile);
     result.expect("the browser session");
     eprintln!("screenshots in {}", shots.display());
+}
+
+/// The README's `curl` commands: each one's URL and body (`-d`).
+fn readme_curls() -> Vec<(String, String)> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let mut commands = Vec::new();
+    let mut lines = readme.lines();
+    while let Some(line) = lines.next() {
+        if !line.trim_start().starts_with("curl ") {
+            continue;
+        }
+        let mut command = line.to_owned();
+        while command.ends_with('\\') {
+            command.pop();
+            command.push_str(lines.next().unwrap_or(""));
+        }
+        let words = shell_words(&command);
+        let url = words
+            .iter()
+            .find(|w| w.starts_with("http://"))
+            .expect("a curl command has a URL");
+        let body = words
+            .windows(2)
+            .filter(|w| w[0] == "-d" || w[0] == "--data")
+            .map(|w| w[1].clone())
+            .collect::<Vec<_>>()
+            .join("&");
+        commands.push((url.clone(), body));
+    }
+    commands
+}
+
+/// A command line split as the shell splits it, for single quotes.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// Posts `body` to the README's `url`, moved to the server's port; the
+/// invocation id.
+async fn send(server: &Server, url: &str, body: &str) -> String {
+    let path = url.trim_start_matches("http://127.0.0.1:3001");
+    let response = reqwest::Client::new()
+        .post(server.url(path))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body.to_owned())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "{url} {body}");
+    response.headers()["x-ccfn-invocation-id"]
+        .to_str()
+        .unwrap()
+        .to_owned()
 }
 
 fn tempdir(name: &str) -> PathBuf {

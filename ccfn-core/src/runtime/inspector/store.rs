@@ -39,10 +39,8 @@ pub(super) struct Recorded {
     pub(super) first_error: Option<String>,
     /// The invocation this one replays.
     pub(super) replay_of: Option<Arc<str>>,
-    /// Its records, as written.
+    /// Its records, as written: empty in a list's copies.
     pub(super) lines: Vec<Map<String, Value>>,
-    /// The bytes of `lines`.
-    bytes: usize,
     /// Lines past [`INVOCATION_BYTES`], not kept.
     pub(super) not_kept: usize,
 }
@@ -57,46 +55,63 @@ const ERROR_STEPS: [&str; 6] = [
     "request_rejected",
 ];
 
-/// The header every JSON line starts with, read without the rest.
+/// What the store reads of a line, without building the rest: the
+/// invocation it belongs to and what its row shows. The whole record is
+/// parsed only when a page shows it.
 #[derive(Deserialize)]
 struct Head<'a> {
     #[serde(borrow)]
     invocation_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    function: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    call_sid: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    step: Cow<'a, str>,
+    #[serde(borrow)]
+    message: Option<Cow<'a, str>>,
+    /// The `processing` record's.
+    #[serde(borrow)]
+    mode: Option<Cow<'a, str>>,
+    /// The `end` record's.
+    #[serde(borrow)]
+    outcome: Option<Cow<'a, str>>,
+    execution_ms: Option<f64>,
 }
 
 impl Recorded {
-    fn new(id: Arc<str>, seq: u64, line: &Map<String, Value>) -> Self {
-        let text = |key: &str| line.get(key).and_then(Value::as_str).map(str::to_owned);
+    fn new(id: Arc<str>, seq: u64, head: &Head<'_>) -> Self {
+        let owned = |value: &Option<Cow<'_, str>>| value.as_deref().map(str::to_owned);
         Recorded {
             id,
             seq,
-            function: text("function").unwrap_or_else(|| "-".to_owned()),
-            call_sid: text("call_sid"),
-            started: text("timestamp").unwrap_or_default(),
+            function: owned(&head.function).unwrap_or_else(|| "-".to_owned()),
+            call_sid: owned(&head.call_sid),
+            started: owned(&head.timestamp).unwrap_or_default(),
             mode: None,
             outcome: None,
             execution_ms: None,
             first_error: None,
             replay_of: None,
             lines: Vec::new(),
-            bytes: 0,
             not_kept: 0,
         }
     }
 
-    /// Files one record; whether the row it makes changed.
-    fn file(&mut self, line: Map<String, Value>, bytes: usize) -> bool {
-        let step = line.get("step").and_then(Value::as_str).unwrap_or("");
-        let text = |key: &str| line.get(key).and_then(Value::as_str).map(str::to_owned);
+    /// Takes what the row shows from one record; whether the row changed.
+    fn note(&mut self, head: &Head<'_>) -> bool {
+        let owned = |value: &Option<Cow<'_, str>>| value.as_deref().map(str::to_owned);
         let mut changed = false;
-        match step {
+        match &*head.step {
             "processing" => {
-                self.mode = text("mode");
+                self.mode = owned(&head.mode);
                 changed = true;
             }
             "end" => {
-                self.outcome = text("outcome");
-                self.execution_ms = line.get("execution_ms").and_then(Value::as_f64);
+                self.outcome = owned(&head.outcome);
+                self.execution_ms = head.execution_ms;
                 changed = true;
             }
             "request_rejected" => {
@@ -106,17 +121,11 @@ impl Recorded {
             _ => {}
         }
         if self.call_sid.is_none() {
-            self.call_sid = text("call_sid");
+            self.call_sid = owned(&head.call_sid);
         }
-        if self.first_error.is_none() && ERROR_STEPS.contains(&step) {
-            self.first_error = text("message");
+        if self.first_error.is_none() && ERROR_STEPS.contains(&&*head.step) {
+            self.first_error = owned(&head.message);
             changed = true;
-        }
-        if self.bytes + bytes > INVOCATION_BYTES {
-            self.not_kept += 1;
-        } else {
-            self.bytes += bytes;
-            self.lines.push(line);
         }
         changed
     }
@@ -141,12 +150,19 @@ impl Recorded {
     }
 }
 
+/// One invocation in the ring: its row, and its lines as written.
+struct Entry {
+    recorded: Recorded,
+    lines: Vec<Box<str>>,
+    bytes: usize,
+}
+
 #[derive(Default)]
 struct Ring {
     seq: u64,
     /// Ids, oldest first.
     order: VecDeque<Arc<str>>,
-    by_id: HashMap<Arc<str>, Recorded>,
+    by_id: HashMap<Arc<str>, Entry>,
 }
 
 /// The ring of recent invocations, and the channel that tells the live
@@ -177,33 +193,40 @@ impl Store {
 
     /// Files one JSON line; lines outside any invocation are not kept.
     pub(super) fn file(&self, line: &[u8]) {
-        let Ok(head) = serde_json::from_slice::<Head<'_>>(line) else {
+        let Ok(line) = std::str::from_utf8(line) else {
             return;
         };
-        let Some(id) = head.invocation_id else {
+        let line = line.trim_end_matches('\n');
+        let Ok(head) = serde_json::from_str::<Head<'_>>(line) else {
             return;
         };
-        let Ok(record) = serde_json::from_slice::<Map<String, Value>>(line) else {
+        let Some(id) = head.invocation_id.as_deref() else {
             return;
         };
         let mut ring = self.ring();
         let ring = &mut *ring;
-        let (id, changed) = match ring.by_id.get_mut(id.as_ref()) {
-            Some(recorded) => (Arc::clone(&recorded.id), recorded.file(record, line.len())),
-            None => {
-                let id: Arc<str> = Arc::from(id.as_ref());
-                ring.seq += 1;
-                let mut recorded = Recorded::new(Arc::clone(&id), ring.seq, &record);
-                recorded.file(record, line.len());
-                if ring.order.len() == self.capacity {
-                    if let Some(oldest) = ring.order.pop_front() {
-                        ring.by_id.remove(&oldest);
-                    }
+        let (id, changed) = if let Some(entry) = ring.by_id.get_mut(id) {
+            let changed = entry.recorded.note(&head);
+            entry.keep(line);
+            (Arc::clone(&entry.recorded.id), changed)
+        } else {
+            let id: Arc<str> = Arc::from(id);
+            ring.seq += 1;
+            let mut entry = Entry {
+                recorded: Recorded::new(Arc::clone(&id), ring.seq, &head),
+                lines: Vec::new(),
+                bytes: 0,
+            };
+            entry.recorded.note(&head);
+            entry.keep(line);
+            if ring.order.len() >= self.capacity {
+                if let Some(oldest) = ring.order.pop_front() {
+                    ring.by_id.remove(&oldest);
                 }
-                ring.order.push_back(Arc::clone(&id));
-                ring.by_id.insert(Arc::clone(&id), recorded);
-                (id, true)
             }
+            ring.order.push_back(Arc::clone(&id));
+            ring.by_id.insert(Arc::clone(&id), entry);
+            (id, true)
         };
         if changed {
             // No one listening is not an error.
@@ -214,16 +237,26 @@ impl Store {
     /// Marks `id` as a replay of `of`.
     pub(super) fn mark_replay(&self, id: &str, of: &str) {
         let mut ring = self.ring();
-        if let Some(recorded) = ring.by_id.get_mut(id) {
-            recorded.replay_of = Some(Arc::from(of));
+        if let Some(entry) = ring.by_id.get_mut(id) {
+            entry.recorded.replay_of = Some(Arc::from(of));
         }
         drop(ring);
         let _ = self.changed.send(Arc::from(id));
     }
 
-    /// A copy of one invocation.
+    /// A copy of one invocation, with its records.
     pub(super) fn get(&self, id: &str) -> Option<Recorded> {
-        self.ring().by_id.get(id).cloned()
+        let ring = self.ring();
+        let entry = ring.by_id.get(id)?;
+        let mut recorded = entry.recorded.clone();
+        let lines = entry.lines.clone();
+        drop(ring);
+        // Lines the store kept are whole JSON objects.
+        recorded.lines = lines
+            .iter()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        Some(recorded)
     }
 
     /// Copies of the invocations `keep` accepts, newest first, without
@@ -234,8 +267,9 @@ impl Store {
             .iter()
             .rev()
             .filter_map(|id| ring.by_id.get(id))
+            .map(|entry| &entry.recorded)
             .filter(|recorded| keep(recorded))
-            .map(Recorded::summary)
+            .cloned()
             .collect()
     }
 
@@ -245,20 +279,14 @@ impl Store {
     }
 }
 
-impl Recorded {
-    /// A copy without the records.
-    fn summary(&self) -> Recorded {
-        Recorded {
-            id: Arc::clone(&self.id),
-            function: self.function.clone(),
-            call_sid: self.call_sid.clone(),
-            started: self.started.clone(),
-            mode: self.mode.clone(),
-            outcome: self.outcome.clone(),
-            first_error: self.first_error.clone(),
-            replay_of: self.replay_of.clone(),
-            lines: Vec::new(),
-            ..*self
+impl Entry {
+    /// Keeps `line`, unless the invocation's lines are at their cap.
+    fn keep(&mut self, line: &str) {
+        if self.bytes + line.len() > INVOCATION_BYTES {
+            self.recorded.not_kept += 1;
+        } else {
+            self.bytes += line.len();
+            self.lines.push(Box::from(line));
         }
     }
 }
