@@ -498,7 +498,7 @@ async fn the_inspector_works_in_a_browser() {
         // The menu's page, opened from the list.
         let menu_id = ids[0].clone();
         browser
-            .find(By::Css(&format!("#inv-{menu_id} td:nth-child(2) a")))
+            .find(By::Css(format!("#inv-{menu_id} td:nth-child(2) a")))
             .await?
             .click()
             .await?;

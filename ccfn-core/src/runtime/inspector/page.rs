@@ -163,7 +163,7 @@ pub(super) fn row(recorded: &Recorded) -> String {
     if let Some(of) = &recorded.replay_of {
         let _ = write!(
             replay,
-            " <a class=\"replay-of\" href=\"{}\">replay</a>",
+            " <a class=\"replay-of\" href=\"{}\" title=\"the invocation this one replays\">replay</a>",
             invocation_href(of)
         );
     }
