@@ -842,15 +842,18 @@ impl LogSettings {
 /// `CCFN_LOG_FORMAT`, `CCFN_LOG_DETAIL` or `CCFN_LOG` cannot be parsed
 /// (kind `Configuration`), or logging was already installed.
 pub fn init_logging() -> Result<LogGuard, crate::error::Error> {
-    init_logging_beside(None::<NoWriter>)
+    init_logging_beside(None::<NoWriter>).map(|(guard, _)| guard)
 }
 
 /// A writer type for a layer that is not there.
 type NoWriter = fn() -> std::io::Sink;
 
 /// [`init_logging`], with a second layer that writes every line the log
-/// writes, as JSON, to `beside` (the runtime's inspector).
-pub(crate) fn init_logging_beside<B>(beside: Option<B>) -> Result<LogGuard, crate::error::Error>
+/// writes, as JSON, to `beside` (the runtime's inspector); and whether
+/// the filter lets through every `INFO` record of the contract.
+pub(crate) fn init_logging_beside<B>(
+    beside: Option<B>,
+) -> Result<(LogGuard, bool), crate::error::Error>
 where
     B: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {
@@ -859,11 +862,13 @@ where
     // turns one write per line into one per batch.
     let stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout());
     let writer = start_writer(stdout, LOG_QUEUE_LINES)?;
+    let whole = settings.filter.would_enable(TARGET, &Level::INFO);
     install(settings.format, settings.filter, writer.clone(), beside)?;
-    Ok(LogGuard {
+    let guard = LogGuard {
         writer,
         reported: std::sync::atomic::AtomicUsize::new(0),
-    })
+    };
+    Ok((guard, whole))
 }
 
 /// The log writer thread, writing to `writer` through a queue of

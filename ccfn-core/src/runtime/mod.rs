@@ -261,9 +261,12 @@ impl Runtime {
             .config
             .serves_inspector()
             .then(|| inspector::Inspector::new(self.config.inspector_invocations));
-        let logs = crate::record::writer::init_logging_beside(
+        let (logs, whole) = crate::record::writer::init_logging_beside(
             self.inspector.as_ref().map(inspector::Inspector::sink),
         )?;
+        if let Some(inspector) = &self.inspector {
+            inspector.filtered(!whole);
+        }
         #[cfg(feature = "otel")]
         let telemetry = start_telemetry(&self.context)?;
         let addr = self.config.addr;

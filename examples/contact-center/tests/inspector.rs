@@ -333,6 +333,44 @@ async fn the_inspector_keeps_the_last_invocations_it_is_told_to() {
 }
 
 #[tokio::test]
+async fn the_inspector_says_what_the_log_filter_leaves_out() {
+    // Nothing says where it listens at `warn`: it is told.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let server = start(&[("CCFN_LOG", "warn"), ("CCFN_ADDR", &addr)]).await;
+    let (status, passed) = call(&server, &menu(CALL_SID)).await;
+    assert_eq!(status, 200);
+    let (status, failed) = call(&server, &[("From", "+15551230000")]).await;
+    assert_eq!(status, 400);
+    let (_, list) = get(&server, "/__ccfn/inspector", &[]).await;
+    assert!(
+        list.contains("CCFN_LOG leaves out ccfn&#39;s INFO records")
+            || list.contains("CCFN_LOG leaves out ccfn's INFO records"),
+        "{list}"
+    );
+    assert!(
+        !list.contains(&passed),
+        "a success writes nothing at warn: {list}"
+    );
+    let row = &list[list
+        .find(&format!("inv-{failed}"))
+        .expect("the failure is listed")..];
+    assert!(
+        row[..row.find("</tr>").unwrap()].contains("outcome unknown"),
+        "{row}"
+    );
+
+    let server = start(&[]).await;
+    call(&server, &menu(CALL_SID)).await;
+    let (_, list) = get(&server, "/__ccfn/inspector", &[]).await;
+    assert!(!list.contains("CCFN_LOG leaves out"), "{list}");
+}
+
+#[tokio::test]
 async fn the_inspector_is_off_in_production_and_when_turned_off() {
     for env in [
         &[("CCFN_MODE", "production")][..],
@@ -479,12 +517,15 @@ async fn the_inspector_works_in_a_browser() {
         for (url, body) in &commands {
             ids.push(send(&server, url, body).await);
         }
-        until("every README command's invocation appears live, ended", || async {
-            let rows = browser
-                .find_all(By::Css("#invocations tr .outcome.success"))
-                .await;
-            rows.is_ok_and(|rows| rows.len() == commands.len())
-        })
+        until(
+            "every README command's invocation appears live, ended",
+            || async {
+                let rows = browser
+                    .find_all(By::Css("#invocations tr .outcome.success"))
+                    .await;
+                rows.is_ok_and(|rows| rows.len() == commands.len())
+            },
+        )
         .await;
         let first_row = browser.find(By::Css("#invocations tr")).await?;
         let newest = ids.last().unwrap();
@@ -549,7 +590,9 @@ async fn the_inspector_works_in_a_browser() {
             "{page}"
         );
         assert_no_secret(&browser.source().await?, "the replay page in the browser");
-        browser.screenshot(&shots.join("3-replay-beside.png")).await?;
+        browser
+            .screenshot(&shots.join("3-replay-beside.png"))
+            .await?;
 
         // Back on the list, the replay is there, marked.
         browser.goto(server.url("/__ccfn/inspector")).await?;
@@ -567,7 +610,9 @@ async fn the_inspector_works_in_a_browser() {
                 .len(),
             1
         );
-        browser.screenshot(&shots.join("4-list-after-replay.png")).await?;
+        browser
+            .screenshot(&shots.join("4-list-after-replay.png"))
+            .await?;
         Ok::<_, WebDriverError>(())
     }
     .await;

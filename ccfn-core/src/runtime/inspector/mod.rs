@@ -49,6 +49,12 @@ impl Inspector {
         Inspector(Store::new(invocations))
     }
 
+    /// Tells the pages whether the log filter leaves out records of the
+    /// contract (`CCFN_LOG=warn`), which the inspector then lacks too.
+    pub(crate) fn filtered(&self, filtered: bool) {
+        self.0.set_filtered(filtered);
+    }
+
     /// The writer of the logging layer that feeds it.
     pub(crate) fn sink(&self) -> Sink {
         Sink(Arc::clone(&self.0))
@@ -263,7 +269,13 @@ async fn list(
     let names: Vec<&str> = shared.routes.iter().map(|r| r.name).collect();
     html(
         StatusCode::OK,
-        page::list(&filter, &rows, &names, shared.capacity),
+        page::list(
+            &filter,
+            &rows,
+            &names,
+            shared.capacity,
+            shared.store.is_filtered(),
+        ),
     )
 }
 

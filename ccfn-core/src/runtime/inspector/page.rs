@@ -42,7 +42,7 @@ impl Filter {
     }
 
     pub(super) fn accepts(&self, recorded: &Recorded) -> bool {
-        let outcome = recorded.outcome.as_deref().unwrap_or("running");
+        let outcome = recorded.outcome_label();
         self.function
             .as_deref()
             .is_none_or(|f| f == recorded.function)
@@ -113,7 +113,7 @@ fn page(title: &str, body: &str) -> String {
 
 /// The outcome's badge.
 fn outcome(recorded: &Recorded) -> String {
-    let outcome = recorded.outcome.as_deref().unwrap_or("running");
+    let outcome = recorded.outcome_label();
     format!(
         "<span class=\"outcome {class}\">{text}</span>",
         class = esc(outcome),
@@ -190,6 +190,7 @@ pub(super) fn list(
     rows: &[Recorded],
     functions: &[&str],
     capacity: usize,
+    filtered: bool,
 ) -> String {
     let mut body = String::new();
     let _ = write!(
@@ -221,11 +222,16 @@ pub(super) fn list(
         body,
         "</select></label><label>Call <input name=\"call\" placeholder=\"CA…\" value=\"{}\"></label>\
 <button type=\"submit\">Filter</button></form>\
-<p class=\"note\"><span id=\"live\" class=\"live\">not live</span> The last {capacity} invocations are kept in memory, newest first; the records are those the log writes, scrubbed alike.</p>\
+<p class=\"note\"><span id=\"live\" class=\"live\">not live</span> The last {capacity} invocations are kept in memory, newest first; the records are those the log writes, scrubbed alike.</p>{partial}\
 <table class=\"invocations\"><thead><tr><th>Time (UTC)</th><th>Function</th><th>Call</th><th>Mode</th><th>Outcome</th><th>Duration</th><th>First error</th></tr></thead>\
 <tbody id=\"invocations\" data-capacity=\"{capacity}\" data-events=\"{ROOT}/events{query}\">",
         esc(filter.call.as_deref().unwrap_or("")),
         query = esc(&filter.query_string()),
+        partial = if filtered {
+            "<p class=\"first-error\">CCFN_LOG leaves out ccfn's INFO records, so this page lacks them too: it lists only invocations that wrote a warning or an error, without their start and end (outcome <code>unknown</code>). Set CCFN_LOG=info to see every invocation.</p>"
+        } else {
+            ""
+        },
     );
     for recorded in rows {
         body.push_str(&row(recorded));

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Deserialize;
@@ -39,6 +40,8 @@ pub(super) struct Recorded {
     pub(super) first_error: Option<String>,
     /// The invocation this one replays.
     pub(super) replay_of: Option<Arc<str>>,
+    /// Whether its `start` record was written.
+    saw_start: bool,
     /// Its records, as written: empty in a list's copies.
     pub(super) lines: Vec<Map<String, Value>>,
     /// Lines past [`INVOCATION_BYTES`], not kept.
@@ -95,8 +98,20 @@ impl Recorded {
             execution_ms: None,
             first_error: None,
             replay_of: None,
+            saw_start: false,
             lines: Vec::new(),
             not_kept: 0,
+        }
+    }
+
+    /// The outcome as the list shows it: the `end` record's, `rejected`,
+    /// `running` until the end, or `unknown` when the log filter left out
+    /// the `start` record (and will leave out the end).
+    pub(super) fn outcome_label(&self) -> &str {
+        match (&self.outcome, self.saw_start) {
+            (Some(outcome), _) => outcome,
+            (None, true) => "running",
+            (None, false) => "unknown",
         }
     }
 
@@ -105,6 +120,7 @@ impl Recorded {
         let owned = |value: &Option<Cow<'_, str>>| value.as_deref().map(str::to_owned);
         let mut changed = false;
         match &*head.step {
+            "start" => self.saw_start = true,
             "processing" => {
                 self.mode = owned(&head.mode);
                 changed = true;
@@ -169,6 +185,8 @@ struct Ring {
 /// list which one changed.
 pub(super) struct Store {
     capacity: usize,
+    /// Whether the log filter leaves out `INFO` records of the contract.
+    filtered: AtomicBool,
     ring: Mutex<Ring>,
     changed: broadcast::Sender<Arc<str>>,
 }
@@ -179,6 +197,7 @@ impl Store {
         let (changed, _) = broadcast::channel(256);
         Arc::new(Store {
             capacity: capacity.max(1),
+            filtered: AtomicBool::new(false),
             ring: Mutex::new(Ring::default()),
             changed,
         })
@@ -232,6 +251,15 @@ impl Store {
             // No one listening is not an error.
             let _ = self.changed.send(id);
         }
+    }
+
+    pub(super) fn set_filtered(&self, filtered: bool) {
+        self.filtered.store(filtered, Ordering::Relaxed);
+    }
+
+    /// Whether the log filter leaves out `INFO` records of the contract.
+    pub(super) fn is_filtered(&self) -> bool {
+        self.filtered.load(Ordering::Relaxed)
     }
 
     /// Marks `id` as a replay of `of`.

@@ -24,8 +24,9 @@ pub(crate) struct Server {
 
 impl Server {
     /// Starts the server with `env` as its only environment, besides a
-    /// free loopback port, JSON logs, and an outbox and a task store in
-    /// its own folder; returns once it listens.
+    /// free loopback port (unless `env` sets `CCFN_ADDR`), JSON logs, and
+    /// an outbox and a task store in its own folder; returns once it
+    /// listens.
     pub(crate) async fn start(env: &[(&str, &str)]) -> Server {
         static COUNT: AtomicU32 = AtomicU32::new(0);
         let dir = std::env::temp_dir().join(format!(
@@ -53,13 +54,25 @@ impl Server {
             dir,
             addr: String::new(),
         };
+        // An address given in `env` is waited on by connecting: a log
+        // filter may leave out the `listening` record.
+        let given = env
+            .iter()
+            .find(|(name, _)| *name == "CCFN_ADDR")
+            .map(|(_, addr)| (*addr).to_owned());
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
-            let listening = server
-                .text()
-                .lines()
-                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-                .find_map(|r| r["addr"].as_str().map(str::to_owned));
+            let listening = match &given {
+                Some(addr) => tokio::net::TcpStream::connect(addr.as_str())
+                    .await
+                    .ok()
+                    .map(|_| addr.clone()),
+                None => server
+                    .text()
+                    .lines()
+                    .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+                    .find_map(|r| r["addr"].as_str().map(str::to_owned)),
+            };
             if let Some(addr) = listening {
                 server.addr = addr;
                 return server;
