@@ -319,6 +319,7 @@ impl Runtime {
     ) -> Result<(), Error> {
         let grace = self.config.shutdown_grace;
         let config = self.config.clone();
+        let inspector = self.inspector.clone();
         let names: Vec<String> = self.functions.iter().map(Registered::url_path).collect();
         let (router, in_flight) = self.router_and_shutdown()?;
         let addr = listener
@@ -341,6 +342,10 @@ impl Runtime {
                     "shutting down: finishing in-flight invocations",
                     &crate::record::Runtime::BARE,
                 );
+                // An open inspector page must not hold its connection.
+                if let Some(inspector) = &inspector {
+                    inspector.close();
+                }
                 let _ = stopping_tx.send(());
             })
             .into_future();

@@ -9,12 +9,14 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::ConnectInfo;
 use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
+use tower::ServiceExt as _;
 use tracing::Level;
 
 use super::config::RuntimeConfig;
@@ -30,6 +32,9 @@ pub(super) struct Limits {
     /// How long a request's headers may take to arrive (also how long a
     /// connection may stay idle between requests).
     header_timeout: Duration,
+    /// Whether each request carries its peer's address (axum's
+    /// `ConnectInfo<SocketAddr>`), which the inspector checks.
+    peers: bool,
 }
 
 impl Limits {
@@ -38,6 +43,7 @@ impl Limits {
         Limits {
             max_connections: config.max_connections,
             header_timeout: config.header_timeout,
+            peers: config.serves_inspector(),
         }
     }
 
@@ -203,10 +209,10 @@ async fn accept_loop(
                 Err(_) => break,
             },
         };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(error) => {
                     accept_failed(&error).await;
                     continue;
@@ -216,7 +222,14 @@ async fn accept_loop(
         // Answers are written whole; waiting to fill a segment only adds
         // latency.
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
+        let peer = limits.peers.then_some(ConnectInfo(peer));
+        let service =
+            TowerToHyperService::new(router.clone().map_request(move |mut request: Incoming| {
+                if let Some(peer) = peer {
+                    request.extensions_mut().insert(peer);
+                }
+                request
+            }));
         let mut stopping = stopping.clone();
         tokio::spawn(async move {
             let _permit = permit;
@@ -242,6 +255,8 @@ async fn accept_loop(
     let _ = stop.send(());
     stop.closed().await;
 }
+
+type Incoming = axum::http::Request<hyper::body::Incoming>;
 
 /// After a failed accept: a connection that failed before it was accepted
 /// is skipped; anything else (out of file descriptors, say) is logged and

@@ -320,6 +320,98 @@ async fn the_inspector_lists_explains_and_replays_invocations() {
 }
 
 #[tokio::test]
+async fn the_inspector_serves_this_machine_and_its_own_pages_only() {
+    let server = start(&[]).await;
+    let (_, id) = call(&server, &menu(CALL_SID)).await;
+    // Through a proxy or a tunnel: refused unless turned on.
+    for header in ["x-forwarded-for", "forwarded"] {
+        let (status, body) =
+            get(&server, "/__ccfn/inspector", &[(header, "for=203.0.113.9")]).await;
+        assert_eq!(status, 403, "{header}");
+        assert!(body.contains("CCFN_INSPECTOR=on"), "{body}");
+    }
+    // A replay sent by no page (a script, another program): refused.
+    ccfn_core::http::install_crypto_provider();
+    let replay = |origin: Option<&'static str>| {
+        let mut request = reqwest::Client::new()
+            .post(server.url(&format!("/__ccfn/inspector/invocations/{id}/replay")))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body("name=CallSid&value=CA1");
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        request.send()
+    };
+    assert_eq!(replay(None).await.unwrap().status(), 403);
+    assert_eq!(replay(Some("null")).await.unwrap().status(), 403);
+
+    // Turned on, a proxied request and the public host are served.
+    let server = start(&[
+        ("CCFN_INSPECTOR", "on"),
+        ("CCFN_PUBLIC_URL", "https://cc.example.test"),
+    ])
+    .await;
+    let (status, _) = get(
+        &server,
+        "/__ccfn/inspector",
+        &[
+            ("x-forwarded-for", "203.0.113.9"),
+            ("host", "cc.example.test"),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn hostile_values_are_shown_as_text() {
+    let server = start(&[]).await;
+    let mut params = menu("CA<script>alert(1)</script>");
+    params.push(("Note", "\"><img src=x onerror=alert(2)>"));
+    let (_, id) = call(&server, &params).await;
+    let (_, list) = get(&server, "/__ccfn/inspector", &[]).await;
+    let (_, page) = get(&server, &format!("/__ccfn/inspector/invocations/{id}"), &[]).await;
+    for text in [&list, &page] {
+        assert!(
+            !text.contains("<script>alert") && !text.contains("<img src=x"),
+            "{text}"
+        );
+    }
+    assert!(
+        page.contains("&lt;img src=x onerror=alert(2)&gt;"),
+        "{page}"
+    );
+}
+
+#[tokio::test]
+async fn a_live_list_gets_what_arrived_while_it_loaded_and_ends_at_shutdown() {
+    let mut server = start(&[]).await;
+    let (_, id) = call(&server, &menu(CALL_SID)).await;
+    ccfn_core::http::install_crypto_provider();
+    let events = reqwest::Client::new()
+        .get(server.url("/__ccfn/inspector/events?after=0"))
+        .send()
+        .await
+        .unwrap();
+    let mut events = events.bytes_stream();
+    let mut seen = String::new();
+    while !seen.contains(&format!("inv-{id}")) {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), events.next())
+            .await
+            .expect("the backlog arrives")
+            .unwrap()
+            .unwrap();
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(seen.starts_with("event: hello"), "{seen}");
+    // The open stream does not hold the server past its shutdown.
+    server.terminate();
+    let status = server.exit(Duration::from_secs(5)).await;
+    assert!(status.success(), "{status}");
+    assert!(!server.text().contains("grace"), "{}", server.text());
+}
+
+#[tokio::test]
 async fn the_inspector_keeps_the_last_invocations_it_is_told_to() {
     let server = start(&[("CCFN_INSPECTOR_INVOCATIONS", "2")]).await;
     let mut ids = Vec::new();

@@ -32,8 +32,20 @@ pub(super) fn pretty(twiml: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// How deep the readings go: the platform's markup nests a few levels;
+/// a document nested deeper is cut there rather than read by a recursion
+/// as deep as it.
+const MAX_DEPTH: usize = 32;
+
 fn write_element(node: Node<'_, '_>, depth: usize, out: &mut String) {
     let indent = "  ".repeat(depth);
+    if depth >= MAX_DEPTH {
+        let _ = writeln!(
+            out,
+            "{indent}… (nested deeper than {MAX_DEPTH} levels, not shown)"
+        );
+        return;
+    }
     let _ = write!(out, "{indent}<{}", node.tag_name().name());
     for attribute in node.attributes() {
         let _ = write!(
@@ -101,7 +113,11 @@ fn escape(text: &str, attribute: bool) -> String {
 pub(super) fn hears(twiml: &str) -> Result<Vec<Heard>, String> {
     let document = Document::parse(twiml).map_err(|e| e.to_string())?;
     let root = document.root_element();
-    let mut heard: Vec<Heard> = root.children().filter(Node::is_element).map(verb).collect();
+    let mut heard: Vec<Heard> = root
+        .children()
+        .filter(Node::is_element)
+        .map(|node| verb(node, 1))
+        .collect();
     let moves_on = heard.last().is_some_and(|last| {
         matches!(
             last.verb.as_str(),
@@ -120,7 +136,16 @@ pub(super) fn hears(twiml: &str) -> Result<Vec<Heard>, String> {
     Ok(heard)
 }
 
-fn verb(node: Node<'_, '_>) -> Heard {
+fn verb(node: Node<'_, '_>, depth: usize) -> Heard {
+    let inner = |node: Node<'_, '_>| -> Vec<Heard> {
+        if depth >= MAX_DEPTH {
+            return Vec::new();
+        }
+        node.children()
+            .filter(Node::is_element)
+            .map(|child| verb(child, depth + 1))
+            .collect()
+    };
     let name = node.tag_name().name();
     let attr = |key: &str| node.attribute(key).map(str::trim).filter(|v| !v.is_empty());
     let text = node
@@ -188,7 +213,7 @@ fn verb(node: Node<'_, '_>) -> Heard {
             }
             how.push(format!("waits {} s", attr("timeout").unwrap_or("5")));
             heard.leads_to = attr("action").map(str::to_owned);
-            heard.inner = node.children().filter(Node::is_element).map(verb).collect();
+            heard.inner = inner(node);
             heard.choices = heard
                 .inner
                 .iter()
@@ -226,7 +251,7 @@ fn verb(node: Node<'_, '_>) -> Heard {
                 let _ = write!(said, ", hearing what {wait} returns");
             }
             heard.leads_to = attr("action").map(str::to_owned);
-            heard.inner = node.children().filter(Node::is_element).map(verb).collect();
+            heard.inner = inner(node);
             said
         }
         "Task" => format!("A task is created with the attributes {text}"),
@@ -271,48 +296,97 @@ fn verb(node: Node<'_, '_>) -> Heard {
     heard
 }
 
-/// The choices a menu's prompt says: "Press 1 to leave a voicemail, or 2
-/// to request a callback" gives `1` and `2`.
+/// The choices a menu's prompt says, in either order: "Press 1 to leave
+/// a voicemail, or 2 to request a callback" and "To leave a voicemail,
+/// press 1" both give `1` and what it does.
 fn menu_choices(prompt: &str) -> Vec<(String, String)> {
-    let lower = prompt.to_ascii_lowercase();
     let mut choices = Vec::new();
-    for (start, _) in lower.match_indices("press ") {
-        let mut rest = &prompt[start + "press ".len()..];
-        loop {
-            rest = rest.trim_start();
-            for joiner in ["or ", "and "] {
-                if rest.to_ascii_lowercase().starts_with(joiner) {
-                    rest = rest[joiner.len()..].trim_start();
-                }
+    for clause in prompt.split(['.', ';', '!', '?', '\n']) {
+        let lower = clause.to_ascii_lowercase();
+        for (start, _) in lower.match_indices("press ") {
+            // "Express" is no "press".
+            if lower[..start].ends_with(|c: char| c.is_alphanumeric()) {
+                continue;
             }
-            let key_len = rest
-                .find(|c: char| !(c.is_ascii_digit() || c == '*' || c == '#'))
-                .unwrap_or(rest.len());
-            if key_len == 0 {
-                break;
+            let after = &clause[start + "press ".len()..];
+            let before_count = choices.len();
+            keys_then_words(after, &mut choices);
+            if choices.len() == before_count {
+                words_then_key(&clause[..start], after, &mut choices);
             }
-            let key = &rest[..key_len];
-            let after = rest[key_len..].trim_start();
-            let Some(what) = ["to ", "for "].iter().find_map(|word| {
-                after
-                    .to_ascii_lowercase()
-                    .starts_with(word)
-                    .then(|| &after[word.len()..])
-            }) else {
-                break;
-            };
-            let end = phrase_end(what);
-            choices.push((key.to_owned(), what[..end].trim().to_owned()));
-            rest = what[end..].trim_start_matches([',', '.', ';', '!']);
         }
     }
     choices
 }
 
+/// The key a text starts with (`1`, `*`, `#`, `12`), and the rest.
+fn key(text: &str) -> Option<(&str, &str)> {
+    let text = text.trim_start();
+    let len = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '*' || c == '#'))
+        .unwrap_or(text.len());
+    (len > 0).then(|| (&text[..len], &text[len..]))
+}
+
+/// "1 to leave a voicemail, or 2 to request a callback".
+fn keys_then_words(mut rest: &str, choices: &mut Vec<(String, String)>) {
+    loop {
+        rest = rest.trim_start();
+        for joiner in ["or ", "and "] {
+            if rest.to_ascii_lowercase().starts_with(joiner) {
+                rest = rest[joiner.len()..].trim_start();
+            }
+        }
+        let Some((key, after)) = key(rest) else {
+            return;
+        };
+        let after = after.trim_start();
+        let Some(what) = ["to ", "for "].iter().find_map(|word| {
+            after
+                .to_ascii_lowercase()
+                .starts_with(word)
+                .then(|| &after[word.len()..])
+        }) else {
+            return;
+        };
+        let end = phrase_end(what);
+        choices.push((key.to_owned(), what[..end].trim().to_owned()));
+        rest = what[end..].trim_start_matches([',', ';', '!']);
+    }
+}
+
+/// "To leave a voicemail, press 1": the words before, the key after.
+fn words_then_key(before: &str, after: &str, choices: &mut Vec<(String, String)>) {
+    let Some((key, _)) = key(after) else {
+        return;
+    };
+    let before = before.trim_end().trim_end_matches(',').trim_end();
+    // After the last "to" or "for" (as a word), up to the press.
+    let lower = before.to_ascii_lowercase();
+    let start = ["to ", "for "]
+        .iter()
+        .filter_map(|word| {
+            lower
+                .match_indices(word)
+                .filter(|(at, _)| {
+                    *at == 0 || lower[..*at].ends_with(|c: char| !c.is_alphanumeric())
+                })
+                .map(|(at, _)| at + word.len())
+                .last()
+        })
+        .max();
+    if let Some(start) = start {
+        let what = before[start..].trim();
+        if !what.is_empty() {
+            choices.push((key.to_owned(), what.to_owned()));
+        }
+    }
+}
+
 /// Where a choice's words end: at punctuation, or where "or" or "and"
 /// brings the next key.
 fn phrase_end(what: &str) -> usize {
-    let punctuation = what.find([',', '.', ';', '!']).unwrap_or(what.len());
+    let punctuation = what.find([',', ';', '!']).unwrap_or(what.len());
     let is_key = |c: char| c.is_ascii_digit() || c == '*' || c == '#';
     [" or ", " and "]
         .iter()
@@ -403,6 +477,34 @@ mod tests {
     fn broken_markup_is_an_error_not_a_panic() {
         assert!(hears("<Response><Say>").is_err());
         assert!(pretty("").is_err());
+    }
+
+    #[test]
+    fn menu_choices_in_either_order() {
+        assert_eq!(
+            menu_choices(
+                "To leave a voicemail, press 1. For a callback press 2. Express 3 to nowhere."
+            ),
+            [
+                ("1".to_owned(), "leave a voicemail".to_owned()),
+                ("2".to_owned(), "a callback".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn deep_markup_is_cut_not_recursed_into() {
+        let deep = format!(
+            "<Response>{}{}</Response>",
+            "<Gather>".repeat(5000),
+            "</Gather>".repeat(5000)
+        );
+        if let Ok(pretty) = pretty(&deep) {
+            assert!(pretty.contains("nested deeper than"));
+        }
+        if let Ok(heard) = hears(&deep) {
+            assert_eq!(heard[0].verb, "Gather");
+        }
     }
 
     #[test]

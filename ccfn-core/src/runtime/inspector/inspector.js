@@ -17,6 +17,12 @@
     live.textContent = "reconnecting…";
     live.className = "live";
   };
+  // The server restarted since this page was drawn: its rows are gone.
+  source.addEventListener("hello", function (message) {
+    if (message.data !== rows.getAttribute("data-epoch")) {
+      window.location.reload();
+    }
+  });
   // Some changes were missed: the page is drawn again.
   source.addEventListener("reload", function () {
     window.location.reload();
@@ -36,15 +42,20 @@
     row.classList.add("fresh");
     if (old) {
       old.replaceWith(row);
-    } else {
-      rows.insertBefore(row, rows.firstElementChild);
-      var empty = document.getElementById("empty");
-      if (empty) {
-        empty.remove();
-      }
-      while (rows.children.length > keep) {
-        rows.lastElementChild.remove();
-      }
+      return;
+    }
+    // Newest first: before the first row that is older.
+    var next = rows.firstElementChild;
+    while (next && Number(next.getAttribute("data-seq")) > change.seq) {
+      next = next.nextElementSibling;
+    }
+    rows.insertBefore(row, next);
+    var empty = document.getElementById("empty");
+    if (empty) {
+      empty.remove();
+    }
+    while (rows.children.length > keep) {
+      rows.lastElementChild.remove();
     }
   });
 })();

@@ -11,10 +11,11 @@ mod page;
 mod store;
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{FromRequestParts, Path, Query, Request, State};
+use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, Request, State};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -55,6 +56,12 @@ impl Inspector {
         self.0.set_filtered(filtered);
     }
 
+    /// Ends the live lists: the server shuts down, and an open page must
+    /// not hold its connection.
+    pub(crate) fn close(&self) {
+        self.0.close();
+    }
+
     /// The writer of the logging layer that feeds it.
     pub(crate) fn sink(&self) -> Sink {
         Sink(Arc::clone(&self.0))
@@ -80,8 +87,10 @@ struct Shared {
     functions: Router,
     context: Context,
     public_url: Option<String>,
-    /// `CCFN_PUBLIC_URL`'s host (and port), lowercase.
+    /// `CCFN_PUBLIC_URL`'s host name, lowercase.
     public_host: Option<String>,
+    /// `CCFN_INSPECTOR=on`: served to whoever reaches the server.
+    open: bool,
 }
 
 impl Shared {
@@ -122,12 +131,15 @@ pub(super) fn routes(
         functions,
         context,
         public_url: config.public_url.clone(),
-        public_host: config.public_url.as_deref().map(|url| {
-            url.split_once("://")
-                .map_or(url, |(_, rest)| rest)
-                .trim_end_matches('/')
-                .to_ascii_lowercase()
+        public_host: config.public_url.as_deref().and_then(|url| {
+            let authority = url.split_once("://").map_or(url, |(_, rest)| rest);
+            let authority = authority.split('/').next().unwrap_or(authority);
+            authority
+                .parse::<axum::http::uri::Authority>()
+                .ok()
+                .map(|a| a.host().to_ascii_lowercase())
         }),
+        open: config.inspector == Some(true),
     });
     Router::new()
         .route(ROOT, get(list))
@@ -189,45 +201,70 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
     secured(response)
 }
 
-/// A request the inspector answers: one addressed to this machine by
-/// name or address, so that a web page whose name points here (DNS
-/// rebinding) cannot read it; and, to change anything, one sent from the
-/// inspector's own pages.
+/// A request the inspector answers.
+///
+/// - From this machine: a loopback peer, through no proxy (no
+///   `Forwarded` or `X-Forwarded-For`), unless `CCFN_INSPECTOR=on` says
+///   that whoever reaches the server may use it.
+/// - Addressed to this machine: `localhost`, a name under it, or an IP
+///   address (and `CCFN_PUBLIC_URL`'s host when turned on), so that a web
+///   page whose name points here (DNS rebinding) cannot read it.
+/// - To change anything, sent from the inspector's own page: a browser's
+///   `Origin` naming this host, and no `Sec-Fetch-Site` but `same-origin`.
 struct Local;
 
 impl FromRequestParts<Arc<Shared>> for Local {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> Result<Self, Response> {
+        if !shared.open {
+            let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>();
+            let proxied = ["forwarded", "x-forwarded-for"]
+                .iter()
+                .any(|name| parts.headers.contains_key(*name));
+            if proxied || !peer.is_some_and(|ConnectInfo(peer)| peer.ip().is_loopback()) {
+                return Err(refuse(
+                    "Served to this machine only",
+                    "The inspector answers requests from this machine, through no proxy or tunnel. Set CCFN_INSPECTOR=on to serve it to whoever reaches the server: they can then read every invocation and replay it, signed.",
+                ));
+            }
+        }
         let host = parts
             .headers
             .get(header::HOST)
             .and_then(|h| h.to_str().ok())
             .unwrap_or("");
-        if !local_host(host, shared.public_host.as_deref()) {
-            return Err(html(
-                StatusCode::FORBIDDEN,
-                page::message(
-                    "Not served to this host",
-                    "The inspector answers requests addressed to localhost, to an IP address or to CCFN_PUBLIC_URL's host, so that no other site can read it through a name that points here.",
-                ),
+        let public = if shared.open {
+            shared.public_host.as_deref()
+        } else {
+            None
+        };
+        if !local_host(host, public) {
+            return Err(refuse(
+                "Not served to this host",
+                "The inspector answers requests addressed to localhost or an IP address (and, with CCFN_INSPECTOR=on, CCFN_PUBLIC_URL's host), so that no other site can read it through a name that points here.",
             ));
         }
-        if parts.method != Method::GET && !same_origin(&parts.headers, host) {
-            return Err(html(
-                StatusCode::FORBIDDEN,
-                page::message(
-                    "Not sent from the inspector",
-                    "A replay must be sent from the inspector's own page: this request came from another site.",
-                ),
+        if parts.method != Method::GET
+            && parts.method != Method::HEAD
+            && !same_origin(&parts.headers, host)
+        {
+            return Err(refuse(
+                "Not sent from the inspector",
+                "A replay must be sent from the inspector's own page in a browser: this request came from another site, or from no page.",
             ));
         }
         Ok(Local)
     }
 }
 
+/// The page that says why a request is refused.
+fn refuse(title: &str, text: &str) -> Response {
+    html(StatusCode::FORBIDDEN, page::message(title, text))
+}
+
 /// Whether `host` (a `Host` header) names this machine: `localhost` or a
-/// name under it, an IP address, or `public` (`CCFN_PUBLIC_URL`'s host).
+/// name under it, an IP address, or the host name `public`.
 fn local_host(host: &str, public: Option<&str>) -> bool {
     let Ok(authority) = host.parse::<axum::http::uri::Authority>() else {
         return false;
@@ -240,17 +277,16 @@ fn local_host(host: &str, public: Option<&str>) -> bool {
     name == "localhost"
         || name.ends_with(".localhost")
         || bare.parse::<std::net::IpAddr>().is_ok()
-        || public.is_some_and(|public| {
-            public.eq_ignore_ascii_case(authority.as_str()) || public.eq_ignore_ascii_case(&name)
-        })
+        || public.is_some_and(|public| public.eq_ignore_ascii_case(&name))
 }
 
 /// Whether a request that changes something came from a page of this
-/// host: browsers send `Origin` and `Sec-Fetch-Site` on every `POST`.
+/// host: browsers send `Origin` on every `POST` of a form, and
+/// `Sec-Fetch-Site` with it.
 fn same_origin(headers: &HeaderMap, host: &str) -> bool {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let site_ok = text("sec-fetch-site").is_none_or(|site| matches!(site, "same-origin" | "none"));
-    let origin_ok = text("origin").is_none_or(|origin| {
+    let site_ok = text("sec-fetch-site").is_none_or(|site| site == "same-origin");
+    let origin_ok = text("origin").is_some_and(|origin| {
         origin
             .split_once("://")
             .is_some_and(|(_, rest)| rest.eq_ignore_ascii_case(host))
@@ -265,50 +301,93 @@ async fn list(
     Query(filter): Query<Filter>,
 ) -> Response {
     let filter = filter.normalized();
+    // Read first: a row that arrives meanwhile comes again live.
+    let last_seq = shared.store.last_seq();
     let rows = shared.store.list(|r| filter.accepts(r));
     let names: Vec<&str> = shared.routes.iter().map(|r| r.name).collect();
     html(
         StatusCode::OK,
-        page::list(
-            &filter,
-            &rows,
-            &names,
-            shared.capacity,
-            shared.store.is_filtered(),
-        ),
+        page::list(&page::ListPage {
+            filter: &filter,
+            rows: &rows,
+            functions: &names,
+            capacity: shared.capacity,
+            filtered: shared.store.is_filtered(),
+            last_seq,
+            epoch: shared.store.epoch(),
+        }),
     )
 }
 
+/// The live list's query: its filters, and the newest row the page has.
+#[derive(Deserialize)]
+struct Live {
+    function: Option<String>,
+    outcome: Option<String>,
+    call: Option<String>,
+    after: Option<String>,
+}
+
+/// A `row` event: the row of `recorded` if it passes `filter`, else an
+/// order to remove the row of `id`.
+fn row_event(id: &str, recorded: Option<&Recorded>, filter: &Filter) -> SseEvent {
+    let row = recorded.filter(|r| filter.accepts(r));
+    let data = serde_json::json!({
+        "id": id,
+        "seq": row.map(|r| r.seq),
+        "html": row.map(page::row),
+    });
+    SseEvent::default().event("row").data(data.to_string())
+}
+
 /// `GET /__ccfn/inspector/events`: the list's rows as they appear and
-/// change, as server-sent events: `row` with `{id, html}` (`html` null
-/// when the row no longer passes the filter), `reload` when some were
-/// missed.
-async fn events(
-    _: Local,
-    State(shared): State<Arc<Shared>>,
-    Query(filter): Query<Filter>,
-) -> Response {
-    let filter = filter.normalized();
+/// change, as server-sent events. First `hello` with this process's mark
+/// (a page of another process reloads), then a `row` for each invocation
+/// newer than `after` (those that arrived while the page loaded), then a
+/// `row` for each change: `{id, seq, html}`, `html` null when the row no
+/// longer passes the filter. `reload` when changes were missed; the
+/// stream ends when the server shuts down.
+async fn events(_: Local, State(shared): State<Arc<Shared>>, Query(live): Query<Live>) -> Response {
+    let filter = Filter {
+        function: live.function,
+        outcome: live.outcome,
+        call: live.call,
+    }
+    .normalized();
+    let after = live.after.and_then(|a| a.parse::<u64>().ok()).unwrap_or(0);
+    // Subscribed before the backlog is read: nothing falls between.
     let changes = shared.store.subscribe();
+    let mut backlog: std::collections::VecDeque<SseEvent> = std::collections::VecDeque::new();
+    backlog.push_back(
+        SseEvent::default()
+            .event("hello")
+            .data(shared.store.epoch().to_string()),
+    );
+    let mut newer = shared.store.list(|r| r.seq > after && filter.accepts(r));
+    newer.reverse();
+    backlog.extend(newer.iter().map(|r| row_event(&r.id, Some(r), &filter)));
+    let closed = shared.store.closed();
     let stream = futures_util::stream::unfold(
-        (changes, shared, filter),
-        |(mut changes, shared, filter)| async move {
-            let event = match changes.recv().await {
-                Ok(id) => {
-                    let html = shared
-                        .store
-                        .list(|r| r.id == id)
-                        .into_iter()
-                        .find(|r| filter.accepts(r))
-                        .map(|r| page::row(&r));
-                    SseEvent::default()
-                        .event("row")
-                        .data(serde_json::json!({ "id": &*id, "html": html }).to_string())
-                }
-                Err(RecvError::Lagged(_)) => SseEvent::default().event("reload").data("missed"),
-                Err(RecvError::Closed) => return None,
+        (backlog, changes, closed, shared, filter),
+        |(mut backlog, mut changes, mut closed, shared, filter)| async move {
+            if let Some(event) = backlog.pop_front() {
+                return Some((
+                    Ok::<_, Infallible>(event),
+                    (backlog, changes, closed, shared, filter),
+                ));
+            }
+            let event = tokio::select! {
+                changed = changes.recv() => match changed {
+                    Ok(id) => {
+                        let recorded = shared.store.list(|r| r.id == id).pop();
+                        row_event(&id, recorded.as_ref(), &filter)
+                    }
+                    Err(RecvError::Lagged(_)) => SseEvent::default().event("reload").data("missed"),
+                    Err(RecvError::Closed) => return None,
+                },
+                _ = closed.wait_for(|closed| *closed) => return None,
             };
-            Some((Ok::<_, Infallible>(event), (changes, shared, filter)))
+            Some((Ok(event), (backlog, changes, closed, shared, filter)))
         },
     );
     secured(sse(stream))
@@ -369,12 +448,15 @@ fn gone(id: &str) -> Response {
 }
 
 /// The parameters of a replay form: `name` and `value` fields in turn;
-/// rows without a name, and redacted values, left out.
-fn replay_params(form: &[u8]) -> Vec<(String, String)> {
+/// rows without a name, and redacted values, left out. And the path
+/// chosen, for a function served at several.
+fn replay_params(form: &[u8]) -> (Vec<(String, String)>, Option<String>) {
     let mut params = Vec::new();
+    let mut path = None;
     let mut name: Option<String> = None;
     for (key, value) in form_urlencoded::parse(form) {
         match &*key {
+            "__path" => path = Some(value.into_owned()),
             "name" => name = Some(value.into_owned()),
             "value" => {
                 if let Some(name) = name.take().filter(|n| !n.is_empty()) {
@@ -386,7 +468,7 @@ fn replay_params(form: &[u8]) -> Vec<(String, String)> {
             _ => {}
         }
     }
-    params
+    (params, path)
 }
 
 /// `POST /__ccfn/inspector/invocations/{id}/replay`: sends the form's
@@ -402,7 +484,8 @@ async fn replay(
     let Some(recorded) = shared.store.get(&id) else {
         return gone(&id);
     };
-    let Some(route) = shared.routes.iter().find(|r| r.name == recorded.function) else {
+    let mut served = shared.routes.iter().filter(|r| r.name == recorded.function);
+    let Some(first) = served.next() else {
         return html(
             StatusCode::BAD_REQUEST,
             page::message("Nothing to replay", "This request named no function."),
@@ -422,7 +505,11 @@ async fn replay(
             )
         }
     };
-    let params = replay_params(&form);
+    let (params, path) = replay_params(&form);
+    let route = std::iter::once(first)
+        .chain(served)
+        .find(|r| path.as_deref().is_none_or(|path| path == r.url_path))
+        .unwrap_or(first);
     let body: String = form_urlencoded::Serializer::new(String::new())
         .extend_pairs(&params)
         .finish();
@@ -502,6 +589,7 @@ mod tests {
             "app.localhost",
             "10.0.0.7",
             "cc.example.com",
+            "cc.example.com:443",
         ] {
             assert!(local_host(host, Some("cc.example.com")), "{host}");
         }
@@ -514,6 +602,10 @@ mod tests {
         ] {
             assert!(!local_host(host, Some("cc.example.com")), "{host}");
         }
+        assert!(
+            !local_host("cc.example.com", None),
+            "the public host only when turned on"
+        );
     }
 
     #[test]
@@ -525,7 +617,17 @@ mod tests {
             }
             map
         };
-        assert!(same_origin(&headers(&[]), "localhost:3001"));
+        assert!(
+            !same_origin(&headers(&[]), "localhost:3001"),
+            "no page sent it"
+        );
+        assert!(!same_origin(
+            &headers(&[
+                ("origin", "http://localhost:3001"),
+                ("sec-fetch-site", "none")
+            ]),
+            "localhost:3001"
+        ));
         assert!(same_origin(
             &headers(&[
                 ("origin", "http://localhost:3001"),
@@ -549,9 +651,10 @@ mod tests {
 
     #[test]
     fn a_replay_form_gives_named_rows_without_redacted_values() {
-        let params = replay_params(
-            b"name=CallSid&value=CA1&name=Token&value=%5BREDACTED%5D&name=&value=x&name=Digits&value=2&name=Digits&value=3",
+        let (params, path) = replay_params(
+            b"name=CallSid&value=CA1&name=Token&value=%5BREDACTED%5D&name=&value=x&name=Digits&value=2&name=Digits&value=3&__path=%2Ff%2Fg",
         );
+        assert_eq!(path.as_deref(), Some("/f/g"));
         assert_eq!(
             params,
             [

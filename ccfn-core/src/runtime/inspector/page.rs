@@ -184,14 +184,32 @@ pub(super) fn row(recorded: &Recorded) -> String {
     )
 }
 
+/// What the list page shows.
+pub(super) struct ListPage<'a> {
+    pub(super) filter: &'a Filter,
+    /// The rows, newest first.
+    pub(super) rows: &'a [Recorded],
+    pub(super) functions: &'a [&'a str],
+    pub(super) capacity: usize,
+    /// Whether the log filter leaves out `INFO` records of the contract.
+    pub(super) filtered: bool,
+    /// The newest invocation's order number when the rows were read.
+    pub(super) last_seq: u64,
+    /// The process's mark, for the live list.
+    pub(super) epoch: u64,
+}
+
 /// The list of recent invocations, newest first, with its filters.
-pub(super) fn list(
-    filter: &Filter,
-    rows: &[Recorded],
-    functions: &[&str],
-    capacity: usize,
-    filtered: bool,
-) -> String {
+pub(super) fn list(list: &ListPage<'_>) -> String {
+    let ListPage {
+        filter,
+        rows,
+        functions,
+        capacity,
+        filtered,
+        last_seq,
+        epoch,
+    } = *list;
     let mut body = String::new();
     let _ = write!(
         body,
@@ -210,7 +228,7 @@ pub(super) fn list(
     body.push_str(
         "</select></label><label>Outcome <select name=\"outcome\"><option value=\"\">any</option>",
     );
-    for name in ["running", "success", "error", "rejected"] {
+    for name in ["running", "success", "error", "rejected", "unknown"] {
         let selected = if filter.outcome.as_deref() == Some(name) {
             " selected"
         } else {
@@ -224,9 +242,13 @@ pub(super) fn list(
 <button type=\"submit\">Filter</button></form>\
 <p class=\"note\"><span id=\"live\" class=\"live\">not live</span> The last {capacity} invocations are kept in memory, newest first; the records are those the log writes, scrubbed alike.</p>{partial}\
 <table class=\"invocations\"><thead><tr><th>Time (UTC)</th><th>Function</th><th>Call</th><th>Mode</th><th>Outcome</th><th>Duration</th><th>First error</th></tr></thead>\
-<tbody id=\"invocations\" data-capacity=\"{capacity}\" data-events=\"{ROOT}/events{query}\">",
+<tbody id=\"invocations\" data-capacity=\"{capacity}\" data-epoch=\"{epoch}\" data-events=\"{ROOT}/events{query}\">",
         esc(filter.call.as_deref().unwrap_or("")),
-        query = esc(&filter.query_string()),
+        query = esc(&{
+            let query = filter.query_string();
+            let joiner = if query.is_empty() { '?' } else { '&' };
+            format!("{query}{joiner}after={last_seq}")
+        }),
         partial = if filtered {
             "<p class=\"first-error\">CCFN_LOG leaves out ccfn's INFO records, so this page lacks them too: it lists only invocations that wrote a warning or an error, without their start and end (outcome <code>unknown</code>). Set CCFN_LOG=info to see every invocation.</p>"
         } else {
@@ -304,9 +326,16 @@ fn timeline(recorded: &Recorded) -> String {
     );
     for line in &recorded.lines {
         let at = millis(text(line, "timestamp"));
-        // Across midnight the clock starts over.
+        // Across midnight the clock starts over; a held debug line,
+        // written after the record before it, keeps its own earlier time.
         let since = |from: Option<i64>| match (at, from) {
-            (Some(at), Some(from)) => (at - from).rem_euclid(86_400_000).to_string(),
+            (Some(at), Some(from)) => {
+                let mut ms = at - from;
+                if ms < -43_200_000 {
+                    ms += 86_400_000;
+                }
+                ms.to_string()
+            }
             _ => String::new(),
         };
         let fields = own_fields(line);
@@ -546,19 +575,38 @@ fn same_call(recorded: &Recorded, call: &[Recorded]) -> String {
 }
 
 /// The replay form: the event's parameters, editable.
-fn replay_form(recorded: &Recorded, route: Option<&Route>, signs: bool) -> String {
-    let Some(route) = route else {
-        return "<section><h2>Replay</h2><p class=\"note\">This request named no function: there is nothing to replay.</p></section>".to_owned();
+fn replay_form(recorded: &Recorded, routes: &[&Route], signs: bool) -> String {
+    let note =
+        |text: &str| format!("<section><h2>Replay</h2><p class=\"note\">{text}</p></section>");
+    let Some(route) = routes.first() else {
+        return note("This request named no function: there is nothing to replay.");
     };
     let Some(event) = recorded.event() else {
-        return "<section><h2>Replay</h2><p class=\"note\">This invocation's <code>start</code> record is not kept: there is no event to replay.</p></section>".to_owned();
+        return if recorded.outcome.as_deref() == Some("rejected") {
+            note("This request was answered without running the function: its parameters were never recorded, so there is nothing to replay.")
+        } else {
+            note("This invocation's <code>start</code> record is not here (the log filter left it out, or it was past the invocation's cap): there is no event to replay.")
+        };
+    };
+    // A function served at several paths: the records do not say which
+    // one was called.
+    let to = if routes.len() == 1 {
+        format!("<code>POST {}</code>", esc(&route.url_path))
+    } else {
+        let mut select = String::from("<select name=\"__path\">");
+        for route in routes {
+            let _ = write!(select, "<option>{}</option>", esc(&route.url_path));
+        }
+        select.push_str(
+            "</select> (the function is served at each; the records do not say which was called)",
+        );
+        select
     };
     let mut out = format!(
         "<section><h2>Replay</h2><form class=\"replay\" method=\"post\" action=\"{}/replay\">\
-<p class=\"note\">Sends these parameters to <code>POST {}</code>, {}. Edit, add or clear a row; a row without a name, or with the value <code>{REDACTED}</code>, is not sent (the log never had the real value).</p>\
+<p class=\"note\">Sends these parameters to {to}, as a form, {}. Edit, add or clear a row; a row without a name, or with the value <code>{REDACTED}</code>, is not sent (the log never had the real value).</p>\
 <table><thead><tr><th>Name</th><th>Value</th></tr></thead><tbody>",
         invocation_href(&recorded.id),
-        esc(&route.url_path),
         if signs { "signed with the platform's signature (AUTH_TOKEN)" } else { "unsigned (no AUTH_TOKEN, or a public function)" }
     );
     let mut field = |name: &str, value: &str| {
@@ -593,7 +641,10 @@ fn invocation_body(
     routes: &[Route],
     signs: impl Fn(&Route) -> bool,
 ) -> String {
-    let route = routes.iter().find(|route| route.name == recorded.function);
+    let served: Vec<&Route> = routes
+        .iter()
+        .filter(|route| route.name == recorded.function)
+        .collect();
     let mut out = format!(
         "<article class=\"invocation\" data-id=\"{id}\"><h1>{function} {outcome} <span class=\"num\">{duration}</span></h1>\
 <p class=\"ids\">invocation <code>{id}</code>, started {started}",
@@ -649,7 +700,11 @@ fn invocation_body(
     out.push_str("<section><h2>Timeline</h2>");
     out.push_str(&timeline(recorded));
     out.push_str("</section>");
-    out.push_str(&replay_form(recorded, route, route.is_some_and(&signs)));
+    out.push_str(&replay_form(
+        recorded,
+        &served,
+        served.first().is_some_and(|r| signs(r)),
+    ));
     out.push_str("</article>");
     out
 }

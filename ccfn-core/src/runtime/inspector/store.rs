@@ -10,12 +10,28 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 use tracing_subscriber::fmt::MakeWriter;
 
 /// The most bytes of lines one invocation keeps; later lines are counted,
 /// not kept, so that a handler logging in a loop cannot fill the memory.
 pub(super) const INVOCATION_BYTES: usize = 512 * 1024;
+
+/// The most bytes of lines all the invocations keep together; past it the
+/// oldest are forgotten, however many `CCFN_INSPECTOR_INVOCATIONS` allows.
+pub(super) const TOTAL_BYTES: usize = 64 * 1024 * 1024;
+
+/// The longest a row's text (function, call, mode, first error) is kept:
+/// they come from requests and records of any size.
+const ROW_TEXT_CHARS: usize = 300;
+
+/// `text`, cut to [`ROW_TEXT_CHARS`] characters with an ellipsis.
+fn row_text(text: &str) -> String {
+    match text.char_indices().nth(ROW_TEXT_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
 
 /// One invocation as the inspector knows it.
 #[derive(Debug, Clone)]
@@ -86,7 +102,7 @@ struct Head<'a> {
 
 impl Recorded {
     fn new(id: Arc<str>, seq: u64, head: &Head<'_>) -> Self {
-        let owned = |value: &Option<Cow<'_, str>>| value.as_deref().map(str::to_owned);
+        let owned = |value: &Option<Cow<'_, str>>| value.as_deref().map(row_text);
         Recorded {
             id,
             seq,
@@ -117,7 +133,7 @@ impl Recorded {
 
     /// Takes what the row shows from one record; whether the row changed.
     fn note(&mut self, head: &Head<'_>) -> bool {
-        let owned = |value: &Option<Cow<'_, str>>| value.as_deref().map(str::to_owned);
+        let owned = |value: &Option<Cow<'_, str>>| value.as_deref().map(row_text);
         let mut changed = false;
         match &*head.step {
             "start" => self.saw_start = true,
@@ -179,6 +195,20 @@ struct Ring {
     /// Ids, oldest first.
     order: VecDeque<Arc<str>>,
     by_id: HashMap<Arc<str>, Entry>,
+    /// The bytes of every entry's lines.
+    bytes: usize,
+}
+
+impl Ring {
+    fn forget_oldest(&mut self) {
+        if let Some(entry) = self
+            .order
+            .pop_front()
+            .and_then(|oldest| self.by_id.remove(&oldest))
+        {
+            self.bytes -= entry.bytes;
+        }
+    }
 }
 
 /// The ring of recent invocations, and the channel that tells the live
@@ -189,17 +219,27 @@ pub(super) struct Store {
     filtered: AtomicBool,
     ring: Mutex<Ring>,
     changed: broadcast::Sender<Arc<str>>,
+    /// Turns `true` when the server shuts down: live lists end.
+    closed: watch::Sender<bool>,
+    /// Tells one process's pages from another's, so that a page left open
+    /// across a restart reloads.
+    epoch: u64,
 }
 
 impl Store {
     /// A store of the last `capacity` invocations (at least one).
     pub(super) fn new(capacity: usize) -> Arc<Self> {
-        let (changed, _) = broadcast::channel(256);
+        let (changed, _) = broadcast::channel(1024);
         Arc::new(Store {
             capacity: capacity.max(1),
             filtered: AtomicBool::new(false),
             ring: Mutex::new(Ring::default()),
             changed,
+            closed: watch::Sender::new(false),
+            epoch: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+                ^ u64::from(std::process::id()),
         })
     }
 
@@ -226,7 +266,7 @@ impl Store {
         let ring = &mut *ring;
         let (id, changed) = if let Some(entry) = ring.by_id.get_mut(id) {
             let changed = entry.recorded.note(&head);
-            entry.keep(line);
+            ring.bytes += entry.keep(line);
             (Arc::clone(&entry.recorded.id), changed)
         } else {
             let id: Arc<str> = Arc::from(id);
@@ -237,16 +277,17 @@ impl Store {
                 bytes: 0,
             };
             entry.recorded.note(&head);
-            entry.keep(line);
+            ring.bytes += entry.keep(line);
             if ring.order.len() >= self.capacity {
-                if let Some(oldest) = ring.order.pop_front() {
-                    ring.by_id.remove(&oldest);
-                }
+                ring.forget_oldest();
             }
             ring.order.push_back(Arc::clone(&id));
             ring.by_id.insert(Arc::clone(&id), entry);
             (id, true)
         };
+        while ring.bytes > TOTAL_BYTES && ring.order.len() > 1 {
+            ring.forget_oldest();
+        }
         if changed {
             // No one listening is not an error.
             let _ = self.changed.send(id);
@@ -301,6 +342,26 @@ impl Store {
             .collect()
     }
 
+    /// The newest invocation's order number (0 when none).
+    pub(super) fn last_seq(&self) -> u64 {
+        self.ring().seq
+    }
+
+    /// This process's pages' mark.
+    pub(super) fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Ends every live list: the server shuts down.
+    pub(super) fn close(&self) {
+        self.closed.send_replace(true);
+    }
+
+    /// Turns `true` when the server shuts down.
+    pub(super) fn closed(&self) -> watch::Receiver<bool> {
+        self.closed.subscribe()
+    }
+
     /// Tells of every invocation that appears or changes.
     pub(super) fn subscribe(&self) -> broadcast::Receiver<Arc<str>> {
         self.changed.subscribe()
@@ -308,13 +369,16 @@ impl Store {
 }
 
 impl Entry {
-    /// Keeps `line`, unless the invocation's lines are at their cap.
-    fn keep(&mut self, line: &str) {
+    /// Keeps `line`, unless the invocation's lines are at their cap; the
+    /// bytes kept.
+    fn keep(&mut self, line: &str) -> usize {
         if self.bytes + line.len() > INVOCATION_BYTES {
             self.recorded.not_kept += 1;
+            0
         } else {
             self.bytes += line.len();
             self.lines.push(Box::from(line));
+            line.len()
         }
     }
 }
@@ -434,6 +498,27 @@ mod tests {
         store.file(b"not json");
         store.file(br#"{"invocation_id":"a","step":"start""#);
         assert!(store.list(|_| true).is_empty());
+    }
+
+    #[test]
+    fn a_row_s_text_is_cut_and_all_lines_fit_a_budget() {
+        let store = Store::new(1000);
+        let long = "é".repeat(2 * ROW_TEXT_CHARS);
+        store.file(&line("a", "error", json!({ "message": long })));
+        let recorded = store.get("a").unwrap();
+        let error = recorded.first_error.unwrap();
+        assert_eq!(error.chars().count(), ROW_TEXT_CHARS + 1);
+        assert!(error.ends_with('…'));
+        let big = "x".repeat(INVOCATION_BYTES - 1000);
+        let ids: Vec<String> = (0..(TOTAL_BYTES / INVOCATION_BYTES + 4))
+            .map(|n| n.to_string())
+            .collect();
+        for id in &ids {
+            store.file(&line(id, "log", json!({ "data": big })));
+        }
+        assert!(store.ring().bytes <= TOTAL_BYTES);
+        assert!(store.get(&ids[0]).is_none(), "the oldest go first");
+        assert!(store.get(ids.last().unwrap()).is_some());
     }
 
     #[test]
