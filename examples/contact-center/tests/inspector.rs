@@ -384,6 +384,74 @@ async fn hostile_values_are_shown_as_text() {
 }
 
 #[tokio::test]
+async fn a_secret_value_is_scrubbed_from_the_pages() {
+    const KEY: &str = "canary-inspector-email-key-51d0";
+    let server = start(&[
+        ("EMAILPROVIDER_API_KEY", KEY),
+        ("EMAILPROVIDER_DOMAIN", "example.com"),
+    ])
+    .await;
+    let mut params = menu(CALL_SID);
+    params.push(("Note", KEY));
+    let (_, id) = call(&server, &params).await;
+    let (_, page) = get(&server, &format!("/__ccfn/inspector/invocations/{id}"), &[]).await;
+    assert!(page.contains("<dt>Note</dt>"), "{page}");
+    assert!(!page.contains(KEY), "{page}");
+}
+
+#[tokio::test]
+async fn a_replay_is_signed_for_the_public_url() {
+    const PUBLIC: &str = "https://cc.example.test";
+    let server = start(&[("CCFN_PUBLIC_URL", PUBLIC)]).await;
+    ccfn_core::http::install_crypto_provider();
+    let params = menu(CALL_SID);
+    let signature = ccfn_core::signature::compute_signature(
+        AUTH_TOKEN,
+        &format!("{PUBLIC}{WAIT_URL}"),
+        &params,
+    );
+    let response = reqwest::Client::new()
+        .post(server.url(WAIT_URL))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("x-twilio-signature", signature)
+        .body(form(&params))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let id = response.headers()["x-ccfn-invocation-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let replayed = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .post(server.url(&format!("/__ccfn/inspector/invocations/{id}/replay")))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("origin", format!("http://{}", server.addr))
+        .body(form(&[
+            ("name", "CallSid"),
+            ("value", CALL_SID),
+            ("name", "From"),
+            ("value", "+15551230000"),
+            ("name", "To"),
+            ("value", "+15559870000"),
+        ]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(replayed.status(), 303);
+    let location = replayed.headers()["location"].to_str().unwrap().to_owned();
+    let (_, page) = get(&server, &location, &[]).await;
+    assert!(
+        !page.contains("outcome rejected"),
+        "the replay passed the signature check: {page}"
+    );
+    assert!(page.contains("outcome success"), "{page}");
+}
+
+#[tokio::test]
 async fn a_live_list_gets_what_arrived_while_it_loaded_and_ends_at_shutdown() {
     let mut server = start(&[]).await;
     let (_, id) = call(&server, &menu(CALL_SID)).await;

@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 
 use roxmltree::{Document, Node};
 
+use crate::text::xml::{escape_attr, escape_text};
+
 /// One thing the call does, with what it leads to and what happens
 /// inside it (a menu's prompts).
 #[derive(Debug, PartialEq)]
@@ -48,12 +50,9 @@ fn write_element(node: Node<'_, '_>, depth: usize, out: &mut String) {
     }
     let _ = write!(out, "{indent}<{}", node.tag_name().name());
     for attribute in node.attributes() {
-        let _ = write!(
-            out,
-            " {}=\"{}\"",
-            attribute.name(),
-            escape(attribute.value(), true)
-        );
+        let _ = write!(out, " {}=\"", attribute.name());
+        escape_attr(attribute.value(), out);
+        out.push('"');
     }
     let children: Vec<_> = node
         .children()
@@ -62,12 +61,9 @@ fn write_element(node: Node<'_, '_>, depth: usize, out: &mut String) {
     match children.as_slice() {
         [] => out.push_str("/>\n"),
         [only] if only.is_text() => {
-            let _ = writeln!(
-                out,
-                ">{}</{}>",
-                escape(only.text().unwrap_or(""), false),
-                node.tag_name().name()
-            );
+            out.push('>');
+            escape_text(only.text().unwrap_or(""), out);
+            let _ = writeln!(out, "</{}>", node.tag_name().name());
         }
         _ => {
             out.push_str(">\n");
@@ -75,34 +71,14 @@ fn write_element(node: Node<'_, '_>, depth: usize, out: &mut String) {
                 if child.is_element() {
                     write_element(child, depth + 1, out);
                 } else if let Some(text) = child.text().map(str::trim).filter(|t| !t.is_empty()) {
-                    let _ = writeln!(out, "{indent}  {}", escape(text, false));
+                    let _ = write!(out, "{indent}  ");
+                    escape_text(text, out);
+                    out.push('\n');
                 }
             }
             let _ = writeln!(out, "{indent}</{}>", node.tag_name().name());
         }
     }
-}
-
-/// XML's escapes, and control characters shown as references so that
-/// none is lost in a page.
-fn escape(text: &str, attribute: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' if attribute => out.push_str("&quot;"),
-            '\n' | '\t' | '\r' if attribute => {
-                let _ = write!(out, "&#{};", u32::from(c));
-            }
-            c if c.is_control() && !matches!(c, '\n' | '\t') => {
-                let _ = write!(out, "&#{};", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// What the caller hears and does, verb by verb, with a last line when
@@ -469,7 +445,7 @@ mod tests {
         let pretty = pretty("<Response><Say a=\"x&quot;&#10;y\">1 &lt; 2 &amp;\tgo</Say><Gather><Say>in</Say></Gather><Hangup/></Response>").unwrap();
         assert_eq!(
             pretty,
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response>\n  <Say a=\"x&quot;&#10;y\">1 &lt; 2 &amp;\tgo</Say>\n  <Gather>\n    <Say>in</Say>\n  </Gather>\n  <Hangup/>\n</Response>\n"
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response>\n  <Say a=\"x&quot;&#xA;y\">1 &lt; 2 &amp;\tgo</Say>\n  <Gather>\n    <Say>in</Say>\n  </Gather>\n  <Hangup/>\n</Response>\n"
         );
     }
 
