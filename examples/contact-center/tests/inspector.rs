@@ -384,6 +384,32 @@ async fn hostile_values_are_shown_as_text() {
 }
 
 #[tokio::test]
+async fn a_row_outside_the_filter_is_sent_as_a_removal() {
+    let server = start(&[]).await;
+    ccfn_core::http::install_crypto_provider();
+    let events = reqwest::Client::new()
+        .get(server.url("/__ccfn/inspector/events?outcome=running"))
+        .send()
+        .await
+        .unwrap();
+    let mut events = events.bytes_stream();
+    let (_, id) = call(&server, &menu(CALL_SID)).await;
+    // Each change is sent as the row is when the stream reads it: an
+    // ended invocation no longer passes `running`, so its row (if the
+    // page shows it) is removed.
+    let removed = format!("{{\"id\":\"{id}\",\"seq\":null,\"html\":null}}");
+    let mut seen = String::new();
+    while !seen.contains(&removed) {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), events.next())
+            .await
+            .unwrap_or_else(|_| panic!("the row was not removed: {seen}"))
+            .unwrap()
+            .unwrap();
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
+
+#[tokio::test]
 async fn a_secret_value_is_scrubbed_from_the_pages() {
     const KEY: &str = "canary-inspector-email-key-51d0";
     let server = start(&[
