@@ -841,7 +841,7 @@ impl WriteXml for Record {
 pub struct Enqueue {
     attrs: Attrs,
     name: String,
-    task: Option<Task>,
+    tasks: Vec<Task>,
 }
 
 impl Enqueue {
@@ -858,15 +858,17 @@ impl Enqueue {
         method("method"): Method;
     }
 
-    /// Sets the `<Task>` child whose text is the task's JSON attributes: a
+    /// Adds a `<Task>` child whose text is the task's JSON attributes: a
     /// `&str`/`String` is written as given, a [`serde_json::Value`]
-    /// compactly. An enqueue has at most one task: calling this again
-    /// replaces the earlier task (and its attributes).
+    /// compactly. Each call adds one, after those before it, as the
+    /// platform's helper library does.
     pub fn task(&mut self, body: impl Into<TaskBody>) -> &mut Task {
-        self.task.insert(Task {
+        self.tasks.push(Task {
             attrs: Attrs::default(),
             body: body.into().0,
-        })
+        });
+        let last = self.tasks.len() - 1;
+        &mut self.tasks[last]
     }
 }
 
@@ -877,7 +879,7 @@ impl WriteXml for Enqueue {
             "Enqueue",
             &self.attrs,
             &self.name,
-            self.task.as_slice(),
+            &self.tasks,
         );
     }
 }
@@ -1264,7 +1266,7 @@ mod tests {
     }
 
     #[test]
-    fn enqueue_task_str_is_written_as_given_and_replaced() {
+    fn enqueue_tasks_are_written_as_given_in_call_order() {
         let mut twiml = VoiceResponse::new();
         let enqueue = twiml.enqueue_named("support");
         enqueue
@@ -1276,7 +1278,7 @@ mod tests {
             twiml.to_xml(),
             doc(concat!(
                 r#"<Enqueue waitUrl="/hold?music=1&amp;x=2" waitUrlMethod="GET">support"#,
-                r#"<Task>{"skill": "billing"}</Task></Enqueue>"#,
+                r#"<Task priority="9">first</Task><Task>{"skill": "billing"}</Task></Enqueue>"#,
             ))
         );
     }

@@ -1,0 +1,172 @@
+// Random voice markup documents made with the platform's own helper
+// library (`twilio` on npm, `VoiceResponse`), over its whole vocabulary as
+// its type definitions declare it, for a byte-for-byte comparison with
+// ccfn's `VoiceResponse`.
+//
+//   node generate.js OUT.jsonl [COUNT] [SEED]
+//
+// Each line: {"doc": <tree>, "xml": <what the helper wrote>}; a tree node
+// is {"method", "class", "attrs": [[name, value], ...], "text"?,
+// "children": [...]}, children in call order; a child {"text": ".."} is an
+// `addText` call. Documents whose strings the helper refuses (characters
+// XML 1.0 cannot hold: it throws) are not written; `refused` counts them.
+"use strict";
+
+const fs = require("fs");
+const VoiceResponse = require("twilio/lib/twiml/VoiceResponse");
+
+const [out, countArg, seedArg] = process.argv.slice(2);
+if (!out) {
+  console.error("usage: node generate.js OUT.jsonl [COUNT] [SEED]");
+  process.exit(2);
+}
+const COUNT = Number(countArg || 1000);
+let seed = Number(seedArg || 20261123) >>> 0;
+
+// mulberry32: small, seeded, the same on every machine.
+function random() {
+  seed = (seed + 0x6d2b79f5) >>> 0;
+  let t = seed;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+const below = (n) => Math.floor(random() * n);
+const pick = (items) => items[below(items.length)];
+
+// ---- The vocabulary, read from the helper's type definitions.
+const dts = fs.readFileSync(require.resolve("twilio/lib/twiml/VoiceResponse.d.ts"), "utf8");
+
+// Enumerations: type X = "a" | "b";
+const enums = {};
+for (const m of dts.matchAll(/\n\s+type (\w+) = ([^;]+);/g)) {
+  enums[m[1]] = [...m[2].matchAll(/"([^"]*)"/g)].map((v) => v[1]);
+}
+// Attribute interfaces (merged when declared more than once).
+const interfaces = {};
+for (const m of dts.matchAll(/export interface (\w+)Attributes \{([\s\S]*?)\n\s+\}/g)) {
+  const fields = (interfaces[m[1] + "Attributes"] ||= new Map());
+  for (const f of m[2].matchAll(/\n\s+(\w+)\??: ([^;]+);/g)) {
+    fields.set(f[1], f[2].trim());
+  }
+}
+// Classes and the children their methods add.
+const classes = {};
+const classRe = /(?:declare class (VoiceResponse)|export class (\w+)) extends TwiML \{([\s\S]*?)\n    ?\}/g;
+for (const m of dts.matchAll(classRe)) {
+  const name = m[1] || m[2];
+  const methods = new Map();
+  const sig = /\n\s+(\w+)\(attributes\??: ((?:VoiceResponse\.)?\w+)(?:, (\w+)(\?)?: string)?\): VoiceResponse\.(\w+);/g;
+  for (const s of m[3].matchAll(sig)) {
+    const iface = s[2].replace("VoiceResponse.", "");
+    methods.set(s[1], {
+      method: s[1],
+      attrs: iface === "object" ? null : iface,
+      text: s[3] ? (s[4] ? "optional" : "required") : "none",
+      class: s[5],
+    });
+  }
+  classes[name] = [...methods.values()];
+}
+
+// ---- Values with every escaping hazard.
+const HAZARDS = [
+  "", "&", "<", ">", "\"", "'", "&amp;", "a & b < c > d", "\"quoted\" 'single'",
+  "line\nbreak", "tab\there", "carriage\rreturn", "\r\n", " leading and trailing ",
+  "é è ü ß", "日本語", "😀 emoji", "\u00a0nbsp", "\u2028sep", "]]>", "<![CDATA[x]]>",
+  "<Say>not a verb</Say>", "&#x41;", "https://example.com/a?b=1&c=2", "+15551230000",
+];
+const REFUSED = ["\u0001", "\u001f", "\u0000", "\ufffe", "\uffff", "\u000b"];
+function text() {
+  const parts = [];
+  for (let n = 1 + below(3); n > 0; n--) parts.push(pick(HAZARDS));
+  if (random() < 0.03) parts.push(pick(REFUSED));
+  return parts.join(pick(["", " ", "\n"]));
+}
+function value(type) {
+  const array = type.endsWith("[]");
+  const base = array ? type.slice(0, -2) : type;
+  const one = () => {
+    if (enums[base]) return pick(enums[base]);
+    if (base === "boolean") return random() < 0.5;
+    if (base === "number") return pick([0, 1, 7, 30, 3600, -1, 2.5]);
+    return text();
+  };
+  if (!array) return one();
+  const values = [];
+  for (let n = 1 + below(3); n > 0; n--) values.push(one());
+  return values;
+}
+
+// ---- A random document.
+const MAX_DEPTH = 4;
+function attributesOf(iface) {
+  const fields = [...(interfaces[iface] || new Map()).entries()];
+  const attrs = [];
+  for (const [name, type] of fields) {
+    if (random() < 0.35) attrs.push([name, value(type)]);
+  }
+  // The helper writes them in the order given: shuffle.
+  for (let i = attrs.length - 1; i > 0; i--) {
+    const j = below(i + 1);
+    [attrs[i], attrs[j]] = [attrs[j], attrs[i]];
+  }
+  return attrs;
+}
+const TEXT_HOLDERS = new Set(["Say", "SsmlEmphasis", "SsmlLang", "SsmlP", "SsmlProsody", "SsmlS", "SsmlW"]);
+
+function grow(node, cls, helper, depth) {
+  const methods = classes[cls] || [];
+  let n = depth === 0 ? 1 + below(5) : below(depth >= MAX_DEPTH ? 1 : 3);
+  for (; n > 0; n--) {
+    if (TEXT_HOLDERS.has(cls) && random() < 0.25) {
+      const t = text();
+      helper.addText(t);
+      node.children.push({ text: t });
+      continue;
+    }
+    if (methods.length === 0) break;
+    const m = pick(methods);
+    const attrs = m.attrs ? attributesOf(m.attrs) : [];
+    const child = { method: m.method, class: m.class, attrs, children: [] };
+    const object = Object.fromEntries(attrs);
+    let made;
+    if (m.text === "none") {
+      made = helper[m.method](object);
+    } else {
+      const give = m.text === "required" || random() < 0.8;
+      if (give) child.text = text();
+      made = give ? helper[m.method](object, child.text) : helper[m.method](object);
+    }
+    node.children.push(child);
+    grow(child, m.class, made, depth + 1);
+  }
+}
+
+const stream = fs.createWriteStream(out);
+let written = 0;
+let refused = 0;
+while (written < COUNT) {
+  const helper = new VoiceResponse();
+  const doc = { method: "response", class: "VoiceResponse", attrs: [], children: [] };
+  let xml;
+  try {
+    // The helper throws on a character XML cannot hold, when it is given
+    // or when the document is written.
+    grow(doc, "VoiceResponse", helper, 0);
+    xml = helper.toString();
+  } catch (error) {
+    if (!String(error.message).startsWith("Invalid character")) throw error;
+    refused++;
+    continue;
+  }
+  stream.write(JSON.stringify({ doc, xml }) + "\n");
+  written++;
+}
+stream.end();
+const vocabulary = Object.values(classes).reduce((n, ms) => n + ms.length, 0);
+console.log(
+  `${written} documents (${refused} refused by the helper), ` +
+    `${Object.keys(classes).length} classes, ${vocabulary} child methods, ` +
+    `${Object.keys(interfaces).length} attribute sets, ${Object.keys(enums).length} enumerations`
+);
