@@ -874,13 +874,7 @@ impl Enqueue {
 
 impl WriteXml for Enqueue {
     fn write_xml(&self, out: &mut String) {
-        write_element(
-            out,
-            "Enqueue",
-            &self.attrs,
-            &self.name,
-            &self.tasks,
-        );
+        write_element(out, "Enqueue", &self.attrs, &self.name, &self.tasks);
     }
 }
 

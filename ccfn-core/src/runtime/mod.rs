@@ -269,6 +269,8 @@ impl Runtime {
         }
         #[cfg(feature = "otel")]
         let telemetry = start_telemetry(&self.context)?;
+        #[cfg(not(feature = "otel"))]
+        warn_no_telemetry(&self.context);
         let addr = self.config.addr;
         if self.config.mode == Mode::Local
             && !self.context.is_present(AUTH_TOKEN)
@@ -424,6 +426,38 @@ fn start_telemetry(context: &Context) -> Result<Option<crate::otel::Telemetry>, 
     Ok(telemetry)
 }
 
+/// Says that an OpenTelemetry endpoint is set in a binary that cannot
+/// export to it, rather than export nothing without a word.
+#[cfg(not(feature = "otel"))]
+fn warn_no_telemetry(context: &Context) {
+    if let Some(name) = otel_endpoint_set(context) {
+        emit_at(
+            Level::WARN,
+            &format!(
+                "{name} is set, but this binary was built without ccfn-core's `otel` feature: no trace or metric is exported"
+            ),
+            &crate::record::Runtime::BARE,
+        );
+    }
+}
+
+/// The first OpenTelemetry endpoint variable `context` sets, if any.
+#[cfg_attr(feature = "otel", allow(dead_code))]
+fn otel_endpoint_set(context: &Context) -> Option<&'static str> {
+    use crate::config::{
+        OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    };
+    [
+        &OTEL_EXPORTER_OTLP_ENDPOINT,
+        &OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+        &OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
+    ]
+    .into_iter()
+    .map(|setting| setting.name())
+    .find(|name| context.is_present(name))
+}
+
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
 async fn shutdown_signal() {
     let interrupt = async {
@@ -443,5 +477,29 @@ async fn shutdown_signal() {
     tokio::select! {
         () = interrupt => {},
         () = terminate => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_opentelemetry_endpoint_is_found_by_any_of_its_names() {
+        let context = |vars: &[(&str, &str)]| {
+            Context::from_source(&crate::config::Env::from_vars(vars.iter().copied())).unwrap()
+        };
+        assert_eq!(otel_endpoint_set(&context(&[])), None);
+        assert_eq!(
+            otel_endpoint_set(&context(&[("OTEL_EXPORTER_OTLP_ENDPOINT", " ")])),
+            None
+        );
+        assert_eq!(
+            otel_endpoint_set(&context(&[(
+                "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+                "http://127.0.0.1:4318/v1/metrics"
+            )])),
+            Some("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+        );
     }
 }
