@@ -1,6 +1,7 @@
 //! `invoke`: run a function under the contract and capture what it logged.
 
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
 use ccfn_core::function::{ContactFunction, InvocationId};
 use ccfn_core::record::{ContractLayer, LogFormat};
@@ -56,6 +57,7 @@ pub async fn invoke<F: ContactFunction>(
     event: impl Into<Event>,
 ) -> Run {
     ccfn_core::__private::install_panic_hook();
+    keep_callsites_asking_every_dispatcher();
     let context = context.into();
     let event = event.into();
     let json = Buffer::default();
@@ -102,6 +104,20 @@ pub async fn invoke<F: ContactFunction>(
         secrets,
         expected_call_sid,
     }
+}
+
+/// Keeps a second dispatcher registered for the life of the process.
+///
+/// `tracing` settles each callsite's interest once, when it is first hit.
+/// While exactly one dispatcher is registered, tracing-core 0.1 asks the
+/// default of the thread that hits it first (tokio-rs/tracing#3611): a
+/// thread with no subscriber (a fake service's, a runtime worker) then
+/// settles a ccfn callsite as never written, and a capture running at the
+/// same time loses every record of it. With two registered, it asks
+/// every live dispatcher, the capture among them.
+fn keep_callsites_asking_every_dispatcher() {
+    static SECOND: OnceLock<tracing::Dispatch> = OnceLock::new();
+    SECOND.get_or_init(|| tracing::Dispatch::new(tracing::subscriber::NoSubscriber::default()));
 }
 
 /// What one invocation did and logged.

@@ -83,6 +83,47 @@ async fn get(server: &Server, path: &str, headers: &[(&str, &str)]) -> (u16, Str
     (status, response.text().await.unwrap())
 }
 
+/// A live list's stream of server-sent events, as text.
+struct Events {
+    stream: std::pin::Pin<
+        Box<dyn futures_util::Stream<Item = reqwest::Result<axum::body::Bytes>> + Send>,
+    >,
+    seen: String,
+}
+
+impl Events {
+    /// Opens `/__ccfn/inspector/events` with `query`.
+    async fn open(server: &Server, query: &str) -> Events {
+        ccfn_core::http::install_crypto_provider();
+        let response = reqwest::Client::new()
+            .get(server.url(&format!("/__ccfn/inspector/events{query}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        Events {
+            stream: Box::pin(response.bytes_stream()),
+            seen: String::new(),
+        }
+    }
+
+    /// Reads until `done` holds of all that arrived, for at most 10 s;
+    /// then all that arrived.
+    async fn until(&mut self, what: &str, done: impl Fn(&str) -> bool) -> &str {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !done(&self.seen) {
+            let chunk = tokio::time::timeout_at(deadline.into(), self.stream.next())
+                .await
+                .unwrap_or_else(|_| panic!("{what}, within 10 s: {}", self.seen))
+                .expect("the stream goes on")
+                .unwrap();
+            self.seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        &self.seen
+    }
+}
+
 fn assert_no_secret(text: &str, what: &str) {
     for canary in [AUTH_TOKEN, PARAM_CANARY] {
         assert!(
@@ -102,14 +143,7 @@ async fn the_inspector_lists_explains_and_replays_invocations() {
         .unwrap();
 
     // The live list, listening before anything runs.
-    let events = client
-        .get(server.url("/__ccfn/inspector/events"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(events.status(), 200);
-    assert_eq!(events.headers()["content-type"], "text/event-stream");
-    let mut events = events.bytes_stream();
+    let mut events = Events::open(&server, "").await;
 
     let (status, first) = call(&server, &menu(CALL_SID)).await;
     assert_eq!(status, 200);
@@ -134,22 +168,16 @@ async fn the_inspector_lists_explains_and_replays_invocations() {
         .to_owned();
 
     // Each appears, then ends, as an event with its row.
-    let mut seen = String::new();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while ![&first, &second, &other, &rejected]
-        .iter()
-        .all(|id| seen.contains(&format!("\"id\":\"{id}\"")) && seen.contains(&format!("inv-{id}")))
-        || !seen.contains("outcome success")
-    {
-        let chunk = tokio::time::timeout_at(deadline.into(), events.next())
-            .await
-            .unwrap_or_else(|_| panic!("the rows did not all arrive live: {seen}"))
-            .unwrap()
-            .unwrap();
-        seen.push_str(&String::from_utf8_lossy(&chunk));
-    }
+    let ids = [&first, &second, &other, &rejected];
+    let seen = events
+        .until("the rows all arrive live", |seen| {
+            ids.iter().all(|id| {
+                seen.contains(&format!("\"id\":\"{id}\"")) && seen.contains(&format!("inv-{id}"))
+            }) && seen.contains("outcome success")
+        })
+        .await;
     assert!(seen.contains("event: row"), "{seen}");
-    assert_no_secret(&seen, "the live list");
+    assert_no_secret(seen, "the live list");
 
     // The list: newest first, each with its outcome and first error.
     let (status, list) = get(&server, "/__ccfn/inspector", &[]).await;
@@ -386,27 +414,15 @@ async fn hostile_values_are_shown_as_text() {
 #[tokio::test]
 async fn a_row_outside_the_filter_is_sent_as_a_removal() {
     let server = start(&[]).await;
-    ccfn_core::http::install_crypto_provider();
-    let events = reqwest::Client::new()
-        .get(server.url("/__ccfn/inspector/events?outcome=running"))
-        .send()
-        .await
-        .unwrap();
-    let mut events = events.bytes_stream();
+    let mut events = Events::open(&server, "?outcome=running").await;
     let (_, id) = call(&server, &menu(CALL_SID)).await;
     // Each change is sent as the row is when the stream reads it: an
     // ended invocation no longer passes `running`, so its row (if the
     // page shows it) is removed.
     let removed = format!("{{\"id\":\"{id}\",\"seq\":null,\"html\":null}}");
-    let mut seen = String::new();
-    while !seen.contains(&removed) {
-        let chunk = tokio::time::timeout(Duration::from_secs(10), events.next())
-            .await
-            .unwrap_or_else(|_| panic!("the row was not removed: {seen}"))
-            .unwrap()
-            .unwrap();
-        seen.push_str(&String::from_utf8_lossy(&chunk));
-    }
+    events
+        .until("the row is removed", |seen| seen.contains(&removed))
+        .await;
 }
 
 #[tokio::test]
@@ -481,22 +497,11 @@ async fn a_replay_is_signed_for_the_public_url() {
 async fn a_live_list_gets_what_arrived_while_it_loaded_and_ends_at_shutdown() {
     let mut server = start(&[]).await;
     let (_, id) = call(&server, &menu(CALL_SID)).await;
-    ccfn_core::http::install_crypto_provider();
-    let events = reqwest::Client::new()
-        .get(server.url("/__ccfn/inspector/events?after=0"))
-        .send()
-        .await
-        .unwrap();
-    let mut events = events.bytes_stream();
-    let mut seen = String::new();
-    while !seen.contains(&format!("inv-{id}")) {
-        let chunk = tokio::time::timeout(Duration::from_secs(10), events.next())
-            .await
-            .expect("the backlog arrives")
-            .unwrap()
-            .unwrap();
-        seen.push_str(&String::from_utf8_lossy(&chunk));
-    }
+    let mut events = Events::open(&server, "?after=0").await;
+    let row = format!("inv-{id}");
+    let seen = events
+        .until("the backlog arrives", |seen| seen.contains(&row))
+        .await;
     assert!(seen.starts_with("event: hello"), "{seen}");
     // The open stream does not hold the server past its shutdown.
     server.terminate();
