@@ -379,7 +379,7 @@ async fn events(_: Local, State(shared): State<Arc<Shared>>, Query(live): Query<
             let event = tokio::select! {
                 changed = changes.recv() => match changed {
                     Ok(id) => {
-                        let recorded = shared.store.list(|r| r.id == id).pop();
+                        let recorded = shared.store.row(&id);
                         row_event(&id, recorded.as_ref(), &filter)
                     }
                     Err(RecvError::Lagged(_)) => SseEvent::default().event("reload").data("missed"),

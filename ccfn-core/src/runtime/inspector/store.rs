@@ -313,6 +313,14 @@ impl Store {
         let _ = self.changed.send(Arc::from(id));
     }
 
+    /// A copy of one invocation's row, without its records.
+    pub(super) fn row(&self, id: &str) -> Option<Recorded> {
+        self.ring()
+            .by_id
+            .get(id)
+            .map(|entry| entry.recorded.clone())
+    }
+
     /// A copy of one invocation, with its records.
     pub(super) fn get(&self, id: &str) -> Option<Recorded> {
         let ring = self.ring();
