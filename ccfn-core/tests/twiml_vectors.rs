@@ -65,7 +65,7 @@ fn build(name: &str) -> Option<VoiceResponse> {
         "gather_input_action_numdigits" => {
             twiml
                 .gather()
-                .input(GatherInput::DtmfSpeech)
+                .input([GatherInput::Dtmf, GatherInput::Speech])
                 .action("/features/ivr/menu-choice")
                 .num_digits(1)
                 .timeout(5)

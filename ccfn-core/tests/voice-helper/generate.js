@@ -46,8 +46,9 @@ for (const m of dts.matchAll(/\n\s+type (\w+) = ([^;]+);/g)) {
 const interfaces = {};
 for (const m of dts.matchAll(/export interface (\w+)Attributes \{([\s\S]*?)\n\s+\}/g)) {
   const fields = (interfaces[m[1] + "Attributes"] ||= new Map());
-  for (const f of m[2].matchAll(/\n\s+(\w+)\??: ([^;]+);/g)) {
-    fields.set(f[1], f[2].trim());
+  // Names are identifiers or quoted ("xml:lang", "interpret-as").
+  for (const f of m[2].matchAll(/\n\s+(\w+|"[\w:-]+")\??: ([^;]+);/g)) {
+    fields.set(f[1].replace(/"/g, ""), f[2].trim());
   }
 }
 // Classes and the children their methods add.
@@ -83,13 +84,20 @@ function text() {
   if (random() < 0.03) parts.push(pick(REFUSED));
   return parts.join(pick(["", " ", "\n"]));
 }
-function value(type) {
+// Where ccfn types what the helper leaves as a string: HTTP methods are
+// `GET`/`POST` (`Method`), `speechTimeout` is `auto` or whole seconds
+// (`SpeechTimeout`). Numbers are whole and not negative (`u32`).
+function value(type, name) {
+  if ((name === "method" || /Method$/.test(name)) && (type === "string" || /CallbackMethod$/.test(type))) {
+    return pick(["GET", "POST"]);
+  }
+  if (name === "speechTimeout") return pick(["auto", "0", "3", "60"]);
   const array = type.endsWith("[]");
   const base = array ? type.slice(0, -2) : type;
   const one = () => {
     if (enums[base]) return pick(enums[base]);
     if (base === "boolean") return random() < 0.5;
-    if (base === "number") return pick([0, 1, 7, 30, 3600, -1, 2.5]);
+    if (base === "number") return pick([0, 1, 7, 30, 3600, 4294967295]);
     return text();
   };
   if (!array) return one();
@@ -100,12 +108,22 @@ function value(type) {
 
 // ---- A random document.
 const MAX_DEPTH = 4;
+// What has been used so far: "Class.method" and "Interface.attribute".
+let used = new Set();
 function attributesOf(iface) {
   const fields = [...(interfaces[iface] || new Map()).entries()];
   const attrs = [];
   for (const [name, type] of fields) {
-    if (random() < 0.35) attrs.push([name, value(type)]);
+    // Each attribute at least once, then at random.
+    const key = iface + "." + name;
+    if (random() < 0.35 || !used.has(key)) {
+      used.add(key);
+      attrs.push([name, value(type, name)]);
+    }
   }
+  // Now and then an attribute the helper has no name for (one the
+  // platform adds later), marked so that ccfn sets it with `attr`.
+  if (random() < 0.05) attrs.push([pick(EXTRA_NAMES), text(), "extra"]);
   // The helper writes them in the order given: shuffle.
   for (let i = attrs.length - 1; i > 0; i--) {
     const j = below(i + 1);
@@ -114,19 +132,39 @@ function attributesOf(iface) {
   return attrs;
 }
 const TEXT_HOLDERS = new Set(["Say", "SsmlEmphasis", "SsmlLang", "SsmlP", "SsmlProsody", "SsmlS", "SsmlW"]);
+// Names for what the helper does not know, through `addChild` (an element)
+// or extra attributes.
+const EXTRA_NAMES = ["futureAttribute", "x-data", "ns:name", "_private", "a.b"];
+const EXTRA_TAGS = ["FutureVerb", "Future-Noun", "ns:Tag"];
 
 function grow(node, cls, helper, depth) {
   const methods = classes[cls] || [];
   let n = depth === 0 ? 1 + below(5) : below(depth >= MAX_DEPTH ? 1 : 3);
   for (; n > 0; n--) {
-    if (TEXT_HOLDERS.has(cls) && random() < 0.25) {
+    // `addText` is every element's; it makes sense in text holders.
+    const textual = cls !== "VoiceResponse" && (TEXT_HOLDERS.has(cls) || methods.length === 0);
+    if (cls !== "VoiceResponse" && random() < (textual ? 0.25 : 0.03)) {
       const t = text();
       helper.addText(t);
       node.children.push({ text: t });
       continue;
     }
-    if (methods.length === 0) break;
-    const m = pick(methods);
+    if (methods.length === 0 || random() < 0.02) {
+      if (methods.length === 0 && random() < 0.8) break;
+      // `addChild`: an element the helper has no method for.
+      const tag = pick(EXTRA_TAGS);
+      const attrs = random() < 0.5 ? [[pick(EXTRA_NAMES), text()]] : [];
+      const child = { method: "addChild", tag, attrs, children: [] };
+      const made = helper.addChild(tag, Object.fromEntries(attrs));
+      node.children.push(child);
+      grow(child, "GenericNode", made, depth + 1);
+      continue;
+    }
+    // Every method soon (the deepest are rarely reached by chance), then
+    // at random.
+    const unused = methods.filter((m) => !used.has(cls + "." + m.method));
+    const m = unused.length > 0 && random() < 0.5 ? pick(unused) : pick(methods);
+    used.add(cls + "." + m.method);
     const attrs = m.attrs ? attributesOf(m.attrs) : [];
     const child = { method: m.method, class: m.class, attrs, children: [] };
     const object = Object.fromEntries(attrs);
@@ -143,30 +181,57 @@ function grow(node, cls, helper, depth) {
   }
 }
 
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
 const stream = fs.createWriteStream(out);
+// First line: the vocabulary, for the Rust test to compare with its own.
+const vocabulary = {};
+for (const [cls, methods] of Object.entries(classes)) {
+  vocabulary[cls] = {
+    attributes: [...(interfaces[cls + "Attributes"] || new Map()).keys()],
+    children: [...new Set(methods.map((m) => m.method))],
+  };
+}
+stream.write(JSON.stringify({ vocabulary }) + "\n");
 let written = 0;
 let refused = 0;
-while (written < COUNT) {
+// Every method and attribute of the vocabulary, in the documents kept.
+const everything = [
+  ...Object.entries(classes).flatMap(([cls, ms]) => ms.map((m) => cls + "." + m.method)),
+  ...Object.entries(interfaces).flatMap(([iface, fields]) => [...fields.keys()].map((n) => iface + "." + n)),
+];
+const unusedYet = () => everything.filter((key) => !used.has(key));
+// At least COUNT documents, and more until everything has been used.
+while (written < COUNT || (unusedYet().length > 0 && written < 20 * COUNT)) {
   const helper = new VoiceResponse();
   const doc = { method: "response", class: "VoiceResponse", attrs: [], children: [] };
   let xml;
+  // What a refused document used counts as unused again.
+  const usedBefore = new Set(used);
   try {
     // The helper throws on a character XML cannot hold, when it is given
     // or when the document is written.
     grow(doc, "VoiceResponse", helper, 0);
     xml = helper.toString();
+    // In attribute values it does not throw but writes them, and the
+    // document is not XML (ccfn writes U+FFFD there too): left out alike.
+    if (NOT_XML.test(xml)) throw new Error("Invalid character in an attribute value");
   } catch (error) {
     if (!String(error.message).startsWith("Invalid character")) throw error;
     refused++;
+    used = usedBefore;
     continue;
   }
   stream.write(JSON.stringify({ doc, xml }) + "\n");
   written++;
 }
 stream.end();
-const vocabulary = Object.values(classes).reduce((n, ms) => n + ms.length, 0);
+if (unusedYet().length > 0) {
+  console.error(`never used in ${written} documents: ${unusedYet().join(", ")}`);
+  process.exit(1);
+}
+const methodCount = Object.values(classes).reduce((n, ms) => n + ms.length, 0);
 console.log(
   `${written} documents (${refused} refused by the helper), ` +
-    `${Object.keys(classes).length} classes, ${vocabulary} child methods, ` +
+    `${Object.keys(classes).length} classes, ${methodCount} child methods, ` +
     `${Object.keys(interfaces).length} attribute sets, ${Object.keys(enums).length} enumerations`
 );

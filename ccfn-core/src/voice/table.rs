@@ -1,0 +1,287 @@
+//! The macros the vocabulary (`elements.rs`) is written in: one
+//! `element!` per element, naming its tag, its attributes with the kind of
+//! value each takes, and the children it may hold.
+//!
+//! Attribute kinds: `text` (`impl Into<String>`), `u32`, `bool`,
+//! `SpeechTimeout` (`impl Into<SpeechTimeout>`), an enum with `as_str`
+//! (`Method`, `Trim`, ...), or `[E]`: a space-separated list of `E`s
+//! (`impl Values<E>`). A child is `method = "helperName" -> Type`, with
+//! `(param)` when it is created with text (`impl Into<String>`, none when
+//! empty) or `(param: T)` for text given as `impl Into<T>` where
+//! `String: From<T>`.
+//!
+//! Under `cfg(test)`, each element also answers to the helper library's
+//! names (`set_by_name`, `add_by_name`), so that the differential test can
+//! replay the helper's documents through these very setters.
+
+/// Declares an element: its builder type, setters and children.
+macro_rules! element {
+    (
+        $(#[$doc:meta])*
+        pub struct $ty:ident = $tag:literal;
+        attributes {
+            $( $(#[$adoc:meta])* $afn:ident = $aname:literal : $kind:tt; )*
+        }
+        children {
+            $( $cfn:ident = $method:literal -> $class:ident $( ( $param:ident $(: $pty:ty)? ) )?; )*
+        }
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[derive(ref_cast::RefCastCustom)]
+        #[repr(transparent)]
+        pub struct $ty(El);
+
+        impl $ty {
+            #[ref_cast::ref_cast_custom]
+            fn from_el(el: &mut El) -> &mut Self;
+        }
+
+        impl Element for $ty {
+            const TAG: &'static str = $tag;
+
+            fn cast(el: &mut El) -> &mut Self {
+                Self::from_el(el)
+            }
+        }
+
+        impl Parent for $ty {
+            fn el_mut(&mut self) -> &mut El {
+                &mut self.0
+            }
+        }
+
+        impl $ty {
+            $( attribute!($(#[$adoc])* $afn $aname $kind); )*
+
+            /// Sets attribute `name` to `value`, for an attribute without a
+            /// setter of its own (one the platform added later); an
+            /// attribute already set is replaced in place.
+            ///
+            /// # Panics
+            ///
+            /// If `name` is not an XML name.
+            pub fn attr(
+                &mut self,
+                name: impl Into<std::borrow::Cow<'static, str>>,
+                value: impl Into<String>,
+            ) -> &mut Self {
+                let name = name.into();
+                check_name(&name);
+                self.0.set(name, value.into());
+                self
+            }
+
+            /// Appends an element without a builder of its own (one the
+            /// platform added later), tagged `tag`.
+            ///
+            /// # Panics
+            ///
+            /// If `tag` is not an XML name.
+            pub fn child(
+                &mut self,
+                tag: impl Into<std::borrow::Cow<'static, str>>,
+            ) -> &mut GenericElement {
+                let tag = tag.into();
+                check_name(&tag);
+                GenericElement::from_el(self.0.push_el(El::new(tag, String::new())))
+            }
+
+            /// Appends text, after what the element already holds.
+            pub fn add_text(&mut self, text: impl Into<String>) -> &mut Self {
+                self.0.push_text(text.into());
+                self
+            }
+        }
+
+        children! {
+            $ty {
+                $( $cfn = $method -> $class $( ( $param $(: $pty)? ) )?; )*
+            }
+        }
+
+        #[cfg(test)]
+        impl $ty {
+            pub(super) const ATTRIBUTES: &'static [&'static str] = &[$($aname),*];
+
+            #[allow(unused_variables)]
+            fn set_by_name(&mut self, name: &str, value: &serde_json::Value) -> bool {
+                match name {
+                    $(
+                        $aname => {
+                            hit(stringify!($ty), $aname);
+                            self.$afn(attribute!(@parse $kind value));
+                            true
+                        }
+                    )*
+                    _ => false,
+                }
+            }
+        }
+
+        #[cfg(test)]
+        impl Build for $ty {
+            fn class(&self) -> &'static str {
+                stringify!($ty)
+            }
+
+            fn set_named(&mut self, name: &str, value: &serde_json::Value) -> bool {
+                self.set_by_name(name, value)
+            }
+
+            fn add_named(
+                &mut self,
+                method: &str,
+                text: Option<&str>,
+            ) -> Option<&mut dyn Build> {
+                self.add_by_name(method, text)
+            }
+
+            fn set_other(&mut self, name: String, value: String) {
+                self.attr(name, value);
+            }
+
+            fn add_other(&mut self, tag: String) -> &mut dyn Build {
+                self.child(tag)
+            }
+
+            fn add_words(&mut self, text: &str) {
+                self.add_text(text);
+            }
+        }
+    };
+}
+
+/// The methods adding `$ty`'s children (the response's verbs, or an
+/// element's nouns).
+macro_rules! children {
+    (
+        $ty:ident {
+            $( $cfn:ident = $method:literal -> $class:ident $( ( $param:ident $(: $pty:ty)? ) )?; )*
+        }
+    ) => {
+        impl $ty {
+            $( children!(@method $cfn $class $( $param $($pty)? )?); )*
+        }
+
+        #[cfg(test)]
+        impl $ty {
+            pub(super) const CHILDREN: &'static [&'static str] = &[$($method),*];
+
+            #[allow(unused_variables)]
+            fn add_by_name(
+                &mut self,
+                method: &str,
+                text: Option<&str>,
+            ) -> Option<&mut dyn Build> {
+                $( children!(@try $ty self method text $cfn $method $( $param )?); )*
+                None
+            }
+        }
+    };
+    (@method $cfn:ident $class:ident) => {
+        #[doc = concat!("Appends [`", stringify!($class), "`].")]
+        pub fn $cfn(&mut self) -> &mut $class {
+            Parent::el_mut(self).push(String::new())
+        }
+    };
+    (@method $cfn:ident $class:ident $param:ident) => {
+        #[doc = concat!(
+            "Appends [`", stringify!($class), "`] with `", stringify!($param),
+            "` as its text (none when empty).",
+        )]
+        pub fn $cfn(&mut self, $param: impl Into<String>) -> &mut $class {
+            Parent::el_mut(self).push($param.into())
+        }
+    };
+    (@method $cfn:ident $class:ident $param:ident $pty:ty) => {
+        #[doc = concat!(
+            "Appends [`", stringify!($class), "`] with `", stringify!($param),
+            "` as its text (a [`", stringify!($pty), "`]).",
+        )]
+        pub fn $cfn(&mut self, $param: impl Into<$pty>) -> &mut $class {
+            Parent::el_mut(self).push(String::from($param.into()))
+        }
+    };
+    (@try $ty:ident $self:ident $m:ident $t:ident $cfn:ident $method:literal) => {
+        if $m == $method && $t.is_none() {
+            hit(stringify!($ty), $method);
+            return Some($self.$cfn());
+        }
+    };
+    (@try $ty:ident $self:ident $m:ident $t:ident $cfn:ident $method:literal $param:ident) => {
+        if $m == $method {
+            hit(stringify!($ty), $method);
+            return Some($self.$cfn($t.unwrap_or_default()));
+        }
+    };
+}
+
+/// One attribute setter (or, with `@parse`, the helper's JSON value read as
+/// the setter's argument).
+macro_rules! attribute {
+    (@parse text $v:ident) => {
+        $v.as_str().expect("a string").to_owned()
+    };
+    (@parse u32 $v:ident) => {
+        u32::try_from($v.as_u64().expect("a whole number")).expect("a u32")
+    };
+    (@parse bool $v:ident) => {
+        $v.as_bool().expect("a boolean")
+    };
+    (@parse [$e:ident] $v:ident) => {
+        $v.as_array()
+            .expect("an array")
+            .iter()
+            .map(|v| attribute!(@parse $e v))
+            .collect::<Vec<$e>>()
+    };
+    (@parse $e:ident $v:ident) => {
+        $v.as_str()
+            .expect("a string")
+            .parse::<$e>()
+            .expect("a value the type knows")
+    };
+    ($(#[$doc:meta])* $fn:ident $name:literal text) => {
+        $(#[$doc])*
+        pub fn $fn(&mut self, value: impl Into<String>) -> &mut Self {
+            self.0.set($name, value.into());
+            self
+        }
+    };
+    ($(#[$doc:meta])* $fn:ident $name:literal u32) => {
+        $(#[$doc])*
+        pub fn $fn(&mut self, value: u32) -> &mut Self {
+            self.0.set($name, value.to_string());
+            self
+        }
+    };
+    ($(#[$doc:meta])* $fn:ident $name:literal bool) => {
+        $(#[$doc])*
+        pub fn $fn(&mut self, value: bool) -> &mut Self {
+            self.0.set($name, if value { "true" } else { "false" }.to_owned());
+            self
+        }
+    };
+    ($(#[$doc:meta])* $fn:ident $name:literal SpeechTimeout) => {
+        $(#[$doc])*
+        pub fn $fn(&mut self, value: impl Into<SpeechTimeout>) -> &mut Self {
+            self.0.set($name, value.into().to_string());
+            self
+        }
+    };
+    ($(#[$doc:meta])* $fn:ident $name:literal [$e:ident]) => {
+        $(#[$doc])*
+        pub fn $fn(&mut self, values: impl Values<$e>) -> &mut Self {
+            self.0.set($name, values.join());
+            self
+        }
+    };
+    ($(#[$doc:meta])* $fn:ident $name:literal $e:ident) => {
+        $(#[$doc])*
+        pub fn $fn(&mut self, value: $e) -> &mut Self {
+            self.0.set($name, value.as_str().to_owned());
+            self
+        }
+    };
+}

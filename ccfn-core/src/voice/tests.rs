@@ -1,0 +1,257 @@
+//! Unit tests of the voice markup builder.
+
+#![cfg(test)]
+
+use super::*;
+
+const DECL: &str = r#"<?xml version="1.0" encoding="UTF-8"?>"#;
+
+fn doc(body: &str) -> String {
+    format!("{DECL}<Response>{body}</Response>")
+}
+
+#[test]
+fn empty_response() {
+    let twiml = VoiceResponse::new();
+    assert!(twiml.is_empty());
+    assert_eq!(twiml.to_xml(), format!("{DECL}<Response/>"));
+    assert_eq!(twiml.to_string(), twiml.to_xml());
+    assert_eq!(twiml, VoiceResponse::default());
+}
+
+#[test]
+fn text_escaping_exact() {
+    let mut twiml = VoiceResponse::new();
+    twiml.say(r#"a & b < c > d "e" 'f'"#);
+    assert_eq!(
+        twiml.to_xml(),
+        doc(r#"<Say>a &amp; b &lt; c &gt; d "e" 'f'</Say>"#)
+    );
+}
+
+#[test]
+fn attribute_escaping_exact() {
+    let mut twiml = VoiceResponse::new();
+    twiml.redirect("/next").method(Method::Get);
+    twiml.say("x").voice(r#"a & b < c > d "e" 'f'"#);
+    assert_eq!(
+        twiml.to_xml(),
+        doc(concat!(
+            r#"<Redirect method="GET">/next</Redirect>"#,
+            r#"<Say voice="a &amp; b &lt; c > d &quot;e&quot; 'f'">x</Say>"#,
+        ))
+    );
+}
+
+#[test]
+fn whitespace_and_invalid_characters() {
+    let mut twiml = VoiceResponse::new();
+    twiml
+        .say("l1\r\nl2\tend\u{0}\u{1b}\u{FFFF}")
+        .language("a\tb\nc\rd");
+    assert_eq!(
+        twiml.to_xml(),
+        doc("<Say language=\"a&#x9;b&#xA;c&#xD;d\">l1&#xD;\nl2\tend\u{FFFD}\u{FFFD}\u{FFFD}</Say>")
+    );
+}
+
+#[test]
+fn characters_next_to_the_invalid_ones_are_kept() {
+    let kept = "\u{7f}\u{FFFD}\u{FFBF}\u{EFFF}\u{E000}\u{10FFFF}é";
+    let mut twiml = VoiceResponse::new();
+    twiml.say(format!("{kept}\u{FFFE}")).voice(kept);
+    assert_eq!(
+        twiml.to_xml(),
+        doc(&format!("<Say voice=\"{kept}\">{kept}\u{FFFD}</Say>"))
+    );
+}
+
+#[test]
+fn non_ascii_text_is_kept() {
+    let mut twiml = VoiceResponse::new();
+    twiml.say("Grüß dich & 日本 🚀").language("de-DE");
+    assert_eq!(
+        twiml.to_xml(),
+        doc(r#"<Say language="de-DE">Grüß dich &amp; 日本 🚀</Say>"#)
+    );
+}
+
+#[test]
+fn nested_gather() {
+    let mut twiml = VoiceResponse::new();
+    let gather = twiml.gather();
+    gather
+        .input(GatherInput::Speech)
+        .speech_timeout(SpeechTimeout::Auto)
+        .hints("sales, support")
+        .action_on_empty_result(true);
+    gather.say("Say sales or support.").loop_(2);
+    gather.pause().length(1);
+    gather.play("https://example.com/beep.mp3");
+    twiml.say("Goodbye");
+    assert_eq!(
+        twiml.to_xml(),
+        doc(concat!(
+            r#"<Gather input="speech" speechTimeout="auto" hints="sales, support" actionOnEmptyResult="true">"#,
+            r#"<Say loop="2">Say sales or support.</Say>"#,
+            r#"<Pause length="1"/>"#,
+            r#"<Play>https://example.com/beep.mp3</Play>"#,
+            r#"</Gather>"#,
+            r#"<Say>Goodbye</Say>"#,
+        ))
+    );
+}
+
+#[test]
+fn empty_gather_and_empty_text_are_self_closing() {
+    let mut twiml = VoiceResponse::new();
+    twiml.gather().timeout(3).speech_timeout(4);
+    twiml.play("").digits("ww1");
+    assert_eq!(
+        twiml.to_xml(),
+        doc(r#"<Gather timeout="3" speechTimeout="4"/><Play digits="ww1"/>"#)
+    );
+}
+
+#[test]
+fn enqueue_task_json_value_is_escaped_as_text() {
+    let mut twiml = VoiceResponse::new();
+    let json = serde_json::json!({ "note": "a \"b\" & <c>" });
+    twiml
+        .enqueue()
+        .workflow_sid("WW123")
+        .task(&json)
+        .priority(5)
+        .timeout(30);
+    assert_eq!(
+        twiml.to_xml(),
+        doc(concat!(
+            r#"<Enqueue workflowSid="WW123">"#,
+            r#"<Task priority="5" timeout="30">{"note":"a \"b\" &amp; &lt;c&gt;"}</Task>"#,
+            r#"</Enqueue>"#,
+        ))
+    );
+}
+
+#[test]
+fn enqueue_tasks_are_written_as_given_in_call_order() {
+    let mut twiml = VoiceResponse::new();
+    let enqueue = twiml.enqueue_named("support");
+    enqueue
+        .wait_url("/hold?music=1&x=2")
+        .wait_url_method(Method::Get);
+    enqueue.task("first").priority(9);
+    enqueue.task(String::from(r#"{"skill": "billing"}"#));
+    assert_eq!(
+        twiml.to_xml(),
+        doc(concat!(
+            r#"<Enqueue waitUrl="/hold?music=1&amp;x=2" waitUrlMethod="GET">support"#,
+            r#"<Task priority="9">first</Task><Task>{"skill": "billing"}</Task></Enqueue>"#,
+        ))
+    );
+}
+
+#[test]
+fn task_body_conversions() {
+    let value = serde_json::json!({ "a": [1, true, null] });
+    assert_eq!(TaskBody::from(&value).as_str(), r#"{"a":[1,true,null]}"#);
+    assert_eq!(TaskBody::from(value).as_str(), r#"{"a":[1,true,null]}"#);
+    assert_eq!(TaskBody::from("{ }").as_str(), "{ }");
+}
+
+#[test]
+fn attribute_replacement_keeps_position() {
+    let mut twiml = VoiceResponse::new();
+    twiml
+        .say("hi")
+        .voice("man")
+        .language("en-US")
+        .loop_(1)
+        .voice("alice")
+        .loop_(3);
+    assert_eq!(
+        twiml.to_xml(),
+        doc(r#"<Say voice="alice" language="en-US" loop="3">hi</Say>"#)
+    );
+}
+
+#[test]
+fn typed_enums() {
+    assert_eq!(Method::Get.as_str(), "GET");
+    assert_eq!(Method::Post.as_str(), "POST");
+    assert_eq!(GatherInput::Dtmf.as_str(), "dtmf");
+    assert_eq!(GatherInput::Speech.as_str(), "speech");
+    assert_eq!(RejectReason::Rejected.as_str(), "rejected");
+    assert_eq!(RejectReason::Busy.as_str(), "busy");
+    assert_eq!(Trim::TrimSilence.as_str(), "trim-silence");
+    assert_eq!(Trim::DoNotTrim.as_str(), "do-not-trim");
+    assert_eq!(
+        DialRecord::RecordFromAnswerDual.as_str(),
+        "record-from-answer-dual"
+    );
+    assert_eq!(SpeechTimeout::from(7), SpeechTimeout::Seconds(7));
+
+    let mut twiml = VoiceResponse::new();
+    twiml.reject().reason(RejectReason::Busy);
+    twiml
+        .record()
+        .trim(Trim::DoNotTrim)
+        .play_beep(false)
+        .method(Method::Post);
+    twiml
+        .dial()
+        .record(DialRecord::RecordFromRinging)
+        .hangup_on_star(false);
+    assert_eq!(
+        twiml.to_xml(),
+        doc(concat!(
+            r#"<Reject reason="busy"/>"#,
+            r#"<Record trim="do-not-trim" playBeep="false" method="POST"/>"#,
+            r#"<Dial record="record-from-ringing" hangupOnStar="false"/>"#,
+        ))
+    );
+}
+
+#[test]
+fn dial_nouns_and_text() {
+    let mut twiml = VoiceResponse::new();
+    twiml
+        .dial_number("+15551230000")
+        .caller_id("+15550001111")
+        .time_limit(600);
+    let dial = twiml.dial();
+    dial.action("/after-dial").method(Method::Post);
+    dial.number("+15551234567")
+        .send_digits("ww12")
+        .status_callback_event([CallEvent::Initiated, CallEvent::Answered]);
+    dial.client("agent_42").url("/whisper");
+    dial.queue("support").reservation_sid("WR1");
+    dial.sip("sip:bob@example.com;transport=tls")
+        .username("bob")
+        .password("p\"w&");
+    twiml.leave();
+    twiml.hangup();
+    assert_eq!(
+        twiml.to_xml(),
+        doc(concat!(
+            r#"<Dial callerId="+15550001111" timeLimit="600">+15551230000</Dial>"#,
+            r#"<Dial action="/after-dial" method="POST">"#,
+            r#"<Number sendDigits="ww12" statusCallbackEvent="initiated answered">+15551234567</Number>"#,
+            r#"<Client url="/whisper">agent_42</Client>"#,
+            r#"<Queue reservationSid="WR1">support</Queue>"#,
+            r#"<Sip username="bob" password="p&quot;w&amp;">sip:bob@example.com;transport=tls</Sip>"#,
+            r#"</Dial><Leave/><Hangup/>"#,
+        ))
+    );
+}
+
+#[test]
+fn clone_and_equality() {
+    let mut a = VoiceResponse::new();
+    a.say("hi").voice("alice");
+    let mut b = a.clone();
+    assert_eq!(a, b);
+    b.hangup();
+    assert_ne!(a, b);
+    assert!(!a.is_empty());
+}

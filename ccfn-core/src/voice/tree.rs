@@ -1,0 +1,185 @@
+//! The document as a tree of elements, and how an element is written.
+
+use std::borrow::Cow;
+
+use ref_cast::{ref_cast_custom, RefCastCustom};
+
+use crate::text::xml::{escape_attr, escape_text};
+
+/// One element: its tag, its attributes in the order they were first set,
+/// the text it was created with, and what was added to it since.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct El {
+    pub(super) tag: Cow<'static, str>,
+    attrs: Vec<(Cow<'static, str>, String)>,
+    pub(super) text: String,
+    pub(super) children: Vec<Node>,
+}
+
+/// What an element holds after its first text: elements and more text, in
+/// the order they were added.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Node {
+    El(El),
+    Text(String),
+}
+
+impl El {
+    pub(super) fn new(tag: impl Into<Cow<'static, str>>, text: String) -> Self {
+        El {
+            tag: tag.into(),
+            attrs: Vec::new(),
+            text,
+            children: Vec::new(),
+        }
+    }
+
+    /// Sets attribute `name`, replacing an earlier value in place (keeping
+    /// its position) or appending a new attribute.
+    pub(super) fn set(&mut self, name: impl Into<Cow<'static, str>>, value: String) {
+        let name = name.into();
+        match self.attrs.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.attrs.push((name, value)),
+        }
+    }
+
+    /// The value of attribute `name`, if set.
+    pub(super) fn get(&self, name: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find_map(|(n, value)| (n == name).then_some(value.as_str()))
+    }
+
+    /// Appends a child element and returns it as the builder type `T`.
+    pub(super) fn push<T: Element>(&mut self, text: String) -> &mut T {
+        T::cast(self.push_el(El::new(T::TAG, text)))
+    }
+
+    pub(super) fn push_el(&mut self, el: El) -> &mut El {
+        self.children.push(Node::El(el));
+        match self.children.last_mut() {
+            Some(Node::El(el)) => el,
+            _ => unreachable!("the element just pushed is last"),
+        }
+    }
+
+    pub(super) fn push_text(&mut self, text: String) {
+        // The helper libraries write nothing for empty text, and an element
+        // holding only that is still written `<X/>`.
+        if !text.is_empty() {
+            self.children.push(Node::Text(text));
+        }
+    }
+
+    /// Writes `<tag attrs>text children</tag>`, or `<tag attrs/>` when it
+    /// holds nothing.
+    pub(super) fn write(&self, out: &mut String) {
+        out.push('<');
+        out.push_str(&self.tag);
+        for (name, value) in &self.attrs {
+            out.push(' ');
+            out.push_str(name);
+            out.push_str("=\"");
+            escape_attr(value, out);
+            out.push('"');
+        }
+        if self.text.is_empty() && self.children.is_empty() {
+            out.push_str("/>");
+            return;
+        }
+        out.push('>');
+        escape_text(&self.text, out);
+        for child in &self.children {
+            match child {
+                Node::El(el) => el.write(out),
+                Node::Text(text) => escape_text(text, out),
+            }
+        }
+        out.push_str("</");
+        out.push_str(&self.tag);
+        out.push('>');
+    }
+}
+
+/// A builder type over one [`El`].
+pub(super) trait Element {
+    /// The tag it is written with.
+    const TAG: &'static str;
+
+    /// The builder over `el`.
+    fn cast(el: &mut El) -> &mut Self;
+}
+
+/// Something children are added to: the response or an element.
+pub(super) trait Parent {
+    fn el_mut(&mut self) -> &mut El;
+}
+
+/// Panics unless `name` is an XML name (what an element or attribute name
+/// must be for the document to be well-formed).
+pub(super) fn check_name(name: &str) -> &str {
+    let start = |c: char| c.is_alphabetic() || c == '_' || c == ':';
+    let rest = |c: char| start(c) || c.is_alphanumeric() || matches!(c, '-' | '.' | '\u{B7}');
+    let mut chars = name.chars();
+    let valid = chars.next().is_some_and(start) && chars.all(rest);
+    assert!(
+        valid,
+        "{name:?} is not an XML name, so it cannot be written as an element or attribute name"
+    );
+    name
+}
+
+// ---------------------------------------------------------------------------
+// Elements the builders do not know
+// ---------------------------------------------------------------------------
+
+/// An element added with `child(tag)`: one the platform added after these
+/// builders were written. It takes any attribute, text and child.
+#[derive(Debug, Clone, PartialEq, Eq, RefCastCustom)]
+#[repr(transparent)]
+pub struct GenericElement(El);
+
+impl GenericElement {
+    #[ref_cast_custom]
+    pub(super) fn from_el(el: &mut El) -> &mut Self;
+
+    /// Sets attribute `name` to `value` (replacing an earlier value in
+    /// place).
+    ///
+    /// # Panics
+    ///
+    /// If `name` is not an XML name.
+    pub fn attr(
+        &mut self,
+        name: impl Into<Cow<'static, str>>,
+        value: impl Into<String>,
+    ) -> &mut Self {
+        let name = name.into();
+        check_name(&name);
+        self.0.set(name, value.into());
+        self
+    }
+
+    /// Appends an element tagged `tag`.
+    ///
+    /// # Panics
+    ///
+    /// If `tag` is not an XML name.
+    pub fn child(&mut self, tag: impl Into<Cow<'static, str>>) -> &mut GenericElement {
+        let tag = tag.into();
+        check_name(&tag);
+        GenericElement::from_el(self.0.push_el(El::new(tag, String::new())))
+    }
+
+    /// Appends text, after what the element already holds.
+    pub fn add_text(&mut self, text: impl Into<String>) -> &mut Self {
+        self.0.push_text(text.into());
+        self
+    }
+
+    /// The element's tag.
+    pub fn tag(&self) -> &str {
+        &self.0.tag
+    }
+}
