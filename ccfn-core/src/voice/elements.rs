@@ -213,11 +213,11 @@ element! {
     pub struct ConversationRelay = "ConversationRelay";
     attributes {
         /// `backgroundnoisereduction`: this parameters enables background noise filtering on the audio stream before it reaches the STT engine, improving transcription accuracy in noisy environments.
-        backgroundnoisereduction = "backgroundnoisereduction": text;
+        background_noise_reduction = "backgroundnoisereduction": text;
         /// `debug`: multiple debug options to be used for troubleshooting.
         debug = "debug": text;
         /// `deepgramsmartformat`: this parameter enables Deepgram's smart formatting feature, which automatically applies punctuation, capitalization, and formatting (e.g. numbers, dates, currency) to transcripts.
-        deepgramsmartformat = "deepgramsmartformat": text;
+        deepgram_smart_format = "deepgramsmartformat": text;
         /// `dtmfDetection`: whether DTMF tones should be detected and reported in speech transcription.
         dtmf_detection = "dtmfDetection": bool;
         /// `elevenlabsTextNormalization`: when using ElevenLabs as TTS provider, this parameter allows you to enable or disable its text normalization feature.
@@ -227,7 +227,7 @@ element! {
         /// `hints`: phrases to help better accuracy in speech recognition of these phrases.
         hints = "hints": text;
         /// `ignorebackchannel`: whether brief caller acknowledgments (e.g. "yeah", "uh-huh") are ignored and will not interrupt the agent while it is speaking.
-        ignorebackchannel = "ignorebackchannel": text;
+        ignore_backchannel = "ignorebackchannel": text;
         /// `intelligenceService`: the Conversational Intelligence Service id or unique name to be used for the session.
         intelligence_service = "intelligenceService": text;
         /// `interruptSensitivity`: set the sensitivity of the interrupt feature for speech. The value can be low, medium, or high.
@@ -247,7 +247,7 @@ element! {
         /// `speechModel`: speech model to be used for transcription.
         speech_model = "speechModel": text;
         /// `speechtimeout`: set the duration of silence that indicates the end of speech.
-        speechtimeout = "speechtimeout": text;
+        speech_timeout = "speechtimeout": text;
         /// `transcriptionLanguage`: language to be used for transcription.
         transcription_language = "transcriptionLanguage": text;
         /// `transcriptionProvider`: provider to be used for transcription.

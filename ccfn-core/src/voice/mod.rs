@@ -233,6 +233,16 @@
 //! );
 //! ```
 //!
+//! Nesting is checked when the code compiles: a `<Say>` cannot hold a
+//! `<Dial>`.
+//!
+//! ```compile_fail
+//! use ccfn_core::voice::VoiceResponse;
+//!
+//! let mut twiml = VoiceResponse::new();
+//! twiml.say("Hello").dial(); // error: no method named `dial` on `Say`
+//! ```
+//!
 //! # What the platform adds later
 //!
 //! ```

@@ -255,3 +255,165 @@ fn clone_and_equality() {
     assert_ne!(a, b);
     assert!(!a.is_empty());
 }
+
+#[test]
+fn lists_take_one_value_or_several() {
+    let mut twiml = VoiceResponse::new();
+    let dial = twiml.dial();
+    dial.number("1").status_callback_event(CallEvent::Ringing);
+    dial.number("2")
+        .status_callback_event([CallEvent::Initiated, CallEvent::Completed]);
+    dial.number("3")
+        .status_callback_event(vec![CallEvent::Answered]);
+    dial.number("4")
+        .status_callback_event(&[CallEvent::Answered, CallEvent::Ringing][..]);
+    // An empty list is an empty attribute, as the helper writes `[]`.
+    dial.number("5").status_callback_event([] as [CallEvent; 0]);
+    twiml
+        .prompt()
+        .attempt([1, 3])
+        .error_type(PromptErrorType::Timeout);
+    assert_eq!(
+        twiml.to_xml(),
+        doc(concat!(
+            r#"<Dial><Number statusCallbackEvent="ringing">1</Number>"#,
+            r#"<Number statusCallbackEvent="initiated completed">2</Number>"#,
+            r#"<Number statusCallbackEvent="answered">3</Number>"#,
+            r#"<Number statusCallbackEvent="answered ringing">4</Number>"#,
+            r#"<Number statusCallbackEvent="">5</Number></Dial>"#,
+            r#"<Prompt attempt="1 3" errorType="timeout"/>"#,
+        ))
+    );
+}
+
+#[test]
+fn enumerated_values_read_back_and_refuse_what_the_platform_does_not_know() {
+    for method in [Method::Get, Method::Post] {
+        assert_eq!(method.as_str().parse::<Method>(), Ok(method));
+        assert_eq!(method.to_string(), method.as_str());
+    }
+    assert_eq!(
+        "record-from-answer-dual".parse(),
+        Ok(DialRecord::RecordFromAnswerDual)
+    );
+    assert_eq!(
+        "say-as"
+            .parse::<SsmlSayAsInterpretAs>()
+            .map_err(|e| e.to_string()),
+        Err(r#""say-as" is not a SsmlSayAsInterpretAs the platform knows"#.to_owned())
+    );
+    assert_eq!(
+        "get".parse::<Method>(),
+        Err(UnknownValue {
+            kind: "Method",
+            value: "get".to_owned()
+        }),
+        "values are case-sensitive, as the platform reads them"
+    );
+    assert_eq!("auto".parse(), Ok(SpeechTimeout::Auto));
+    assert_eq!("5".parse(), Ok(SpeechTimeout::Seconds(5)));
+    assert!("-1".parse::<SpeechTimeout>().is_err());
+    assert_eq!(SpeechTimeout::Auto.to_string(), "auto");
+    assert_eq!(SpeechTimeout::Seconds(12).to_string(), "12");
+}
+
+#[test]
+fn what_the_builders_do_not_know_goes_through_attr_and_child() {
+    let mut twiml = VoiceResponse::new();
+    let say = twiml.say("a");
+    say.voice("alice")
+        .attr("voice", "man")
+        .attr("x-new", "1 & 2");
+    say.add_text("").add_text("b");
+    say.child("mark").attr("name", "m1");
+    say.add_text("c");
+    let future = twiml.child("FutureVerb");
+    assert_eq!(future.tag(), "FutureVerb");
+    future.child("Inner").add_text("<x>");
+    future.attr(String::from("mode"), String::from("\"q\""));
+    twiml.hangup();
+    assert_eq!(
+        twiml.to_xml(),
+        doc(concat!(
+            r#"<Say voice="man" x-new="1 &amp; 2">ab<mark name="m1"/>c</Say>"#,
+            r#"<FutureVerb mode="&quot;q&quot;"><Inner>&lt;x&gt;</Inner></FutureVerb>"#,
+            r#"<Hangup/>"#,
+        ))
+    );
+}
+
+#[test]
+fn a_name_that_is_not_an_xml_name_is_refused() {
+    for name in ["", "a b", "1st", "a\"b", "a=b", "<x>", "-x", "a/b"] {
+        let attr = std::panic::catch_unwind(|| {
+            VoiceResponse::new().say("x").attr(name, "v");
+        });
+        assert!(attr.is_err(), "attribute {name:?}");
+        let child = std::panic::catch_unwind(|| {
+            VoiceResponse::new().child(name);
+        });
+        assert!(child.is_err(), "element {name:?}");
+    }
+    for name in ["a", "x-new", "ns:tag", "_x", "a.b", "é1"] {
+        VoiceResponse::new().say("x").attr(name, "v").child(name);
+    }
+}
+
+#[test]
+fn nesting_follows_the_platform() {
+    let mut twiml = VoiceResponse::new();
+    let connect = twiml.connect();
+    connect
+        .stream()
+        .url("wss://a")
+        .parameter()
+        .name("k")
+        .value("v");
+    connect
+        .virtual_agent()
+        .connector_name("bot")
+        .config()
+        .name("c")
+        .value("1");
+    let start = twiml.start();
+    start.transcription().track(StreamTrack::InboundTrack);
+    start.siprec().connector_name("rec");
+    start.recording().channels(RecordingChannels::Dual);
+    let dial = twiml.dial();
+    dial.sip("sip:a@b")
+        .headers()
+        .header()
+        .name("X-Case")
+        .value("9");
+    dial.client("").identity("agent").add_text("");
+    dial.application("").application_sid("AP1");
+    dial.conference("room").beep(ConferenceBeep::OnEnter);
+    twiml.refer().sip("sip:c@d");
+    assert_eq!(
+        twiml.to_xml(),
+        doc(concat!(
+            r#"<Connect><Stream url="wss://a"><Parameter name="k" value="v"/></Stream>"#,
+            r#"<VirtualAgent connectorName="bot"><Config name="c" value="1"/></VirtualAgent></Connect>"#,
+            r#"<Start><Transcription track="inbound_track"/><Siprec connectorName="rec"/>"#,
+            r#"<Recording channels="dual"/></Start>"#,
+            r#"<Dial><Sip>sip:a@b<Headers><Header name="X-Case" value="9"/></Headers></Sip>"#,
+            r#"<Client><Identity>agent</Identity></Client>"#,
+            r#"<Application><ApplicationSid>AP1</ApplicationSid></Application>"#,
+            r#"<Conference beep="onEnter">room</Conference></Dial>"#,
+            r#"<Refer><Sip>sip:c@d</Sip></Refer>"#,
+        ))
+    );
+}
+
+#[test]
+fn enqueued_reads_the_first_enqueue_only() {
+    let mut twiml = VoiceResponse::new();
+    assert_eq!(twiml.enqueued(), None);
+    twiml.say("x");
+    twiml.enqueue_named("sales").workflow_sid("WW1");
+    twiml.enqueue().workflow_sid("WW2");
+    assert_eq!(twiml.enqueued(), Some((Some("WW1"), Some("sales"))));
+    let mut unnamed = VoiceResponse::new();
+    unnamed.enqueue();
+    assert_eq!(unnamed.enqueued(), Some((None, None)));
+}

@@ -76,6 +76,8 @@ const HAZARDS = [
   "line\nbreak", "tab\there", "carriage\rreturn", "\r\n", " leading and trailing ",
   "é è ü ß", "日本語", "😀 emoji", "\u00a0nbsp", "\u2028sep", "]]>", "<![CDATA[x]]>",
   "<Say>not a verb</Say>", "&#x41;", "https://example.com/a?b=1&c=2", "+15551230000",
+  // Control characters XML 1.0 allows, and other odd ones it allows.
+  "del\u007f", "nel\u0085", "c1\u009f", "\ufeffbom", "\ufffd", "\u{10ffff}",
 ];
 const REFUSED = ["\u0001", "\u001f", "\u0000", "\ufffe", "\uffff", "\u000b"];
 function text() {
