@@ -138,8 +138,8 @@ fn members() -> Vec<String> {
 }
 
 /// The code of each source file of `src/` of the member `member`
-/// (`ccfn-core`, `examples/contact-center`): without the tests at its end,
-/// and without comment lines.
+/// (`ccfn-core`, `examples/contact-center`): without the tests at its end
+/// or files of tests only (`#![cfg(test)]`), and without comment lines.
 fn code_of(member: &str) -> Vec<(String, String)> {
     let src = root().join(member).join("src");
     let mut files = Vec::new();
@@ -149,9 +149,10 @@ fn code_of(member: &str) -> Vec<(String, String)> {
         .into_iter()
         .map(|file| {
             let text = std::fs::read_to_string(&file).unwrap();
+            let test_only = text.lines().any(|line| line.trim() == "#![cfg(test)]");
             let code = text
                 .lines()
-                .take_while(|line| !line.starts_with("#[cfg(test)]"))
+                .take_while(|line| !test_only && !line.starts_with("#[cfg(test)]"))
                 .filter(|line| !line.trim_start().starts_with("//"))
                 .collect::<Vec<_>>()
                 .join("\n");
