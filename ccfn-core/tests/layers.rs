@@ -23,7 +23,7 @@ const RANKS: &[(&str, u32)] = &[
     // The voice markup.
     ("voice/tree", 2),
     ("voice/values", 2),
-    ("voice/table", 2),
+    ("voice/table", 3),
     ("voice/elements", 3),
     ("voice", 3),
     // The records and their writer.

@@ -117,9 +117,13 @@ fn replay(parent: &mut dyn Build, node: &Value, at: &str) {
         let built: &mut dyn Build = if method == "addChild" {
             parent.add_other(child["tag"].as_str().expect("a tag").to_owned())
         } else {
-            parent
+            let built = parent
                 .add_named(method, text)
-                .unwrap_or_else(|| panic!("{at}: {class} has no {method:?}"))
+                .unwrap_or_else(|| panic!("{at}: {class} has no {method:?}"));
+            // The builder of the helper's class: `Refer::sip` is a
+            // `ReferSip`, though both `Sip`s write `<Sip>`.
+            assert_eq!(built.class(), child["class"], "{at}: {class}.{method}");
+            built
         };
         for attr in child["attrs"].as_array().into_iter().flatten() {
             let name = attr[0].as_str().expect("an attribute name");

@@ -6,7 +6,6 @@
 // the lint sees as this module's; every element here derives `Debug`.
 #![allow(missing_debug_implementations)]
 
-use super::tree::{check_name, El, Element, GenericElement, Parent};
 use super::values::*;
 
 element! {
@@ -26,7 +25,7 @@ element! {
     /// `<Application>`: a client application the call is connected to.
     pub struct Application = "Application";
     attributes {
-        /// `copyParentTo`: copy parent call To field to called application side, otherwise use the application sid as To field.
+        /// `copyParentTo`: give the application the parent call's `To`, instead of the application's SID.
         copy_parent_to = "copyParentTo": bool;
         /// `customerId`: identity of the customer calling application.
         customer_id = "customerId": text;
@@ -191,7 +190,7 @@ element! {
         recording_status_callback_method = "recordingStatusCallbackMethod": Method;
         /// `routingAssignmentTimeout`: routing assignment timeout.
         routing_assignment_timeout = "routingAssignmentTimeout": u32;
-        /// `serviceInstanceSid`: service instance Sid.
+        /// `serviceInstanceSid`: the Conversations service's SID.
         service_instance_sid = "serviceInstanceSid": text;
         /// `statusCallback`: status callback URL.
         status_callback = "statusCallback": text;
@@ -209,10 +208,10 @@ element! {
 }
 
 element! {
-    /// `<ConversationRelay>`: a live conversation between the caller and your application over a websocket, with speech recognition and text-to-speech.
+    /// `<ConversationRelay>`: a live conversation between the caller and an application over a websocket, with speech recognition and text-to-speech.
     pub struct ConversationRelay = "ConversationRelay";
     attributes {
-        /// `backgroundnoisereduction`: this parameters enables background noise filtering on the audio stream before it reaches the STT engine, improving transcription accuracy in noisy environments.
+        /// `backgroundnoisereduction`: enables background noise filtering on the audio stream before it reaches the STT engine, improving transcription accuracy in noisy environments.
         background_noise_reduction = "backgroundnoisereduction": text;
         /// `debug`: multiple debug options to be used for troubleshooting.
         debug = "debug": text;
@@ -277,7 +276,7 @@ element! {
     attributes {
         /// `connector`: the unique name or installed add-on sid that identifies the installed addon resource for the ConversationRelaySession Connector.
         connector = "connector": text;
-        /// `sessionConfiguration`: the unique name or id of the ConversationRelaySession  Configuration resource.
+        /// `sessionConfiguration`: the unique name or id of the ConversationRelaySession Configuration resource.
         session_configuration = "sessionConfiguration": text;
     }
     children {
@@ -494,9 +493,9 @@ element! {
     /// `<Number>`: a phone number to call.
     pub struct Number = "Number";
     attributes {
-        /// `amdStatusCallback`: the URL we should call to send amd status information to your application.
+        /// `amdStatusCallback`: URL the platform posts answering machine detection results to.
         amd_status_callback = "amdStatusCallback": text;
-        /// `amdStatusCallbackMethod`: HTTP Method to use with amd_status_callback.
+        /// `amdStatusCallbackMethod`: HTTP method for `amdStatusCallback`.
         amd_status_callback_method = "amdStatusCallbackMethod": Method;
         /// `byoc`: BYOC trunk SID (Beta).
         byoc = "byoc": text;
@@ -637,7 +636,7 @@ element! {
     /// `<Queue>`: a queue whose first caller is connected.
     pub struct Queue = "Queue";
     attributes {
-        /// `method`: HTTP method for `action`.
+        /// `method`: HTTP method for `url`.
         method = "method": Method;
         /// `postWorkActivitySid`: the task router activity the worker takes after the call.
         post_work_activity_sid = "postWorkActivitySid": text;
@@ -803,9 +802,9 @@ element! {
     /// `<Sip>`: a SIP endpoint to call.
     pub struct Sip = "Sip";
     attributes {
-        /// `amdStatusCallback`: the URL we should call to send amd status information to your application.
+        /// `amdStatusCallback`: URL the platform posts answering machine detection results to.
         amd_status_callback = "amdStatusCallback": text;
-        /// `amdStatusCallbackMethod`: HTTP Method to use with amd_status_callback.
+        /// `amdStatusCallbackMethod`: HTTP method for `amdStatusCallback`.
         amd_status_callback_method = "amdStatusCallbackMethod": Method;
         /// `machineDetection`: enable machine detection or end of greeting detection.
         machine_detection = "machineDetection": text;
@@ -817,7 +816,7 @@ element! {
         machine_detection_speech_threshold = "machineDetectionSpeechThreshold": u32;
         /// `machineDetectionTimeout`: number of seconds to wait for machine detection.
         machine_detection_timeout = "machineDetectionTimeout": u32;
-        /// `method`: HTTP method for `action`.
+        /// `method`: HTTP method for `url`.
         method = "method": Method;
         /// `password`: SIP Password.
         password = "password": text;
@@ -839,7 +838,7 @@ element! {
 }
 
 element! {
-    /// `<Uri>`: a SIP address a `<Application>` or `<Client>` call may use.
+    /// `<Uri>`: one of the SIP addresses a [`Sip`] call tries, with its priority and weight.
     pub struct SipUri = "Uri";
     attributes {
         /// `password`: the password for authentication.
@@ -1147,7 +1146,7 @@ element! {
         name = "name": text;
         /// `outboundTrackLabel`: friendly name given to the Outbound Track Label.
         outbound_track_label = "outboundTrackLabel": text;
-        /// `partialResults`: indicates if partial results are going to be send to the customer.
+        /// `partialResults`: whether partial results are sent.
         partial_results = "partialResults": bool;
         /// `profanityFilter`: enable Profanity Filter.
         profanity_filter = "profanityFilter": bool;

@@ -12,7 +12,9 @@
 //!
 //! Under `cfg(test)`, each element also answers to the helper library's
 //! names (`set_by_name`, `add_by_name`), so that the differential test can
-//! replay the helper's documents through these very setters.
+//! replay the helper's documents through these very setters; that code
+//! names the test's `hit` and `Build`, which the calling file imports
+//! under `cfg(test)`. Everything else is named by its full path.
 
 /// Declares an element: its builder type, setters and children.
 macro_rules! element {
@@ -27,26 +29,27 @@ macro_rules! element {
         }
     ) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        #[derive(ref_cast::RefCastCustom)]
+        // No `Clone`: a copy of an element could never be added to a
+        // document.
+        #[derive(Debug, PartialEq, Eq, ::ref_cast::RefCastCustom)]
         #[repr(transparent)]
-        pub struct $ty(El);
+        pub struct $ty($crate::voice::tree::El);
 
         impl $ty {
-            #[ref_cast::ref_cast_custom]
-            fn from_el(el: &mut El) -> &mut Self;
+            #[::ref_cast::ref_cast_custom]
+            fn from_el(el: &mut $crate::voice::tree::El) -> &mut Self;
         }
 
-        impl Element for $ty {
+        impl $crate::voice::tree::Element for $ty {
             const TAG: &'static str = $tag;
 
-            fn cast(el: &mut El) -> &mut Self {
+            fn cast(el: &mut $crate::voice::tree::El) -> &mut Self {
                 Self::from_el(el)
             }
         }
 
-        impl Parent for $ty {
-            fn el_mut(&mut self) -> &mut El {
+        impl $crate::voice::tree::Parent for $ty {
+            fn el_mut(&mut self) -> &mut $crate::voice::tree::El {
                 &mut self.0
             }
         }
@@ -67,7 +70,7 @@ macro_rules! element {
                 value: impl Into<String>,
             ) -> &mut Self {
                 let name = name.into();
-                check_name(&name);
+                $crate::voice::tree::check_name(&name);
                 self.0.set(name, value.into());
                 self
             }
@@ -81,10 +84,12 @@ macro_rules! element {
             pub fn child(
                 &mut self,
                 tag: impl Into<std::borrow::Cow<'static, str>>,
-            ) -> &mut GenericElement {
+            ) -> &mut $crate::voice::tree::GenericElement {
                 let tag = tag.into();
-                check_name(&tag);
-                GenericElement::from_el(self.0.push_el(El::new(tag, String::new())))
+                $crate::voice::tree::check_name(&tag);
+                $crate::voice::tree::GenericElement::from_el(
+                    self.0.push_el($crate::voice::tree::El::new(tag, String::new())),
+                )
             }
 
             /// Appends text, after what the element already holds.
@@ -105,7 +110,7 @@ macro_rules! element {
             pub(super) const ATTRIBUTES: &'static [&'static str] = &[$($aname),*];
 
             #[allow(unused_variables)]
-            fn set_by_name(&mut self, name: &str, value: &serde_json::Value) -> bool {
+            fn set_by_name(&mut self, name: &str, value: &::serde_json::Value) -> bool {
                 match name {
                     $(
                         $aname => {
@@ -125,7 +130,7 @@ macro_rules! element {
                 stringify!($ty)
             }
 
-            fn set_named(&mut self, name: &str, value: &serde_json::Value) -> bool {
+            fn set_named(&mut self, name: &str, value: &::serde_json::Value) -> bool {
                 self.set_by_name(name, value)
             }
 
@@ -182,7 +187,7 @@ macro_rules! children {
     (@method $cfn:ident $class:ident) => {
         #[doc = concat!("Appends [`", stringify!($class), "`].")]
         pub fn $cfn(&mut self) -> &mut $class {
-            Parent::el_mut(self).push(String::new())
+            $crate::voice::tree::Parent::el_mut(self).push(String::new())
         }
     };
     (@method $cfn:ident $class:ident $param:ident) => {
@@ -191,7 +196,7 @@ macro_rules! children {
             "` as its text (none when empty).",
         )]
         pub fn $cfn(&mut self, $param: impl Into<String>) -> &mut $class {
-            Parent::el_mut(self).push($param.into())
+            $crate::voice::tree::Parent::el_mut(self).push($param.into())
         }
     };
     (@method $cfn:ident $class:ident $param:ident $pty:ty) => {
@@ -200,7 +205,7 @@ macro_rules! children {
             "` as its text (a [`", stringify!($pty), "`]).",
         )]
         pub fn $cfn(&mut self, $param: impl Into<$pty>) -> &mut $class {
-            Parent::el_mut(self).push(String::from($param.into()))
+            $crate::voice::tree::Parent::el_mut(self).push(String::from($param.into()))
         }
     };
     (@try $ty:ident $self:ident $m:ident $t:ident $cfn:ident $method:literal) => {
@@ -265,14 +270,14 @@ macro_rules! attribute {
     };
     ($(#[$doc:meta])* $fn:ident $name:literal SpeechTimeout) => {
         $(#[$doc])*
-        pub fn $fn(&mut self, value: impl Into<SpeechTimeout>) -> &mut Self {
+        pub fn $fn(&mut self, value: impl Into<$crate::voice::values::SpeechTimeout>) -> &mut Self {
             self.0.set($name, value.into().to_string());
             self
         }
     };
     ($(#[$doc:meta])* $fn:ident $name:literal [$e:ident]) => {
         $(#[$doc])*
-        pub fn $fn(&mut self, values: impl Values<$e>) -> &mut Self {
+        pub fn $fn(&mut self, values: impl $crate::voice::values::Values<$e>) -> &mut Self {
             self.0.set($name, values.join());
             self
         }

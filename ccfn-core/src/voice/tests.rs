@@ -344,7 +344,12 @@ fn what_the_builders_do_not_know_goes_through_attr_and_child() {
 
 #[test]
 fn a_name_that_is_not_an_xml_name_is_refused() {
-    for name in ["", "a b", "1st", "a\"b", "a=b", "<x>", "-x", "a/b"] {
+    // XML 1.0's Name, not Unicode's letters: `ª` and `²` are letters or
+    // digits to Unicode, not to XML; a combining accent may follow a
+    // letter.
+    for name in [
+        "", "a b", "1st", "a\"b", "a=b", "<x>", "-x", "a/b", "ª", "a²", "\u{300}a",
+    ] {
         let attr = std::panic::catch_unwind(|| {
             VoiceResponse::new().say("x").attr(name, "v");
         });
@@ -354,7 +359,9 @@ fn a_name_that_is_not_an_xml_name_is_refused() {
         });
         assert!(child.is_err(), "element {name:?}");
     }
-    for name in ["a", "x-new", "ns:tag", "_x", "a.b", "é1"] {
+    for name in [
+        "a", "x-new", "ns:tag", "_x", "a.b", "é1", "a\u{300}", "日本", "a·b",
+    ] {
         VoiceResponse::new().say("x").attr(name, "v").child(name);
     }
 }
@@ -416,4 +423,7 @@ fn enqueued_reads_the_first_enqueue_only() {
     let mut unnamed = VoiceResponse::new();
     unnamed.enqueue();
     assert_eq!(unnamed.enqueued(), Some((None, None)));
+    let mut added = VoiceResponse::new();
+    added.enqueue().add_text("").add_text("support");
+    assert_eq!(added.enqueued(), Some((None, Some("support"))));
 }

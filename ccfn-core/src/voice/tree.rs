@@ -51,6 +51,19 @@ impl El {
             .find_map(|(n, value)| (n == name).then_some(value.as_str()))
     }
 
+    /// The first text the element holds: the one it was created with, or
+    /// else the first added; `None` when it holds none.
+    pub(super) fn first_text(&self) -> Option<&str> {
+        Some(self.text.as_str())
+            .filter(|text| !text.is_empty())
+            .or_else(|| {
+                self.children.iter().find_map(|child| match child {
+                    Node::Text(text) => Some(text.as_str()),
+                    Node::El(_) => None,
+                })
+            })
+    }
+
     /// Appends a child element and returns it as the builder type `T`.
     pub(super) fn push<T: Element>(&mut self, text: String) -> &mut T {
         T::cast(self.push_el(El::new(T::TAG, text)))
@@ -116,11 +129,22 @@ pub(super) trait Parent {
     fn el_mut(&mut self) -> &mut El;
 }
 
-/// Panics unless `name` is an XML name (what an element or attribute name
-/// must be for the document to be well-formed).
+/// Panics unless `name` is an XML name (XML 1.0's `Name`, as the helper
+/// libraries check it): what an element or attribute name must be for the
+/// document to be well-formed.
 pub(super) fn check_name(name: &str) -> &str {
-    let start = |c: char| c.is_alphabetic() || c == '_' || c == ':';
-    let rest = |c: char| start(c) || c.is_alphanumeric() || matches!(c, '-' | '.' | '\u{B7}');
+    let start = |c: char| {
+        matches!(c,
+            ':' | 'A'..='Z' | '_' | 'a'..='z' | '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{F6}'
+            | '\u{F8}'..='\u{2FF}' | '\u{370}'..='\u{37D}' | '\u{37F}'..='\u{1FFF}'
+            | '\u{200C}'..='\u{200D}' | '\u{2070}'..='\u{218F}' | '\u{2C00}'..='\u{2FEF}'
+            | '\u{3001}'..='\u{D7FF}' | '\u{F900}'..='\u{FDCF}' | '\u{FDF0}'..='\u{FFFD}'
+            | '\u{10000}'..='\u{EFFFF}')
+    };
+    let rest = |c: char| {
+        start(c)
+            || matches!(c, '-' | '.' | '0'..='9' | '\u{B7}' | '\u{300}'..='\u{36F}' | '\u{203F}'..='\u{2040}')
+    };
     let mut chars = name.chars();
     let valid = chars.next().is_some_and(start) && chars.all(rest);
     assert!(
@@ -136,7 +160,7 @@ pub(super) fn check_name(name: &str) -> &str {
 
 /// An element added with `child(tag)`: one the platform added after these
 /// builders were written. It takes any attribute, text and child.
-#[derive(Debug, Clone, PartialEq, Eq, RefCastCustom)]
+#[derive(Debug, PartialEq, Eq, RefCastCustom)]
 #[repr(transparent)]
 pub struct GenericElement(El);
 

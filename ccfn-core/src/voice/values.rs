@@ -147,7 +147,8 @@ impl FromStr for SpeechTimeout {
 ///
 /// Built from a `&str`/`String` (written exactly as given) or from a
 /// [`serde_json::Value`] (written as `serde_json` writes it compactly, i.e.
-/// `value.to_string()`).
+/// `value.to_string()`, object keys in the order they were inserted, as
+/// `JSON.stringify` writes them).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TaskBody(String);
 
@@ -192,7 +193,10 @@ impl From<TaskBody> for String {
 macro_rules! values {
     ($( $(#[$doc:meta])* $name:ident { $( $variant:ident = $value:literal, )* } )*) => {$(
         $(#[$doc])*
+        ///
+        /// Non-exhaustive: the platform adds values.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum $name {
             $( #[doc = concat!("`", $value, "`")] $variant, )*
         }

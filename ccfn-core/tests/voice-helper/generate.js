@@ -70,6 +70,38 @@ for (const m of dts.matchAll(classRe)) {
   classes[name] = [...methods.values()];
 }
 
+// The type definitions must say what the library has: every class the
+// definitions declare is the library's, with exactly its methods (the
+// response's comments aside: ccfn has none), so that a change in the
+// definitions' format cannot shrink the vocabulary unnoticed.
+for (const [name, methods] of Object.entries(classes)) {
+  const cls = name === "VoiceResponse" ? VoiceResponse : VoiceResponse[name];
+  if (typeof cls !== "function") throw new Error(`the definitions declare ${name}, the library has no such class`);
+  const own = Object.getOwnPropertyNames(cls.prototype).filter(
+    (m) => m !== "constructor" && !(name === "VoiceResponse" && m.startsWith("comment"))
+  );
+  const declared = methods.map((m) => m.method);
+  const missing = own.filter((m) => !declared.includes(m));
+  const extra = declared.filter((m) => !own.includes(m));
+  if (missing.length || extra.length) {
+    throw new Error(`${name}: the definitions miss [${missing}] and declare [${extra}] the library lacks`);
+  }
+}
+const classCount = Object.keys(VoiceResponse).filter((k) => typeof VoiceResponse[k] === "function").length + 1;
+if (classCount !== Object.keys(classes).length) {
+  throw new Error(`the library has ${classCount} classes, the definitions declare ${Object.keys(classes).length}`);
+}
+let fieldLines = 0;
+for (const m of dts.matchAll(/export interface \w+Attributes \{([\s\S]*?)\n\s+\}/g)) {
+  fieldLines += (m[1].match(/\?: /g) || []).length;
+}
+const parsedFields = [...dts.matchAll(/export interface \w+Attributes \{([\s\S]*?)\n\s+\}/g)]
+  .map((m) => [...m[1].matchAll(/\n\s+(\w+|"[\w:-]+")\??: ([^;]+);/g)].length)
+  .reduce((a, b) => a + b, 0);
+if (fieldLines !== parsedFields) {
+  throw new Error(`${fieldLines} attribute lines in the definitions, ${parsedFields} read`);
+}
+
 // ---- Values with every escaping hazard.
 const HAZARDS = [
   "", "&", "<", ">", "\"", "'", "&amp;", "a & b < c > d", "\"quoted\" 'single'",
@@ -91,20 +123,29 @@ function text() {
 // (`SpeechTimeout`). Numbers are whole and not negative (`u32`).
 function value(type, name) {
   if ((name === "method" || /Method$/.test(name)) && (type === "string" || /CallbackMethod$/.test(type))) {
-    return pick(["GET", "POST"]);
+    const v = pick(["GET", "POST"]);
+    used.add(`${type}=${v}`);
+    return v;
   }
   if (name === "speechTimeout") return pick(["auto", "0", "3", "60"]);
   const array = type.endsWith("[]");
   const base = array ? type.slice(0, -2) : type;
   const one = () => {
-    if (enums[base]) return pick(enums[base]);
+    if (enums[base]) {
+      // Each value at least once, then at random.
+      const unused = enums[base].filter((v) => !used.has(`${base}=${v}`));
+      const v = unused.length > 0 && random() < 0.5 ? pick(unused) : pick(enums[base]);
+      used.add(`${base}=${v}`);
+      return v;
+    }
     if (base === "boolean") return random() < 0.5;
     if (base === "number") return pick([0, 1, 7, 30, 3600, 4294967295]);
     return text();
   };
   if (!array) return one();
+  // Sometimes empty: the helper writes `[]` as an empty attribute.
   const values = [];
-  for (let n = 1 + below(3); n > 0; n--) values.push(one());
+  for (let n = below(4); n > 0; n--) values.push(one());
   return values;
 }
 
@@ -201,6 +242,15 @@ const everything = [
   ...Object.entries(classes).flatMap(([cls, ms]) => ms.map((m) => cls + "." + m.method)),
   ...Object.entries(interfaces).flatMap(([iface, fields]) => [...fields.keys()].map((n) => iface + "." + n)),
 ];
+// Every value of every enumeration an attribute uses, but for the long
+// lists (voices, languages, ring tones: more than 30 values) that ccfn
+// takes as free text, where one value is as good as another.
+const enumsUsed = new Set(
+  Object.values(interfaces).flatMap((fields) => [...fields.values()].map((t) => t.replace(/\[\]$/, "")))
+);
+for (const [name, values] of Object.entries(enums)) {
+  if (enumsUsed.has(name) && values.length <= 30) everything.push(...values.map((v) => `${name}=${v}`));
+}
 const unusedYet = () => everything.filter((key) => !used.has(key));
 // At least COUNT documents, and more until everything has been used.
 while (written < COUNT || (unusedYet().length > 0 && written < 20 * COUNT)) {
