@@ -259,6 +259,28 @@ fn verb(node: Node<'_, '_>, depth: usize) -> Heard {
         ),
         "Leave" => "The caller leaves the queue".to_owned(),
         "Sms" | "Message" => format!("A text message is sent: “{text}”"),
+        "Connect" => {
+            heard.leads_to = attr("action").map(str::to_owned);
+            format!("The call is connected to {}", nouns(node))
+        }
+        "Start" => format!("Starts in the background: {}", nouns(node)),
+        "Stop" => format!("Stops: {}", nouns(node)),
+        "Pay" => {
+            heard.leads_to = attr("action").map(str::to_owned);
+            match attr("chargeAmount") {
+                Some(amount) => format!(
+                    "The caller is asked to pay {amount} {}",
+                    attr("currency").unwrap_or("usd")
+                ),
+                None => "The caller is asked for payment details (a token, no charge)".to_owned(),
+            }
+        }
+        "Refer" => {
+            heard.leads_to = attr("action").map(str::to_owned);
+            format!("The call is transferred by SIP REFER to {}", nouns(node))
+        }
+        "Echo" => "The caller hears their own voice back".to_owned(),
+        "Queue" => format!("The call is connected to the first caller waiting in “{text}”"),
         other => {
             let attributes: Vec<_> = node
                 .attributes()
@@ -270,6 +292,34 @@ fn verb(node: Node<'_, '_>, depth: usize) -> Heard {
         }
     };
     heard
+}
+
+/// What a verb holds, one noun each: its tag in lower case and what
+/// names it (its text, or its `name`, `url` or `connectorName`):
+/// "stream live wss://media.example.com, transcription".
+fn nouns(node: Node<'_, '_>) -> String {
+    let nouns: Vec<String> = node
+        .children()
+        .filter(Node::is_element)
+        .map(|noun| {
+            let text = noun.text().unwrap_or("").trim();
+            let names = ["name", "url", "connectorName"]
+                .into_iter()
+                .filter_map(|key| noun.attribute(key))
+                .chain(Some(text).filter(|t| !t.is_empty()));
+            let mut described = noun.tag_name().name().to_ascii_lowercase();
+            for name in names {
+                described.push(' ');
+                described.push_str(name);
+            }
+            described
+        })
+        .collect();
+    if nouns.is_empty() {
+        "nothing".to_owned()
+    } else {
+        nouns.join(", ")
+    }
 }
 
 /// The choices a menu's prompt says, in either order: "Press 1 to leave
@@ -381,6 +431,61 @@ mod tests {
     use super::*;
 
     const MENU: &str = r#"<?xml version="1.0" encoding="UTF-8"?><Response><Gather input="dtmf" numDigits="1" timeout="5" action="/features/f/studio/wait-experience" method="POST"><Say>All of our agents are busy. Press 1 to leave a voicemail, or 2 to request a callback.</Say></Gather><Say>Please hold.</Say><Redirect method="POST">/features/f/studio/wait-experience</Redirect></Response>"#;
+
+    #[test]
+    fn the_verbs_beyond_a_menu_say_what_they_do() {
+        let mut twiml = crate::voice::VoiceResponse::new();
+        twiml
+            .start()
+            .stream()
+            .name("live")
+            .url("wss://media.example.com");
+        twiml
+            .pay()
+            .charge_amount("10.00")
+            .currency("eur")
+            .action("/paid");
+        twiml
+            .refer()
+            .action("/referred")
+            .sip("sip:agent@pbx.example.com");
+        twiml.echo();
+        twiml.queue("support");
+        twiml.stop().stream().name("live");
+        twiml
+            .connect()
+            .action("/after")
+            .conversation_relay()
+            .url("wss://bot.example.com");
+        let heard: Vec<(String, Option<String>)> = hears(&twiml.to_xml())
+            .unwrap()
+            .into_iter()
+            .map(|heard| (heard.text, heard.leads_to))
+            .collect();
+        let at = |path: &str| Some(path.to_owned());
+        assert_eq!(
+            heard,
+            [
+                ("Starts in the background: stream live wss://media.example.com".to_owned(), None),
+                ("The caller is asked to pay 10.00 eur".to_owned(), at("/paid")),
+                (
+                    "The call is transferred by SIP REFER to sip sip:agent@pbx.example.com".to_owned(),
+                    at("/referred")
+                ),
+                ("The caller hears their own voice back".to_owned(), None),
+                ("The call is connected to the first caller waiting in “support”".to_owned(), None),
+                ("Stops: stream live".to_owned(), None),
+                (
+                    "The call is connected to conversationrelay wss://bot.example.com".to_owned(),
+                    at("/after")
+                ),
+                (
+                    "The document ends: the call hangs up, or goes on to the flow's next widget when a widget called this function".to_owned(),
+                    None
+                ),
+            ]
+        );
+    }
 
     #[test]
     fn a_menu_reads_as_its_prompt_choices_and_where_they_lead() {
