@@ -5,8 +5,10 @@ mod diagnose;
 mod filter;
 mod input;
 mod line;
+mod listing;
 mod logs;
 mod package;
+mod platform;
 mod probe;
 mod summary;
 mod when;
@@ -37,6 +39,11 @@ enum Command {
     /// Test a function's endpoint: DNS, TLS, HEAD, and a signed POST in
     /// debug mode.
     Probe(probe::ProbeArgs),
+    /// The platform's calls (step 2): list them, or one with its
+    /// recordings and events.
+    Calls(listing::CallsArgs),
+    /// The task router's tasks (step 5).
+    Tasks(listing::TasksArgs),
     /// Package the evidence for an escalation: records, invocations,
     /// errors, the diagnosis, the probe, reproduction commands; scrubbed.
     Package(package::PackageArgs),
@@ -59,6 +66,8 @@ fn main() -> ExitCode {
         Command::Diagnose(args) => diagnose::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Package(args) => package::run(args),
+        Command::Calls(args) => listing::run_calls(args),
+        Command::Tasks(args) => listing::run_tasks(args),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "ccfn", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)

@@ -53,7 +53,7 @@ use axum::routing::post;
 use axum::Router;
 use serde_json::{json, Value};
 
-use crate::loopback::{lock, Server};
+use crate::loopback::{basic_auth, lock, Server};
 
 /// The largest request body the fake reads: 64 MiB, over the provider's
 /// 25 MiB so that size limits are the client's to enforce.
@@ -312,7 +312,7 @@ async fn messages(
         Err(rejection) => return provider_error(rejection.body_text()),
     };
     request.domain.clone_from(&domain);
-    if let Some((user, password)) = basic_auth(&headers) {
+    if let (Some(user), Some(password)) = basic_auth(&headers) {
         request.authorization_user = Some(user);
         request.authorization_password_present = !password.is_empty();
         request.password = password;
@@ -374,57 +374,4 @@ async fn parse(mut multipart: Multipart) -> Result<RecordedEmail, String> {
         return Err("'from' and 'to' parameters are missing".to_owned());
     }
     Ok(request)
-}
-
-/// The user and password of an `Authorization: Basic` header.
-fn basic_auth(headers: &HeaderMap) -> Option<(String, String)> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let encoded = value.strip_prefix("Basic ")?;
-    let decoded = String::from_utf8(base64_decode(encoded.trim())?).ok()?;
-    let (user, password) = decoded.split_once(':')?;
-    Some((user.to_owned(), password.to_owned()))
-}
-
-/// Standard base64 with padding, as in basic auth.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    fn value(c: u8) -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    }
-    let text = text.trim_end_matches('=').as_bytes();
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    for chunk in text.chunks(4) {
-        let mut bits = 0_u32;
-        for (i, c) in chunk.iter().enumerate() {
-            bits |= value(*c)? << (18 - 6 * i);
-        }
-        let bytes = bits.to_be_bytes();
-        match chunk.len() {
-            4 => out.extend_from_slice(&bytes[1..4]),
-            3 => out.extend_from_slice(&bytes[1..3]),
-            2 => out.push(bytes[1]),
-            _ => return None,
-        }
-    }
-    Some(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_of_basic_auth() {
-        assert_eq!(base64_decode("YXBpOmtleQ==").unwrap(), b"api:key");
-        assert_eq!(base64_decode("YXBpOmtleXg=").unwrap(), b"api:keyx");
-        assert_eq!(base64_decode("YXBpOmtleXh5").unwrap(), b"api:keyxy");
-        assert_eq!(base64_decode("a"), None);
-        assert_eq!(base64_decode("!!!!"), None);
-    }
 }

@@ -53,7 +53,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde_json::{json, Value};
 
-use crate::loopback::{lock, Server};
+use crate::loopback::{basic_auth, lock, Server};
 
 /// What the fake answers with when nothing else is said.
 const ACCOUNT_SID: &str = "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
@@ -608,48 +608,6 @@ fn workflow_json(origin: &str, workspace: &str, workflow: &FakeWorkflow) -> Valu
     })
 }
 
-/// The username and password of an `Authorization: Basic` header.
-fn basic_auth(headers: &HeaderMap) -> (Option<String>, Option<String>) {
-    let decoded = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Basic "))
-        .and_then(|v| base64_decode(v.trim()))
-        .and_then(|bytes| String::from_utf8(bytes).ok());
-    match decoded {
-        Some(text) => match text.split_once(':') {
-            Some((user, password)) => (Some(user.to_owned()), Some(password.to_owned())),
-            None => (Some(text), None),
-        },
-        None => (None, None),
-    }
-}
-
-/// Standard base64, padded or not; `None` when not base64.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut buffer = 0u32;
-    let mut bits = 0;
-    for byte in text.bytes().filter(|b| *b != b'=') {
-        let value = match byte {
-            b'A'..=b'Z' => byte - b'A',
-            b'a'..=b'z' => byte - b'a' + 26,
-            b'0'..=b'9' => byte - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        };
-        buffer = (buffer << 6) | u32::from(value);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((buffer >> bits) as u8);
-            buffer &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
-}
-
 /// `a=1&b=x+y` decoded, in order.
 fn decode_pairs(text: &str) -> Vec<(String, String)> {
     text.split('&')
@@ -704,8 +662,5 @@ mod tests {
                 ("c".into(), String::new())
             ]
         );
-        assert_eq!(base64_decode("QUM6dG9rZW4=").unwrap(), b"AC:token");
-        assert_eq!(base64_decode("QUM6dG9rZW4").unwrap(), b"AC:token");
-        assert!(base64_decode("!!").is_none());
     }
 }

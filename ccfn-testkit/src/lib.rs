@@ -47,6 +47,7 @@ pub mod fake_api;
 #[cfg(feature = "otel")]
 pub mod fake_collector;
 pub mod fake_email;
+pub mod fake_platform;
 pub mod fake_task_router;
 mod loopback;
 mod redact;

@@ -57,3 +57,55 @@ impl Drop for Server {
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// The username and password of an `Authorization: Basic` header (either
+/// may be missing; padded or unpadded base64).
+pub(crate) fn basic_auth(headers: &axum::http::HeaderMap) -> (Option<String>, Option<String>) {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine as _;
+    const BASE64: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    let decoded = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Basic "))
+        .and_then(|v| BASE64.decode(v.trim()).ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok());
+    match decoded {
+        Some(text) => match text.split_once(':') {
+            Some((user, password)) => (Some(user.to_owned()), Some(password.to_owned())),
+            None => (Some(text), None),
+        },
+        None => (None, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{header, HeaderMap, HeaderValue};
+
+    use super::basic_auth;
+
+    fn auth(value: &str) -> (Option<String>, Option<String>) {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+        basic_auth(&headers)
+    }
+
+    #[test]
+    fn basic_auth_padded_or_not() {
+        let both = (Some("AC".to_owned()), Some("token".to_owned()));
+        assert_eq!(auth("Basic QUM6dG9rZW4="), both);
+        assert_eq!(auth("Basic QUM6dG9rZW4"), both);
+        assert_eq!(
+            auth("Basic YXBpOmtleXh5"),
+            (Some("api".to_owned()), Some("keyxy".to_owned()))
+        );
+        assert_eq!(auth("Basic QUM="), (Some("AC".to_owned()), None));
+        assert_eq!(auth("Basic !!!!"), (None, None));
+        assert_eq!(auth("Bearer QUM6dG9rZW4="), (None, None));
+        assert_eq!(basic_auth(&HeaderMap::new()), (None, None));
+    }
+}

@@ -1,0 +1,666 @@
+//! A fake of the platform's REST API, read-only, served over real HTTP on
+//! loopback: the resources the diagnostic procedure reads (calls, flows,
+//! tasks, phone numbers, the account...), with both pagination shapes the
+//! platform uses, its error bodies, its authentication and its rate limit.
+//!
+//! Each [`Resource`] is a list on one product's base path. The fake
+//! answers, for a list:
+//!
+//! | product | list | one item | page |
+//! |---|---|---|---|
+//! | the 2010 API (`/2010-04-01/Accounts/{AccountSid}/...`) | `GET .../Calls.json` | `GET .../Calls/{Sid}.json` | `{"calls": [..], "page", "page_size", "start", "end", "uri", "first_page_uri", "previous_page_uri", "next_page_uri"}`: `next_page_uri` a path, null on the last page |
+//! | the newer APIs (`/v1/...`, `/v2/...`) | `GET /v1/Workspaces/{Sid}/Tasks` | `GET /v1/Workspaces/{Sid}/Tasks/{Sid}` | `{"tasks": [..], "meta": {"page", "page_size", "first_page_url", "previous_page_url", "url", "next_page_url", "key"}}`: `next_page_url` absolute, null on the last page |
+//!
+//! - `PageSize` (default 50, at most 1 000) and `Page` (from 0) page the
+//!   list; any other query parameter filters it on the item's field of
+//!   the same name in snake case (`Status=failed` keeps the items whose
+//!   `status` is `failed`).
+//! - Requests need HTTP basic authentication with the fake's
+//!   [`FakePlatform::username`] and [`FakePlatform::password`]; others get
+//!   the platform's 401 (`{"code": 20003, "message": "Authenticate", ...}`).
+//! - An unknown item or list is the platform's 404 (`code` 20404).
+//! - [`FakePlatform::rate_limit`] answers the next requests with 429 and
+//!   `Retry-After`.
+//!
+//! ```
+//! use ccfn_testkit::fake_platform::{FakePlatform, Resource};
+//! use serde_json::json;
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let fake = FakePlatform::start()
+//!     .await
+//!     .with(Resource::Calls, json!({ "sid": "CA0001", "status": "failed" }))
+//!     .with(Resource::Calls, json!({ "sid": "CA0002", "status": "completed" }));
+//! let url = format!("{}/2010-04-01/Accounts/{}/Calls.json?Status=failed", fake.base_url(), fake.account_sid());
+//! let page: serde_json::Value = reqwest::Client::new()
+//!     .get(&url)
+//!     .basic_auth(fake.username(), Some(fake.password()))
+//!     .send()
+//!     .await
+//!     .unwrap()
+//!     .json()
+//!     .await
+//!     .unwrap();
+//! assert_eq!(page["calls"][0]["sid"], "CA0001");
+//! assert_eq!(page["calls"].as_array().unwrap().len(), 1);
+//! assert_eq!(page["next_page_uri"], serde_json::Value::Null);
+//! # });
+//! ```
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::extract::State as Shared;
+use axum::http::{header, HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use serde_json::{json, Value};
+
+use crate::loopback::{basic_auth, lock, Server};
+
+/// The account the fake's resources belong to.
+pub const ACCOUNT_SID: &str = "ACf0000000000000000000000000000000";
+
+/// A list of the platform's resources, as the fake serves it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Resource {
+    /// The account's calls (2010 API, `calls`).
+    Calls,
+    /// A call's recordings (2010 API, `recordings`).
+    Recordings {
+        /// The call's SID.
+        call: String,
+    },
+    /// A call's events: the platform's log of its webhooks' requests and
+    /// responses (2010 API, `events`).
+    CallEvents {
+        /// The call's SID.
+        call: String,
+    },
+    /// The account's phone numbers (2010 API, `incoming_phone_numbers`).
+    IncomingPhoneNumbers,
+    /// The account's applications (2010 API, `applications`).
+    Applications,
+    /// The account's API keys, metadata only (2010 API, `keys`).
+    Keys,
+    /// The account's usage records (2010 API, `usage_records`).
+    UsageRecords,
+    /// The flows (Studio v2, `flows`).
+    Flows,
+    /// A flow's executions (Studio v2, `executions`).
+    Executions {
+        /// The flow's SID.
+        flow: String,
+    },
+    /// An execution's steps (Studio v2, `steps`).
+    Steps {
+        /// The flow's SID.
+        flow: String,
+        /// The execution's SID.
+        execution: String,
+    },
+    /// A workspace's tasks (TaskRouter v1, `tasks`).
+    Tasks {
+        /// The workspace's SID.
+        workspace: String,
+    },
+    /// A workspace's workflows (TaskRouter v1, `workflows`).
+    Workflows {
+        /// The workspace's SID.
+        workspace: String,
+    },
+    /// A workspace's task queues (TaskRouter v1, `task_queues`).
+    TaskQueues {
+        /// The workspace's SID.
+        workspace: String,
+    },
+    /// The serverless services (Serverless v1, `services`).
+    Services,
+    /// A service's functions (Serverless v1, `functions`).
+    Functions {
+        /// The service's SID.
+        service: String,
+    },
+    /// A service's environments (Serverless v1, `environments`).
+    Environments {
+        /// The service's SID.
+        service: String,
+    },
+    /// An environment's logs (Serverless v1, `logs`).
+    Logs {
+        /// The service's SID.
+        service: String,
+        /// The environment's SID.
+        environment: String,
+    },
+    /// The account's alerts (Monitor v1, `alerts`).
+    Alerts,
+}
+
+impl Resource {
+    /// The list's path on the fake, and the key its items are under.
+    #[must_use]
+    pub fn path(&self) -> (String, &'static str) {
+        let account = format!("/2010-04-01/Accounts/{ACCOUNT_SID}");
+        match self {
+            Resource::Calls => (format!("{account}/Calls.json"), "calls"),
+            Resource::Recordings { call } => (
+                format!("{account}/Calls/{call}/Recordings.json"),
+                "recordings",
+            ),
+            Resource::CallEvents { call } => {
+                (format!("{account}/Calls/{call}/Events.json"), "events")
+            }
+            Resource::IncomingPhoneNumbers => (
+                format!("{account}/IncomingPhoneNumbers.json"),
+                "incoming_phone_numbers",
+            ),
+            Resource::Applications => (format!("{account}/Applications.json"), "applications"),
+            Resource::Keys => (format!("{account}/Keys.json"), "keys"),
+            Resource::UsageRecords => (format!("{account}/Usage/Records.json"), "usage_records"),
+            Resource::Flows => ("/v2/Flows".to_owned(), "flows"),
+            Resource::Executions { flow } => (format!("/v2/Flows/{flow}/Executions"), "executions"),
+            Resource::Steps { flow, execution } => (
+                format!("/v2/Flows/{flow}/Executions/{execution}/Steps"),
+                "steps",
+            ),
+            Resource::Tasks { workspace } => (format!("/v1/Workspaces/{workspace}/Tasks"), "tasks"),
+            Resource::Workflows { workspace } => {
+                (format!("/v1/Workspaces/{workspace}/Workflows"), "workflows")
+            }
+            Resource::TaskQueues { workspace } => (
+                format!("/v1/Workspaces/{workspace}/TaskQueues"),
+                "task_queues",
+            ),
+            Resource::Services => ("/v1/Services".to_owned(), "services"),
+            Resource::Functions { service } => {
+                (format!("/v1/Services/{service}/Functions"), "functions")
+            }
+            Resource::Environments { service } => (
+                format!("/v1/Services/{service}/Environments"),
+                "environments",
+            ),
+            Resource::Logs {
+                service,
+                environment,
+            } => (
+                format!("/v1/Services/{service}/Environments/{environment}/Logs"),
+                "logs",
+            ),
+            Resource::Alerts => ("/v1/Alerts".to_owned(), "alerts"),
+        }
+    }
+}
+
+/// One request the fake received (the basic-auth password is left out).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FakeRequest {
+    /// The path, as sent.
+    pub path: String,
+    /// The query parameters, decoded, in order.
+    pub query: Vec<(String, String)>,
+    /// The basic-auth username, when there was one.
+    pub username: Option<String>,
+    /// The status the fake answered with.
+    pub status: u16,
+}
+
+#[derive(Default)]
+struct State {
+    origin: String,
+    lists: Vec<(String, &'static str, Vec<Value>)>,
+    objects: Vec<(String, Value)>,
+    username: String,
+    password: String,
+    rate_limited: u32,
+    retry_after: u64,
+    requests: Vec<FakeRequest>,
+}
+
+/// The fake platform: an HTTP server on `127.0.0.1` (a random port),
+/// stopped when dropped.
+pub struct FakePlatform {
+    server: Server,
+    state: Arc<Mutex<State>>,
+}
+
+impl fmt::Debug for FakePlatform {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FakePlatform")
+            .field("addr", &self.server.addr())
+            .finish_non_exhaustive()
+    }
+}
+
+impl FakePlatform {
+    /// Starts the fake on a random port of `127.0.0.1`, empty. Needs a
+    /// Tokio runtime.
+    ///
+    /// # Panics
+    /// No loopback port can be bound.
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_platform::FakePlatform;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakePlatform::start().await;
+    /// assert!(fake.base_url().starts_with("http://127.0.0.1:"));
+    /// # });
+    /// ```
+    pub async fn start() -> FakePlatform {
+        let state = Arc::new(Mutex::new(State {
+            username: ACCOUNT_SID.to_owned(),
+            password: "fake-platform-auth-token".to_owned(),
+            ..State::default()
+        }));
+        let app = Router::new()
+            .fallback(handle)
+            .with_state(Arc::clone(&state));
+        let server = Server::start(app, "the fake platform").await;
+        lock(&state).origin = format!("http://{}", server.addr());
+        FakePlatform { server, state }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    /// The fake's address.
+    #[must_use]
+    pub fn addr(&self) -> SocketAddr {
+        self.server.addr()
+    }
+
+    /// The base URL of every product on the fake: `http://127.0.0.1:{port}`.
+    #[must_use]
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.server.addr())
+    }
+
+    /// The account SID ([`ACCOUNT_SID`]).
+    #[must_use]
+    pub fn account_sid(&self) -> &'static str {
+        ACCOUNT_SID
+    }
+
+    /// The basic-auth username requests need (the account SID, unless
+    /// [`FakePlatform::with_credentials`] said otherwise).
+    #[must_use]
+    pub fn username(&self) -> String {
+        self.lock().username.clone()
+    }
+
+    /// The basic-auth password requests need.
+    #[must_use]
+    pub fn password(&self) -> String {
+        self.lock().password.clone()
+    }
+
+    /// Requires `username` and `password` (an API key pair, or a canary
+    /// auth token) instead.
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_platform::FakePlatform;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakePlatform::start().await.with_credentials("SK0001", "canary-secret");
+    /// assert_eq!(fake.username(), "SK0001");
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_credentials(
+        self,
+        username: impl Into<String>,
+        password: impl Into<String>,
+    ) -> Self {
+        {
+            let mut state = self.lock();
+            state.username = username.into();
+            state.password = password.into();
+        }
+        self
+    }
+
+    /// Adds `item` to the list `resource` (after the items already there),
+    /// and serves it alone at its `sid`. The list exists, empty, once
+    /// anything is added to it or [`FakePlatform::with_list`] names it.
+    ///
+    /// # Panics
+    /// `item` has no string `sid`.
+    #[must_use]
+    pub fn with(self, resource: Resource, item: Value) -> Self {
+        let sid = item["sid"]
+            .as_str()
+            .unwrap_or_else(|| panic!("an item of {resource:?} needs a sid: {item}"))
+            .to_owned();
+        let (path, key) = resource.path();
+        {
+            let mut state = self.lock();
+            let object = match path.strip_suffix(".json") {
+                Some(stem) => format!("{stem}/{sid}.json"),
+                None => format!("{path}/{sid}"),
+            };
+            state.objects.retain(|(p, _)| *p != object);
+            state.objects.push((object, item.clone()));
+            match state.lists.iter_mut().find(|(p, _, _)| *p == path) {
+                Some((_, _, items)) => items.push(item),
+                None => state.lists.push((path, key, vec![item])),
+            }
+        }
+        self
+    }
+
+    /// Makes the list `resource` exist, empty if nothing was added.
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_platform::{FakePlatform, Resource};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakePlatform::start().await.with_list(Resource::Alerts);
+    /// # let _ = fake;
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_list(self, resource: Resource) -> Self {
+        let (path, key) = resource.path();
+        {
+            let mut state = self.lock();
+            if !state.lists.iter().any(|(p, _, _)| *p == path) {
+                state.lists.push((path, key, Vec::new()));
+            }
+        }
+        self
+    }
+
+    /// Serves `object` at `path` (e.g. the account at
+    /// `/2010-04-01/Accounts/{AccountSid}.json`, or a flow's revision).
+    #[must_use]
+    pub fn with_object(self, path: impl Into<String>, object: Value) -> Self {
+        let path = path.into();
+        {
+            let mut state = self.lock();
+            state.objects.retain(|(p, _)| *p != path);
+            state.objects.push((path, object));
+        }
+        self
+    }
+
+    /// Answers the next `times` requests with 429 and `Retry-After:
+    /// {seconds}`, as the platform's rate limit does.
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_platform::FakePlatform;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakePlatform::start().await;
+    /// fake.rate_limit(2, 0);
+    /// # });
+    /// ```
+    pub fn rate_limit(&self, times: u32, seconds: u64) {
+        let mut state = self.lock();
+        state.rate_limited = times;
+        state.retry_after = seconds;
+    }
+
+    /// The requests received so far, in order.
+    #[must_use]
+    pub fn requests(&self) -> Vec<FakeRequest> {
+        self.lock().requests.clone()
+    }
+
+    /// The variables that point `ccfn`'s platform commands at the fake
+    /// and authenticate them: every `CCFN_PLATFORM_*_URL`, `ACCOUNT_SID`
+    /// and `AUTH_TOKEN` (the password).
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_platform::FakePlatform;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakePlatform::start().await;
+    /// let vars = fake.vars();
+    /// assert!(vars.iter().any(|(name, value)| *name == "CCFN_PLATFORM_STUDIO_URL" && *value == fake.base_url()));
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn vars(&self) -> Vec<(&'static str, String)> {
+        let base = self.base_url();
+        let mut vars: Vec<(&'static str, String)> = [
+            "CCFN_PLATFORM_API_URL",
+            "CCFN_PLATFORM_TASKROUTER_URL",
+            "CCFN_PLATFORM_STUDIO_URL",
+            "CCFN_PLATFORM_SERVERLESS_URL",
+            "CCFN_PLATFORM_MONITOR_URL",
+        ]
+        .into_iter()
+        .map(|name| (name, base.clone()))
+        .collect();
+        vars.push(("ACCOUNT_SID", ACCOUNT_SID.to_owned()));
+        vars.push(("AUTH_TOKEN", self.password()));
+        vars
+    }
+}
+
+/// The platform's error body.
+fn error(status: StatusCode, code: u32, message: &str) -> Response {
+    let body = json!({
+        "code": code,
+        "message": message,
+        "more_info": format!("https://www.twilio.com/docs/errors/{code}"),
+        "status": status.as_u16(),
+    });
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+async fn handle(
+    Shared(state): Shared<Arc<Mutex<State>>>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    let path = uri.path().to_owned();
+    let query: Vec<(String, String)> = form_urlencoded::parse(uri.query().unwrap_or("").as_bytes())
+        .into_owned()
+        .collect();
+    let credentials = match basic_auth(&headers) {
+        (Some(user), Some(password)) => Some((user, password)),
+        _ => None,
+    };
+    let mut state = lock(&state);
+    let (response, status) = answer(&mut state, &path, &query, credentials.as_ref());
+    state.requests.push(FakeRequest {
+        path,
+        query,
+        username: credentials.map(|(user, _)| user),
+        status: status.as_u16(),
+    });
+    response
+}
+
+fn answer(
+    state: &mut State,
+    path: &str,
+    query: &[(String, String)],
+    credentials: Option<&(String, String)>,
+) -> (Response, StatusCode) {
+    let authenticated = credentials
+        .is_some_and(|(user, password)| *user == state.username && *password == state.password);
+    if !authenticated {
+        let status = StatusCode::UNAUTHORIZED;
+        return (error(status, 20003, "Authenticate"), status);
+    }
+    if state.rate_limited > 0 {
+        state.rate_limited -= 1;
+        let status = StatusCode::TOO_MANY_REQUESTS;
+        let mut response = error(status, 20429, "Too Many Requests");
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, state.retry_after.into());
+        return (response, status);
+    }
+    if let Some((_, object)) = state.objects.iter().find(|(p, _)| p == path) {
+        return (axum::Json(object.clone()).into_response(), StatusCode::OK);
+    }
+    let Some((_, key, items)) = state.lists.iter().find(|(p, _, _)| p == path) else {
+        let status = StatusCode::NOT_FOUND;
+        let message = format!("The requested resource {path} was not found");
+        return (error(status, 20404, &message), status);
+    };
+    let number = |name: &str, default: usize| {
+        query
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.parse::<usize>().ok())
+            .unwrap_or(default)
+    };
+    let size = number("PageSize", 50).clamp(1, 1000);
+    let page = number("Page", 0);
+    let filters: Vec<(String, &str)> = query
+        .iter()
+        .filter(|(name, _)| !matches!(name.as_str(), "PageSize" | "Page" | "PageToken"))
+        .map(|(name, value)| (snake_case(name), value.as_str()))
+        .collect();
+    let kept: Vec<&Value> = items
+        .iter()
+        .filter(|item| {
+            filters
+                .iter()
+                .all(|(field, value)| keeps(item, field, value))
+        })
+        .collect();
+    let start = (page * size).min(kept.len());
+    let end = (start + size).min(kept.len());
+    let items: Vec<Value> = kept[start..end]
+        .iter()
+        .map(|item| (*item).clone())
+        .collect();
+    let more = end < kept.len();
+    let filters_query: String = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(
+            query
+                .iter()
+                .filter(|(n, _)| !matches!(n.as_str(), "PageSize" | "Page" | "PageToken")),
+        )
+        .finish();
+    let page_uri = |page: usize| {
+        let and = if filters_query.is_empty() {
+            String::new()
+        } else {
+            format!("&{filters_query}")
+        };
+        format!("{path}?PageSize={size}&Page={page}{and}")
+    };
+    let body = if path.starts_with("/2010-04-01/") {
+        json!({
+            (*key): items,
+            "page": page,
+            "page_size": size,
+            "start": start,
+            "end": end.saturating_sub(1).max(start),
+            "uri": page_uri(page),
+            "first_page_uri": page_uri(0),
+            "previous_page_uri": if page > 0 { Value::from(page_uri(page - 1)) } else { Value::Null },
+            "next_page_uri": if more { Value::from(page_uri(page + 1)) } else { Value::Null },
+        })
+    } else {
+        let origin = &state.origin;
+        json!({
+            (*key): items,
+            "meta": {
+                "page": page,
+                "page_size": size,
+                "first_page_url": format!("{origin}{}", page_uri(0)),
+                "previous_page_url": if page > 0 { Value::from(format!("{origin}{}", page_uri(page - 1))) } else { Value::Null },
+                "url": format!("{origin}{}", page_uri(page)),
+                "next_page_url": if more { Value::from(format!("{origin}{}", page_uri(page + 1))) } else { Value::Null },
+                "key": key,
+            },
+        })
+    };
+    (axum::Json(body).into_response(), StatusCode::OK)
+}
+
+/// Whether `item` passes the filter `field=value`: equal, or for `field>`
+/// and `field<` (dates, as `StartTime>=2026-11-20` asks), on or after and
+/// on or before the day.
+fn keeps(item: &Value, field: &str, value: &str) -> bool {
+    let (field, order) = match field.strip_suffix('>') {
+        Some(field) => (field, Some(std::cmp::Ordering::Greater)),
+        None => match field.strip_suffix('<') {
+            Some(field) => (field, Some(std::cmp::Ordering::Less)),
+            None => (field, None),
+        },
+    };
+    match (&item[field], order) {
+        (Value::String(text), None) => text == value,
+        (Value::Null, _) => false,
+        (Value::String(text), Some(order)) => {
+            day(text).is_some_and(|day| day.as_str().cmp(value) != order.reverse())
+        }
+        (other, None) => value.parse::<Value>().is_ok_and(|parsed| parsed == *other),
+        (_, Some(_)) => false,
+    }
+}
+
+/// `YYYY-MM-DD` of an RFC 2822 date (`Tue, 10 Aug 2010 08:02:17 +0000`,
+/// as the 2010 API writes them) or of an ISO 8601 one.
+fn day(date: &str) -> Option<String> {
+    if date.len() >= 10 && date.as_bytes()[4] == b'-' {
+        return Some(date[..10].to_owned());
+    }
+    let parts: Vec<&str> = date.split_whitespace().collect();
+    let [_, d, month, year, ..] = parts[..] else {
+        return None;
+    };
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let m = MONTHS.iter().position(|name| *name == month)? + 1;
+    Some(format!("{year}-{m:02}-{:02}", d.parse::<u32>().ok()?))
+}
+
+/// `AssignmentStatus` → `assignment_status`.
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_filters_compare_days() {
+        let call = json!({"start_time": "Tue, 10 Aug 2010 08:02:17 +0000", "status": "failed"});
+        assert!(keeps(&call, "start_time>", "2010-08-10"));
+        assert!(keeps(&call, "start_time>", "2010-08-01"));
+        assert!(!keeps(&call, "start_time>", "2010-08-11"));
+        assert!(keeps(&call, "start_time<", "2010-08-10"));
+        assert!(!keeps(&call, "start_time<", "2010-08-09"));
+        assert!(keeps(&call, "status", "failed"));
+        assert!(!keeps(&call, "status", "completed"));
+        assert!(!keeps(&call, "missing", "x"));
+        assert_eq!(day("2026-11-20T10:00:00Z").as_deref(), Some("2026-11-20"));
+    }
+
+    #[test]
+    fn filter_names_are_the_fields_in_snake_case() {
+        assert_eq!(snake_case("Status"), "status");
+        assert_eq!(snake_case("AssignmentStatus"), "assignment_status");
+        assert_eq!(snake_case("to"), "to");
+    }
+}
