@@ -12,7 +12,7 @@ use crate::write_out;
 /// What every listing command takes.
 #[derive(Args, Debug, Clone)]
 pub(crate) struct Output {
-    /// The items as JSON (one array), as the platform wrote them.
+    /// JSON instead of columns, with the platform's own field names.
     #[arg(long)]
     json: bool,
     /// Mask phone numbers (all but their last four digits).
@@ -98,6 +98,193 @@ Examples:
         status: Option<TaskStatus>,
         /// At most this many tasks.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        limit: u32,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// One task: status, attributes, workflow, queue, age.
+    Get {
+        /// The task's SID (WT...).
+        #[arg(value_parser = sid("WT"))]
+        task: String,
+        /// The workspace (WS...); PLATFORM_WORKSPACE_SID by default.
+        #[arg(long, value_parser = sid("WS"))]
+        workspace: Option<String>,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// The workspace's workflows, with where each routes.
+    Workflows {
+        /// The workspace (WS...); PLATFORM_WORKSPACE_SID by default.
+        #[arg(long, value_parser = sid("WS"))]
+        workspace: Option<String>,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// The workspace's task queues.
+    Queues {
+        /// The workspace (WS...); PLATFORM_WORKSPACE_SID by default.
+        #[arg(long, value_parser = sid("WS"))]
+        workspace: Option<String>,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+/// `ccfn flows`.
+#[derive(Args, Debug)]
+pub(crate) struct FlowsArgs {
+    #[command(subcommand)]
+    command: FlowsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum FlowsCommand {
+    /// List the flows: status (published or draft), whether valid, revision.
+    List {
+        #[command(flatten)]
+        output: Output,
+    },
+    /// One flow: status, validity, errors, warnings, webhook URL.
+    Get {
+        /// The flow's SID (FW...).
+        #[arg(value_parser = sid("FW"))]
+        flow: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// A flow's executions, newest first.
+    #[command(after_help = "\
+Example:
+  ccfn flows executions FW0123456789abcdef0123456789abcdef --limit 10")]
+    Executions {
+        /// The flow's SID (FW...).
+        #[arg(value_parser = sid("FW"))]
+        flow: String,
+        /// At most this many executions.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        limit: u32,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// One execution and its steps (with `--context`, each step's context:
+    /// what the widget received and returned).
+    Execution {
+        /// The flow's SID (FW...).
+        #[arg(value_parser = sid("FW"))]
+        flow: String,
+        /// The execution's SID (FN...).
+        #[arg(value_parser = sid("FN"))]
+        execution: String,
+        /// Fetch each step's context too.
+        #[arg(long)]
+        context: bool,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+/// `ccfn numbers`.
+#[derive(Args, Debug)]
+pub(crate) struct NumbersArgs {
+    #[command(subcommand)]
+    command: NumbersCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum NumbersCommand {
+    /// List the account's phone numbers and what answers their calls: a
+    /// trunk, else an application, else the voice URL.
+    List {
+        /// At most this many numbers.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        limit: u32,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+/// `ccfn functions`.
+#[derive(Args, Debug)]
+pub(crate) struct FunctionsArgs {
+    #[command(subcommand)]
+    command: FunctionsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum FunctionsCommand {
+    /// List the serverless services, or one service's functions and
+    /// environments.
+    List {
+        /// The service (ZS...): its functions and environments.
+        #[arg(long, value_parser = sid("ZS"))]
+        service: Option<String>,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// An environment's logs, grouped by invocation (request), oldest
+    /// first within each.
+    #[command(after_help = "\
+Example:
+  ccfn functions logs --service ZS0123456789abcdef0123456789abcdef \\
+    --environment ZE0123456789abcdef0123456789abcdef --since 2026-11-20 --limit 100")]
+    Logs {
+        /// The service (ZS...).
+        #[arg(long, value_parser = sid("ZS"))]
+        service: String,
+        /// The environment (ZE...).
+        #[arg(long, value_parser = sid("ZE"))]
+        environment: String,
+        /// Only this function's logs (ZH...).
+        #[arg(long, value_parser = sid("ZH"))]
+        function: Option<String>,
+        /// Only logs from this date (YYYY-MM-DD).
+        #[arg(long, value_parser = date)]
+        since: Option<String>,
+        /// At most this many log lines.
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        limit: u32,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+/// `ccfn account` and the account's other lists.
+#[derive(Args, Debug)]
+pub(crate) struct AccountArgs {
+    #[command(subcommand)]
+    command: Option<AccountCommand>,
+    #[command(flatten)]
+    output: Output,
+}
+
+#[derive(Subcommand, Debug)]
+enum AccountCommand {
+    /// The account's usage records.
+    Usage {
+        /// At most this many records.
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        limit: u32,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// The account's applications and their voice URLs.
+    Apps {
+        #[command(flatten)]
+        output: Output,
+    },
+    /// The account's API keys (names and dates; never a secret).
+    Keys {
+        #[command(flatten)]
+        output: Output,
+    },
+    /// The account's alerts (the platform's debugger), newest first.
+    Alerts {
+        /// Only alerts from this date (YYYY-MM-DD).
+        #[arg(long, value_parser = date)]
+        since: Option<String>,
+        /// At most this many alerts.
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=10_000))]
         limit: u32,
         #[command(flatten)]
         output: Output,
@@ -222,15 +409,12 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                     .await
                     .map_err(|e| e.to_string())?;
                 if output.json {
-                    let mut all = serde_json::json!({
+                    let all = serde_json::json!({
                         "call": call,
                         "recordings": recordings,
                         "events": events,
                     });
-                    if output.mask_pii {
-                        mask_value(&mut all);
-                    }
-                    write_out(&format!("{all:#}\n"))?;
+                    json_out(all, output)?;
                     return Ok(ExitCode::SUCCESS);
                 }
                 let mut text = String::new();
@@ -242,7 +426,7 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                 text.push_str(&columns(&recordings, RECORDING_COLUMNS, output.mask_pii));
                 text.push_str(&format!("\nEvents ({})\n", events.len()));
                 text.push_str(&columns(&events, EVENT_COLUMNS, output.mask_pii));
-                write_out(&text)?;
+                text_out(&text)?;
                 Ok(ExitCode::SUCCESS)
             }
         }
@@ -260,15 +444,7 @@ pub(crate) fn run_tasks(args: &TasksArgs) -> Result<ExitCode, String> {
                 limit,
                 output,
             } => {
-                let workspace = match workspace {
-                    Some(workspace) => workspace.clone(),
-                    None => std::env::var("PLATFORM_WORKSPACE_SID")
-                        .ok()
-                        .filter(|w| !w.trim().is_empty())
-                        .ok_or(
-                            "no workspace: give --workspace WS... or set PLATFORM_WORKSPACE_SID",
-                        )?,
-                };
+                let workspace = workspace_of(workspace.as_ref())?;
                 let mut url = platform.url(
                     Product::TaskRouter,
                     &format!("/v1/Workspaces/{workspace}/Tasks"),
@@ -288,11 +464,468 @@ pub(crate) fn run_tasks(args: &TasksArgs) -> Result<ExitCode, String> {
                     .map_err(|e| e.to_string())?;
                 print(&tasks, output, TASK_COLUMNS)
             }
+            TasksCommand::Get {
+                task,
+                workspace,
+                output,
+            } => {
+                let workspace = workspace_of(workspace.as_ref())?;
+                let path = format!("/v1/Workspaces/{workspace}/Tasks/{task}");
+                let task = fetch(
+                    &platform,
+                    &format!("task {task}"),
+                    Product::TaskRouter,
+                    &path,
+                )
+                .await?;
+                show(&task, output, TASK_FIELDS)
+            }
+            TasksCommand::Workflows { workspace, output } => {
+                let workspace = workspace_of(workspace.as_ref())?;
+                let path = format!("/v1/Workspaces/{workspace}/Workflows");
+                let resource = format!("workspace {workspace}'s workflows");
+                let mut workflows = list(
+                    &platform,
+                    &resource,
+                    Product::TaskRouter,
+                    &path,
+                    "workflows",
+                    1000,
+                )
+                .await?;
+                for workflow in &mut workflows {
+                    workflow["routes_to"] = Value::from(routes_to(workflow));
+                }
+                print(&workflows, output, WORKFLOW_COLUMNS)
+            }
+            TasksCommand::Queues { workspace, output } => {
+                let workspace = workspace_of(workspace.as_ref())?;
+                let path = format!("/v1/Workspaces/{workspace}/TaskQueues");
+                let resource = format!("workspace {workspace}'s task queues");
+                let queues = list(
+                    &platform,
+                    &resource,
+                    Product::TaskRouter,
+                    &path,
+                    "task_queues",
+                    1000,
+                )
+                .await?;
+                print(&queues, output, QUEUE_COLUMNS)
+            }
         }
     })
 }
 
+/// Runs `ccfn flows`.
+pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
+    let platform = platform()?;
+    runtime()?.block_on(async {
+        match &args.command {
+            FlowsCommand::List { output } => {
+                let flows = list(
+                    &platform,
+                    "flows",
+                    Product::Studio,
+                    "/v2/Flows",
+                    "flows",
+                    1000,
+                )
+                .await?;
+                print(&flows, output, FLOW_COLUMNS)
+            }
+            FlowsCommand::Get { flow, output } => {
+                let path = format!("/v2/Flows/{flow}");
+                let flow =
+                    fetch(&platform, &format!("flow {flow}"), Product::Studio, &path).await?;
+                show(&flow, output, FLOW_FIELDS)
+            }
+            FlowsCommand::Executions {
+                flow,
+                limit,
+                output,
+            } => {
+                let path = format!("/v2/Flows/{flow}/Executions");
+                let resource = format!("flow {flow}'s executions");
+                let limit = *limit as usize;
+                let executions = list(
+                    &platform,
+                    &resource,
+                    Product::Studio,
+                    &path,
+                    "executions",
+                    limit,
+                )
+                .await?;
+                print(&executions, output, EXECUTION_COLUMNS)
+            }
+            FlowsCommand::Execution {
+                flow,
+                execution,
+                context,
+                output,
+            } => {
+                let path = format!("/v2/Flows/{flow}/Executions/{execution}");
+                let resource = format!("execution {execution}");
+                let found = fetch(&platform, &resource, Product::Studio, &path).await?;
+                let steps_of = format!("{resource}'s steps");
+                let mut steps = list(
+                    &platform,
+                    &steps_of,
+                    Product::Studio,
+                    &format!("{path}/Steps"),
+                    "steps",
+                    1000,
+                )
+                .await?;
+                if *context {
+                    for step in &mut steps {
+                        let sid = step["sid"].as_str().unwrap_or_default().to_owned();
+                        let at = format!("{path}/Steps/{sid}/Context");
+                        let found = fetch(
+                            &platform,
+                            &format!("step {sid}'s context"),
+                            Product::Studio,
+                            &at,
+                        )
+                        .await?;
+                        step["context"] = found["context"].clone();
+                    }
+                }
+                if output.json {
+                    json_out(
+                        serde_json::json!({ "execution": found, "steps": steps }),
+                        output,
+                    )?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+                let mut text = fields(&found, EXECUTION_FIELDS, output.mask_pii);
+                text.push_str(&format!("\nSteps ({})\n", steps.len()));
+                text.push_str(&columns(&steps, STEP_COLUMNS, output.mask_pii));
+                if *context {
+                    for step in &steps {
+                        let mut value = step["context"].clone();
+                        redact(&mut value);
+                        if output.mask_pii {
+                            mask_value(&mut value);
+                        }
+                        let (sid, name) = (cell(step, "sid", false), cell(step, "name", false));
+                        text.push_str(&format!("\n{sid} {name}\n{value:#}\n"));
+                    }
+                }
+                text_out(&text)?;
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    })
+}
+
+/// Runs `ccfn numbers`.
+pub(crate) fn run_numbers(args: &NumbersArgs) -> Result<ExitCode, String> {
+    let platform = platform()?;
+    runtime()?.block_on(async {
+        match &args.command {
+            NumbersCommand::List { limit, output } => {
+                let path = "/2010-04-01/Accounts/{account}/IncomingPhoneNumbers.json";
+                let limit = *limit as usize;
+                let mut numbers = list(
+                    &platform,
+                    "incoming phone numbers",
+                    Product::Api,
+                    path,
+                    "incoming_phone_numbers",
+                    limit,
+                )
+                .await?;
+                for number in &mut numbers {
+                    number["handler"] = Value::from(handler(number));
+                }
+                print(&numbers, output, NUMBER_COLUMNS)
+            }
+        }
+    })
+}
+
+/// Runs `ccfn functions`.
+pub(crate) fn run_functions(args: &FunctionsArgs) -> Result<ExitCode, String> {
+    let platform = platform()?;
+    runtime()?.block_on(async {
+        match &args.command {
+            FunctionsCommand::List { service: None, output } => {
+                let services =
+                    list(&platform, "services", Product::Serverless, "/v1/Services", "services", 1000).await?;
+                print(&services, output, SERVICE_COLUMNS)
+            }
+            FunctionsCommand::List { service: Some(service), output } => {
+                let base = format!("/v1/Services/{service}");
+                let (of_functions, of_environments) = (
+                    format!("service {service}'s functions"),
+                    format!("service {service}'s environments"),
+                );
+                let functions = list(
+                    &platform,
+                    &of_functions,
+                    Product::Serverless,
+                    &format!("{base}/Functions"),
+                    "functions",
+                    1000,
+                )
+                .await?;
+                let environments = list(
+                    &platform,
+                    &of_environments,
+                    Product::Serverless,
+                    &format!("{base}/Environments"),
+                    "environments",
+                    1000,
+                )
+                .await?;
+                if output.json {
+                    let both = serde_json::json!({ "functions": functions, "environments": environments });
+                    json_out(both, output)?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+                let mut text = format!("Functions ({})\n", functions.len());
+                text.push_str(&columns(&functions, FUNCTION_COLUMNS, output.mask_pii));
+                text.push_str(&format!("\nEnvironments ({})\n", environments.len()));
+                text.push_str(&columns(&environments, ENVIRONMENT_COLUMNS, output.mask_pii));
+                text_out(&text)?;
+                Ok(ExitCode::SUCCESS)
+            }
+            FunctionsCommand::Logs { service, environment, function, since, limit, output } => {
+                let path = format!("/v1/Services/{service}/Environments/{environment}/Logs");
+                let mut url = platform.url(Product::Serverless, &path);
+                {
+                    let mut query = url.query_pairs_mut();
+                    if let Some(function) = function {
+                        query.append_pair("FunctionSid", function);
+                    }
+                    if let Some(since) = since {
+                        query.append_pair("StartDate", &format!("{since}T00:00:00Z"));
+                    }
+                }
+                let resource = format!("environment {environment}'s logs");
+                let logs = platform
+                    .list(&resource, url, "logs", *limit as usize)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let groups = by_request(logs);
+                if output.json {
+                    let groups: Vec<Value> = groups
+                        .into_iter()
+                        .map(|(request, logs)| serde_json::json!({ "request_sid": request, "logs": logs }))
+                        .collect();
+                    json_out(Value::Array(groups), output)?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+                let text: Vec<String> = groups
+                    .iter()
+                    .map(|(request, logs)| {
+                        let lines = match logs.len() {
+                            1 => "1 line".to_owned(),
+                            n => format!("{n} lines"),
+                        };
+                        let table = columns(logs, LOG_COLUMNS, output.mask_pii);
+                        format!("Invocation {request} ({lines})\n{table}")
+                    })
+                    .collect();
+                text_out(&text.join("\n"))?;
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    })
+}
+
+/// Runs `ccfn account`.
+pub(crate) fn run_account(args: &AccountArgs) -> Result<ExitCode, String> {
+    let platform = platform()?;
+    runtime()?.block_on(async {
+        let account = "/2010-04-01/Accounts/{account}";
+        match &args.command {
+            None => {
+                let path = format!("{account}.json");
+                let found = fetch(&platform, "the account", Product::Api, &path).await?;
+                show(&found, &args.output, ACCOUNT_FIELDS)
+            }
+            Some(AccountCommand::Usage { limit, output }) => {
+                let path = format!("{account}/Usage/Records.json");
+                let limit = *limit as usize;
+                let records = list(
+                    &platform,
+                    "usage records",
+                    Product::Api,
+                    &path,
+                    "usage_records",
+                    limit,
+                )
+                .await?;
+                print(&records, output, USAGE_COLUMNS)
+            }
+            Some(AccountCommand::Apps { output }) => {
+                let path = format!("{account}/Applications.json");
+                let apps = list(
+                    &platform,
+                    "applications",
+                    Product::Api,
+                    &path,
+                    "applications",
+                    1000,
+                )
+                .await?;
+                print(&apps, output, APP_COLUMNS)
+            }
+            Some(AccountCommand::Keys { output }) => {
+                let path = format!("{account}/Keys.json");
+                let keys = list(&platform, "API keys", Product::Api, &path, "keys", 1000).await?;
+                print(&keys, output, KEY_COLUMNS)
+            }
+            Some(AccountCommand::Alerts {
+                since,
+                limit,
+                output,
+            }) => {
+                let mut url = platform.url(Product::Monitor, "/v1/Alerts");
+                if let Some(since) = since {
+                    url.query_pairs_mut()
+                        .append_pair("StartDate", &format!("{since}T00:00:00Z"));
+                }
+                let alerts = platform
+                    .list("alerts", url, "alerts", *limit as usize)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                print(&alerts, output, ALERT_COLUMNS)
+            }
+        }
+    })
+}
+
+/// The workspace `--workspace` names, or `PLATFORM_WORKSPACE_SID`.
+fn workspace_of(given: Option<&String>) -> Result<String, String> {
+    match given {
+        Some(workspace) => Ok(workspace.clone()),
+        None => std::env::var("PLATFORM_WORKSPACE_SID")
+            .ok()
+            .map(|w| w.trim().to_owned())
+            .filter(|w| !w.is_empty())
+            .ok_or_else(|| {
+                "no workspace: give --workspace WS... or set PLATFORM_WORKSPACE_SID".to_owned()
+            }),
+    }
+}
+
+/// Fetches `path` on `product`.
+async fn fetch(
+    platform: &Platform,
+    resource: &str,
+    product: Product,
+    path: &str,
+) -> Result<Value, String> {
+    platform
+        .fetch(resource, platform.url(product, path))
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Lists up to `limit` items of `key` at `path` on `product`.
+async fn list(
+    platform: &Platform,
+    resource: &str,
+    product: Product,
+    path: &str,
+    key: &str,
+    limit: usize,
+) -> Result<Vec<Value>, String> {
+    platform
+        .list(resource, platform.url(product, path), key, limit)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Prints one item as `label  value` lines, or as JSON.
+fn show(item: &Value, output: &Output, labels: Columns) -> Result<ExitCode, String> {
+    if output.json {
+        json_out(item.clone(), output)?;
+    } else {
+        text_out(&fields(item, labels, output.mask_pii))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `label  value` lines, sensitive fields redacted.
+fn fields(item: &Value, labels: Columns, mask: bool) -> String {
+    let mut item = item.clone();
+    redact(&mut item);
+    let width = labels
+        .iter()
+        .map(|(label, _)| label.len())
+        .max()
+        .unwrap_or(0);
+    labels
+        .iter()
+        .map(|(label, path)| format!("{label:<width$}  {}\n", cell(&item, path, mask)))
+        .collect()
+}
+
+/// What answers a number's calls: its trunk, else its application, else
+/// its voice URL (with its method).
+pub(crate) fn handler(number: &Value) -> String {
+    let text = |key: &str| number[key].as_str().filter(|v| !v.is_empty());
+    if let Some(trunk) = text("trunk_sid") {
+        return format!("trunk {trunk}");
+    }
+    if let Some(app) = text("voice_application_sid") {
+        return format!("application {app}");
+    }
+    match text("voice_url") {
+        Some(url) => format!("{} {url}", text("voice_method").unwrap_or("POST")),
+        None => "nothing (no voice URL)".to_owned(),
+    }
+}
+
+/// Where a workflow routes: each filter's first target's queue, then the
+/// default filter's queue; `none` when it cannot route a task.
+pub(crate) fn routes_to(workflow: &Value) -> String {
+    let configuration: Value = match &workflow["configuration"] {
+        Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+        other => other.clone(),
+    };
+    let routing = &configuration["task_routing"];
+    let mut queues: Vec<String> = routing["filters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|filter| filter["targets"][0]["queue"].as_str().map(str::to_owned))
+        .collect();
+    if let Some(default) = routing["default_filter"]["queue"].as_str() {
+        queues.push(format!("{default} (default)"));
+    }
+    if queues.is_empty() {
+        "none".to_owned()
+    } else {
+        queues.join(", ")
+    }
+}
+
+/// Logs grouped by `request_sid` (one invocation each), in the order each
+/// invocation first appears, oldest first within each.
+fn by_request(logs: Vec<Value>) -> Vec<(String, Vec<Value>)> {
+    let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
+    for log in logs {
+        let request = log["request_sid"].as_str().unwrap_or("-").to_owned();
+        match groups.iter_mut().find(|(r, _)| *r == request) {
+            Some((_, logs)) => logs.push(log),
+            None => groups.push((request, vec![log])),
+        }
+    }
+    for (_, logs) in &mut groups {
+        logs.sort_by(|a, b| a["date_created"].as_str().cmp(&b["date_created"].as_str()));
+    }
+    groups
+}
+
 fn platform() -> Result<Platform, String> {
+    // The environment's secrets are scrubbed from everything written.
+    crate::package::register_secrets();
     Platform::new(Settings::from_vars(|name| std::env::var(name).ok())?)
 }
 
@@ -342,6 +975,152 @@ const EVENT_COLUMNS: Columns = &[
     ("TOOK (ms)", "response.request_duration"),
 ];
 
+const TASK_FIELDS: Columns = &[
+    ("SID", "sid"),
+    ("Status", "assignment_status"),
+    ("Reason", "reason"),
+    ("Workflow", "workflow_sid"),
+    ("Workflow name", "workflow_friendly_name"),
+    ("Queue", "task_queue_sid"),
+    ("Queue name", "task_queue_friendly_name"),
+    ("Priority", "priority"),
+    ("Age (s)", "age"),
+    ("Timeout (s)", "timeout"),
+    ("Created", "date_created"),
+    ("Attributes", "attributes"),
+];
+
+const WORKFLOW_COLUMNS: Columns = &[
+    ("SID", "sid"),
+    ("NAME", "friendly_name"),
+    ("ROUTES TO", "routes_to"),
+    ("UPDATED", "date_updated"),
+];
+
+const QUEUE_COLUMNS: Columns = &[
+    ("SID", "sid"),
+    ("NAME", "friendly_name"),
+    ("TARGET WORKERS", "target_workers"),
+    ("ORDER", "task_order"),
+];
+
+const FLOW_COLUMNS: Columns = &[
+    ("SID", "sid"),
+    ("NAME", "friendly_name"),
+    ("STATUS", "status"),
+    ("VALID", "valid"),
+    ("REVISION", "revision"),
+    ("UPDATED", "date_updated"),
+];
+
+const FLOW_FIELDS: Columns = &[
+    ("SID", "sid"),
+    ("Name", "friendly_name"),
+    ("Status", "status"),
+    ("Valid", "valid"),
+    ("Errors", "errors"),
+    ("Warnings", "warnings"),
+    ("Revision", "revision"),
+    ("Webhook URL", "webhook_url"),
+    ("Updated", "date_updated"),
+];
+
+const EXECUTION_COLUMNS: Columns = &[
+    ("SID", "sid"),
+    ("STATUS", "status"),
+    ("CONTACT", "contact_channel_address"),
+    ("CREATED", "date_created"),
+];
+
+const EXECUTION_FIELDS: Columns = &[
+    ("SID", "sid"),
+    ("Flow", "flow_sid"),
+    ("Status", "status"),
+    ("Contact", "contact_channel_address"),
+    ("Created", "date_created"),
+    ("Updated", "date_updated"),
+];
+
+const STEP_COLUMNS: Columns = &[
+    ("SID", "sid"),
+    ("NAME", "name"),
+    ("FROM", "transitioned_from"),
+    ("TO", "transitioned_to"),
+    ("CREATED", "date_created"),
+];
+
+const NUMBER_COLUMNS: Columns = &[
+    ("NUMBER", "phone_number"),
+    ("SID", "sid"),
+    ("NAME", "friendly_name"),
+    ("ANSWERED BY", "handler"),
+];
+
+const SERVICE_COLUMNS: Columns = &[
+    ("SID", "sid"),
+    ("UNIQUE NAME", "unique_name"),
+    ("NAME", "friendly_name"),
+];
+
+const FUNCTION_COLUMNS: Columns = &[
+    ("SID", "sid"),
+    ("NAME", "friendly_name"),
+    ("UPDATED", "date_updated"),
+];
+
+const ENVIRONMENT_COLUMNS: Columns = &[
+    ("SID", "sid"),
+    ("UNIQUE NAME", "unique_name"),
+    ("DOMAIN", "domain_name"),
+    ("BUILD", "build_sid"),
+];
+
+const LOG_COLUMNS: Columns = &[
+    ("TIME", "date_created"),
+    ("LEVEL", "level"),
+    ("FUNCTION", "function_sid"),
+    ("MESSAGE", "message"),
+];
+
+const ACCOUNT_FIELDS: Columns = &[
+    ("SID", "sid"),
+    ("Name", "friendly_name"),
+    ("Status", "status"),
+    ("Type", "type"),
+    ("Owner", "owner_account_sid"),
+    ("Created", "date_created"),
+];
+
+const USAGE_COLUMNS: Columns = &[
+    ("CATEGORY", "category"),
+    ("USAGE", "usage"),
+    ("UNIT", "usage_unit"),
+    ("PRICE", "price"),
+    ("FROM", "start_date"),
+    ("TO", "end_date"),
+];
+
+const APP_COLUMNS: Columns = &[
+    ("SID", "sid"),
+    ("NAME", "friendly_name"),
+    ("VOICE URL", "voice_url"),
+    ("METHOD", "voice_method"),
+];
+
+const KEY_COLUMNS: Columns = &[
+    ("SID", "sid"),
+    ("NAME", "friendly_name"),
+    ("CREATED", "date_created"),
+];
+
+const ALERT_COLUMNS: Columns = &[
+    ("TIME", "date_created"),
+    ("LEVEL", "log_level"),
+    ("CODE", "error_code"),
+    ("RESOURCE", "resource_sid"),
+    ("TEXT", "alert_text"),
+];
+
 const TASK_COLUMNS: Columns = &[
     ("SID", "sid"),
     ("STATUS", "assignment_status"),
@@ -354,15 +1133,57 @@ const TASK_COLUMNS: Columns = &[
 /// Prints `items` as columns, or as JSON.
 fn print(items: &[Value], output: &Output, cols: Columns) -> Result<ExitCode, String> {
     if output.json {
-        let mut items = Value::Array(items.to_vec());
-        if output.mask_pii {
-            mask_value(&mut items);
-        }
-        write_out(&format!("{items:#}\n"))?;
+        json_out(Value::Array(items.to_vec()), output)?;
     } else {
-        write_out(&columns(items, cols, output.mask_pii))?;
+        let mut items = items.to_vec();
+        items.iter_mut().for_each(redact);
+        text_out(&columns(&items, cols, output.mask_pii))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `value` as JSON: sensitive fields redacted, phone numbers
+/// masked when asked, every secret scrubbed.
+fn json_out(mut value: Value, output: &Output) -> Result<(), String> {
+    redact(&mut value);
+    if output.mask_pii {
+        mask_value(&mut value);
+    }
+    text_out(&format!("{value:#}\n"))
+}
+
+/// Writes `text` with every secret value this process knows (the
+/// credentials, the environment's secrets, any the platform returned)
+/// replaced by `[REDACTED]`.
+fn text_out(text: &str) -> Result<(), String> {
+    write_out(&ccfn_core::record::scrub_secrets(text))
+}
+
+/// Replaces the value of every field with a sensitive name (the
+/// account's `auth_token`, a `secret`, a `password`...) with
+/// `[REDACTED]`, registering it so that it is scrubbed wherever else it
+/// shows.
+fn redact(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (name, field) in map.iter_mut() {
+                if ccfn_core::record::is_sensitive_name(name) {
+                    if let Value::String(secret) = field {
+                        if !secret.is_empty() {
+                            drop(ccfn_core::Secret::new(secret.as_str()));
+                        }
+                    }
+                    if !field.is_null() {
+                        *field = Value::from(ccfn_core::record::REDACTED);
+                    }
+                } else {
+                    redact(field);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact),
+        _ => {}
+    }
 }
 
 /// The value of `path` (`a.b` for a nested field) in `item`, as text.

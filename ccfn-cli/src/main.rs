@@ -42,8 +42,16 @@ enum Command {
     /// The platform's calls (step 2): list them, or one with its
     /// recordings and events.
     Calls(listing::CallsArgs),
-    /// The task router's tasks (step 5).
+    /// The serverless services' functions, environments and logs (step 3).
+    Functions(listing::FunctionsArgs),
+    /// The flows, their executions and steps (step 4).
+    Flows(listing::FlowsArgs),
+    /// The task router's tasks, workflows and queues (step 5).
     Tasks(listing::TasksArgs),
+    /// The phone numbers and what answers them (step 6).
+    Numbers(listing::NumbersArgs),
+    /// The account, its usage, applications, API keys and alerts (step 6).
+    Account(listing::AccountArgs),
     /// Package the evidence for an escalation: records, invocations,
     /// errors, the diagnosis, the probe, reproduction commands; scrubbed.
     Package(package::PackageArgs),
@@ -68,6 +76,10 @@ fn main() -> ExitCode {
         Command::Package(args) => package::run(args),
         Command::Calls(args) => listing::run_calls(args),
         Command::Tasks(args) => listing::run_tasks(args),
+        Command::Flows(args) => listing::run_flows(args),
+        Command::Functions(args) => listing::run_functions(args),
+        Command::Numbers(args) => listing::run_numbers(args),
+        Command::Account(args) => listing::run_account(args),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "ccfn", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)

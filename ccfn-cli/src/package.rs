@@ -63,7 +63,7 @@ const FILES: [(&str, &str); 9] = [
 
 /// Registers every secret value of the environment with the scrubber;
 /// returns how many.
-fn register_secrets() -> usize {
+pub(crate) fn register_secrets() -> usize {
     let declared: Vec<String> = std::env::var("CCFN_SECRETS")
         .unwrap_or_default()
         .split(',')

@@ -14,6 +14,15 @@ fn help_of_every_command() {
         ("probe", &["probe", "--help"][..]),
         ("package", &["package", "--help"][..]),
         ("completions", &["completions", "--help"][..]),
+        ("calls-list", &["calls", "list", "--help"][..]),
+        ("calls-get", &["calls", "get", "--help"][..]),
+        ("tasks", &["tasks", "--help"][..]),
+        ("tasks-list", &["tasks", "list", "--help"][..]),
+        ("flows", &["flows", "--help"][..]),
+        ("flows-executions", &["flows", "executions", "--help"][..]),
+        ("functions-logs", &["functions", "logs", "--help"][..]),
+        ("numbers-list", &["numbers", "list", "--help"][..]),
+        ("account", &["account", "--help"][..]),
     ] {
         let ran = ccfn(args, None);
         assert_eq!(ran.code, 0, "{ran:?}");

@@ -273,3 +273,272 @@ async fn missing_credentials_say_which_variable() {
     let err = String::from_utf8(output.stderr).unwrap();
     assert!(err.contains("ACCOUNT_SID is not set"), "{err}");
 }
+
+const FLOW: &str = "FW0123456789abcdef0123456789abcdef";
+const EXECUTION: &str = "FN0123456789abcdef0123456789abcdef";
+const SERVICE: &str = "ZS0123456789abcdef0123456789abcdef";
+const ENVIRONMENT: &str = "ZE0123456789abcdef0123456789abcdef";
+
+/// A platform with one of everything the other commands read.
+async fn everything() -> FakePlatform {
+    let account = format!(
+        "/2010-04-01/Accounts/{}",
+        ccfn_testkit::fake_platform::ACCOUNT_SID
+    );
+    let workspace = || WORKSPACE.to_owned();
+    platform()
+        .await
+        .with_object(
+            format!("{account}.json"),
+            json!({
+                "sid": ccfn_testkit::fake_platform::ACCOUNT_SID,
+                "friendly_name": "Contact center",
+                "status": "active",
+                "type": "Full",
+                "auth_token": "canary-account-auth-token-33aa01",
+                "owner_account_sid": ccfn_testkit::fake_platform::ACCOUNT_SID,
+                "date_created": "Fri, 01 Nov 2024 10:00:00 +0000",
+            }),
+        )
+        .with(
+            Resource::Flows,
+            json!({"sid": FLOW, "friendly_name": "Inbound", "status": "draft", "valid": false,
+                   "errors": [{"message": "invalid webhook URL in widget call_function"}], "warnings": [],
+                   "revision": 7, "webhook_url": format!("https://webhooks.twilio.com/v1/Accounts/AC/Flows/{FLOW}"),
+                   "date_updated": "2026-11-20T09:00:00Z"}),
+        )
+        .with(
+            Resource::Executions { flow: FLOW.to_owned() },
+            json!({"sid": EXECUTION, "flow_sid": FLOW, "status": "ended", "contact_channel_address": "+15551230000",
+                   "date_created": "2026-11-20T10:00:00Z", "date_updated": "2026-11-20T10:01:00Z"}),
+        )
+        .with(
+            Resource::Steps { flow: FLOW.to_owned(), execution: EXECUTION.to_owned() },
+            json!({"sid": "FT0001", "name": "call_function", "transitioned_from": "Trigger",
+                   "transitioned_to": "fail", "date_created": "2026-11-20T10:00:01Z"}),
+        )
+        .with_object(
+            format!("/v2/Flows/{FLOW}/Executions/{EXECUTION}/Steps/FT0001/Context"),
+            json!({"context": {"widgets": {"call_function": {"status_code": 500, "password": "canary-step-password-9f"}}}}),
+        )
+        .with(
+            Resource::Workflows { workspace: workspace() },
+            json!({"sid": "WW0001", "friendly_name": "Callbacks", "date_updated": "2026-11-20T09:00:00Z",
+                   "configuration": "{\"task_routing\":{\"filters\":[{\"targets\":[{\"queue\":\"WQ0001\"}]}],\"default_filter\":{\"queue\":\"WQ0002\"}}}"}),
+        )
+        .with(
+            Resource::Workflows { workspace: workspace() },
+            json!({"sid": "WW0002", "friendly_name": "Disabled", "configuration": "{\"task_routing\":{\"filters\":[]}}"}),
+        )
+        .with(
+            Resource::TaskQueues { workspace: workspace() },
+            json!({"sid": "WQ0001", "friendly_name": "Support", "target_workers": "1==1", "task_order": "FIFO"}),
+        )
+        .with(
+            Resource::IncomingPhoneNumbers,
+            json!({"sid": "PN0001", "phone_number": "+15559870000", "friendly_name": "Main",
+                   "voice_url": "https://webhooks.twilio.com/v1/Accounts/AC/Flows/FW1", "voice_method": "POST",
+                   "voice_application_sid": "", "trunk_sid": null}),
+        )
+        .with(
+            Resource::IncomingPhoneNumbers,
+            json!({"sid": "PN0002", "phone_number": "+15559870001", "voice_url": "https://old.example.com/voice",
+                   "voice_application_sid": "AP0001", "trunk_sid": null}),
+        )
+        .with(
+            Resource::IncomingPhoneNumbers,
+            json!({"sid": "PN0003", "phone_number": "+15559870002", "voice_url": "", "trunk_sid": "TK0001"}),
+        )
+        .with(
+            Resource::Services,
+            json!({"sid": SERVICE, "unique_name": "contact-center", "friendly_name": "Contact center"}),
+        )
+        .with(
+            Resource::Functions { service: SERVICE.to_owned() },
+            json!({"sid": "ZH0001", "friendly_name": "/voice", "date_updated": "2026-11-20T09:00:00Z"}),
+        )
+        .with(
+            Resource::Environments { service: SERVICE.to_owned() },
+            json!({"sid": ENVIRONMENT, "unique_name": "production", "domain_name": "cc-1234.twil.io", "build_sid": "ZB0001"}),
+        )
+        .with(
+            Resource::Logs { service: SERVICE.to_owned(), environment: ENVIRONMENT.to_owned() },
+            json!({"sid": "NO0002", "request_sid": "RQ0001", "function_sid": "ZH0001", "level": "ERROR",
+                   "message": "workflows.find is not a function", "date_created": "2026-11-20T10:00:02Z"}),
+        )
+        .with(
+            Resource::Logs { service: SERVICE.to_owned(), environment: ENVIRONMENT.to_owned() },
+            json!({"sid": "NO0003", "request_sid": "RQ0002", "function_sid": "ZH0001", "level": "INFO",
+                   "message": "started", "date_created": "2026-11-20T10:05:00Z"}),
+        )
+        .with(
+            Resource::Logs { service: SERVICE.to_owned(), environment: ENVIRONMENT.to_owned() },
+            json!({"sid": "NO0001", "request_sid": "RQ0001", "function_sid": "ZH0001", "level": "INFO",
+                   "message": "started", "date_created": "2026-11-20T10:00:01Z"}),
+        )
+        .with(
+            Resource::Logs { service: SERVICE.to_owned(), environment: ENVIRONMENT.to_owned() },
+            json!({"sid": "NO0000", "request_sid": "RQ0000", "function_sid": "ZH0001", "level": "INFO",
+                   "message": "old", "date_created": "2026-11-19T10:00:00Z"}),
+        )
+        .with(
+            Resource::Alerts,
+            json!({"sid": "NO1", "log_level": "error", "error_code": "11200", "resource_sid": "ZH0001",
+                   "alert_text": "HTTP retrieval failure", "date_created": "2026-11-20T10:00:03Z"}),
+        )
+        .with(Resource::Keys, json!({"sid": "SK0001", "friendly_name": "ccfn", "date_created": "Fri, 01 Nov 2024 10:00:00 +0000"}))
+        .with(Resource::Applications, json!({"sid": "AP0001", "friendly_name": "IVR", "voice_url": "https://cc.example.com/voice", "voice_method": "POST"}))
+        .with(Resource::UsageRecords, json!({"sid": "UR1", "category": "calls", "usage": "120", "usage_unit": "minutes", "price": "1.20", "start_date": "2026-11-01", "end_date": "2026-11-20"}))
+}
+
+#[tokio::test]
+async fn flows_executions_and_steps_with_their_context() {
+    let fake = everything().await;
+    let (code, out, err) = ccfn(&fake, &["flows", "list"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("{FLOW}  Inbound  draft   false  7")),
+        "{out}"
+    );
+
+    let (_, out, _) = ccfn(&fake, &["flows", "get", FLOW]).await;
+    assert!(out.contains("Status       draft"), "{out}");
+    assert!(
+        out.contains("invalid webhook URL in widget call_function"),
+        "{out}"
+    );
+
+    let (_, out, _) = ccfn(
+        &fake,
+        &["flows", "executions", FLOW, "--limit", "10", "--mask-pii"],
+    )
+    .await;
+    assert!(
+        out.contains(&format!("{EXECUTION}  ended   +•••••••0000")),
+        "{out}"
+    );
+
+    let (code, out, err) = ccfn(&fake, &["flows", "execution", FLOW, EXECUTION, "--context"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("FT0001  call_function  Trigger  fail"),
+        "{out}"
+    );
+    assert!(out.contains("\"status_code\": 500"), "{out}");
+    assert!(out.contains("\"password\": \"[REDACTED]\""), "{out}");
+    assert!(!out.contains("canary-step-password"), "{out}");
+}
+
+#[tokio::test]
+async fn tasks_workflows_and_queues() {
+    let fake = everything().await;
+    let task = format!("WT{:032x}", 3);
+    let (code, out, err) = ccfn(&fake, &["tasks", "get", &task, "--workspace", WORKSPACE]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Status         pending"), "{out}");
+    assert!(
+        out.contains("Attributes     {\"type\":\"callback\"}"),
+        "{out}"
+    );
+
+    let (_, out, _) = ccfn(&fake, &["tasks", "workflows", "--workspace", WORKSPACE]).await;
+    assert!(
+        out.contains("WW0001  Callbacks  WQ0001, WQ0002 (default)"),
+        "{out}"
+    );
+    assert!(out.contains("WW0002  Disabled   none"), "{out}");
+
+    let (_, out, _) = ccfn(&fake, &["tasks", "queues", "--workspace", WORKSPACE]).await;
+    assert!(
+        out.contains("WQ0001  Support  1==1            FIFO"),
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn numbers_say_what_answers_them() {
+    let fake = everything().await;
+    let (code, out, err) = ccfn(&fake, &["numbers", "list"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "+15559870000  PN0001  Main  POST https://webhooks.twilio.com/v1/Accounts/AC/Flows/FW1"
+        ),
+        "{out}"
+    );
+    // An application wins over a voice URL, a trunk over both.
+    assert!(
+        out.contains("+15559870001  PN0002  -     application AP0001"),
+        "{out}"
+    );
+    assert!(
+        out.contains("+15559870002  PN0003  -     trunk TK0001"),
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn the_account_never_shows_its_auth_token() {
+    let fake = everything().await;
+    for args in [&["account"][..], &["account", "--json"][..]] {
+        let (code, out, err) = ccfn(&fake, args).await;
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("Contact center"), "{out}");
+        assert!(!out.contains("canary-account-auth-token"), "{out}");
+    }
+    let (_, out, _) = ccfn(&fake, &["account", "--json"]).await;
+    let account: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(account["auth_token"], "[REDACTED]");
+
+    let (_, out, _) = ccfn(&fake, &["account", "keys"]).await;
+    assert!(out.contains("SK0001  ccfn"), "{out}");
+    let (_, out, _) = ccfn(&fake, &["account", "apps"]).await;
+    assert!(
+        out.contains("AP0001  IVR   https://cc.example.com/voice  POST"),
+        "{out}"
+    );
+    let (_, out, _) = ccfn(&fake, &["account", "usage"]).await;
+    assert!(out.contains("calls     120    minutes  1.20"), "{out}");
+    let (_, out, _) = ccfn(&fake, &["account", "alerts", "--since", "2026-11-20"]).await;
+    assert!(
+        out.contains("error  11200  ZH0001    HTTP retrieval failure"),
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn function_logs_are_grouped_by_invocation() {
+    let fake = everything().await;
+    let (code, out, err) = ccfn(&fake, &["functions", "list"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("{SERVICE}  contact-center  Contact center")),
+        "{out}"
+    );
+    let (_, out, _) = ccfn(&fake, &["functions", "list", "--service", SERVICE]).await;
+    assert!(
+        out.contains("Functions (1)\nSID     NAME    UPDATED\nZH0001  /voice"),
+        "{out}"
+    );
+    assert!(out.contains("cc-1234.twil.io"), "{out}");
+
+    let args = [
+        "functions",
+        "logs",
+        "--service",
+        SERVICE,
+        "--environment",
+        ENVIRONMENT,
+        "--since",
+        "2026-11-20",
+    ];
+    let (code, out, err) = ccfn(&fake, &args).await;
+    assert_eq!(code, 0, "{err}");
+    let first = out.find("Invocation RQ0001 (2 lines)").expect(&out);
+    let second = out.find("Invocation RQ0002 (1 line)").expect(&out);
+    assert!(first < second, "{out}");
+    assert!(!out.contains("RQ0000"), "the day before --since: {out}");
+    let started = out.find("started").unwrap();
+    let failed = out.find("workflows.find is not a function").unwrap();
+    assert!(started < failed, "oldest first within an invocation: {out}");
+}

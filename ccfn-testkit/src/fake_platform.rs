@@ -14,7 +14,9 @@
 //! - `PageSize` (default 50, at most 1 000) and `Page` (from 0) page the
 //!   list; any other query parameter filters it on the item's field of
 //!   the same name in snake case (`Status=failed` keeps the items whose
-//!   `status` is `failed`).
+//!   `status` is `failed`); `Name>` and `Name<` keep the items of that day
+//!   or after, or before (`StartTime>=2026-11-20`), and `StartDate` and
+//!   `EndDate` do the same on `date_created`.
 //! - Requests need HTTP basic authentication with the fake's
 //!   [`FakePlatform::username`] and [`FakePlatform::password`]; others get
 //!   the platform's 401 (`{"code": 20003, "message": "Authenticate", ...}`).
@@ -522,7 +524,15 @@ fn answer(
     let filters: Vec<(String, &str)> = query
         .iter()
         .filter(|(name, _)| !matches!(name.as_str(), "PageSize" | "Page" | "PageToken"))
-        .map(|(name, value)| (snake_case(name), value.as_str()))
+        .map(|(name, value)| {
+            // The newer APIs' date range, on the item's creation date.
+            let field = match name.as_str() {
+                "StartDate" => "date_created>".to_owned(),
+                "EndDate" => "date_created<".to_owned(),
+                _ => snake_case(name),
+            };
+            (field, value.as_str())
+        })
         .collect();
     let kept: Vec<&Value> = items
         .iter()
@@ -599,7 +609,8 @@ fn keeps(item: &Value, field: &str, value: &str) -> bool {
         (Value::String(text), None) => text == value,
         (Value::Null, _) => false,
         (Value::String(text), Some(order)) => {
-            day(text).is_some_and(|day| day.as_str().cmp(value) != order.reverse())
+            let bound = day(value).unwrap_or_else(|| value.to_owned());
+            day(text).is_some_and(|day| day.cmp(&bound) != order.reverse())
         }
         (other, None) => value.parse::<Value>().is_ok_and(|parsed| parsed == *other),
         (_, Some(_)) => false,
@@ -655,6 +666,9 @@ mod tests {
         assert!(!keeps(&call, "status", "completed"));
         assert!(!keeps(&call, "missing", "x"));
         assert_eq!(day("2026-11-20T10:00:00Z").as_deref(), Some("2026-11-20"));
+        let log = json!({"date_created": "2026-11-20T10:00:00Z"});
+        assert!(keeps(&log, "date_created>", "2026-11-20T00:00:00Z"));
+        assert!(!keeps(&log, "date_created>", "2026-11-21T00:00:00Z"));
     }
 
     #[test]
