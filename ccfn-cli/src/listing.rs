@@ -408,11 +408,23 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                     )
                     .await
                     .map_err(|e| e.to_string())?;
+                // The call's annotation (which replaced call feedback):
+                // none is a 404.
+                let at = platform.url(Product::Insights, &format!("/v1/Voice/{sid}/Annotation"));
+                let annotation = match platform
+                    .fetch(&format!("{resource}'s annotation"), at)
+                    .await
+                {
+                    Ok(annotation) => annotation,
+                    Err(err) if err.status == Some(404) => Value::Null,
+                    Err(err) => return Err(err.to_string()),
+                };
                 if output.json {
                     let all = serde_json::json!({
                         "call": call,
                         "recordings": recordings,
                         "events": events,
+                        "annotation": annotation,
                     });
                     json_out(all, output)?;
                     return Ok(ExitCode::SUCCESS);
@@ -426,6 +438,12 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                 text.push_str(&columns(&recordings, RECORDING_COLUMNS, output.mask_pii));
                 text.push_str(&format!("\nEvents ({})\n", events.len()));
                 text.push_str(&columns(&events, EVENT_COLUMNS, output.mask_pii));
+                text.push_str("\nAnnotation\n");
+                if annotation.is_null() {
+                    text.push_str("none\n");
+                } else {
+                    text.push_str(&fields(&annotation, ANNOTATION_FIELDS, output.mask_pii));
+                }
                 text_out(&text)?;
                 Ok(ExitCode::SUCCESS)
             }
@@ -960,6 +978,15 @@ const CALL_FIELDS: Columns = &[
     ("Duration", "duration"),
     ("Answered by", "answered_by"),
     ("Parent", "parent_call_sid"),
+];
+
+const ANNOTATION_FIELDS: Columns = &[
+    ("Answered by", "answered_by"),
+    ("Quality", "call_score"),
+    ("Issues", "quality_issues"),
+    ("Spam", "spam"),
+    ("Comment", "comment"),
+    ("Incident", "incident"),
 ];
 
 const RECORDING_COLUMNS: Columns = &[

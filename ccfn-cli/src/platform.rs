@@ -48,16 +48,19 @@ pub(crate) enum Product {
     Serverless,
     /// Alerts.
     Monitor,
+    /// Call insights: a call's annotation.
+    Insights,
 }
 
 impl Product {
     /// Every product, in the order of the diagnostic procedure.
-    pub(crate) const ALL: [Product; 5] = [
+    pub(crate) const ALL: [Product; 6] = [
         Product::Api,
         Product::Serverless,
         Product::Studio,
         Product::TaskRouter,
         Product::Monitor,
+        Product::Insights,
     ];
 
     /// The variable that sets its base URL.
@@ -68,6 +71,7 @@ impl Product {
             Product::Studio => "CCFN_PLATFORM_STUDIO_URL",
             Product::Serverless => "CCFN_PLATFORM_SERVERLESS_URL",
             Product::Monitor => "CCFN_PLATFORM_MONITOR_URL",
+            Product::Insights => "CCFN_PLATFORM_INSIGHTS_URL",
         }
     }
 
@@ -79,6 +83,7 @@ impl Product {
             Product::Studio => "https://studio.twilio.com",
             Product::Serverless => "https://serverless.twilio.com",
             Product::Monitor => "https://monitor.twilio.com",
+            Product::Insights => "https://insights.twilio.com",
         }
     }
 }
@@ -94,7 +99,7 @@ pub(crate) struct Settings {
     /// The API key's secret or the account's auth token.
     pub(crate) password: Secret,
     /// The base URL of each product, in [`Product::ALL`]'s order.
-    pub(crate) bases: [Url; 5],
+    pub(crate) bases: [Url; 6],
 }
 
 impl fmt::Debug for Settings {

@@ -58,6 +58,11 @@ async fn platform() -> FakePlatform {
         Resource::Recordings { call: format!("CA{:032x}", 0) },
         json!({"sid": "RE0001", "status": "completed", "duration": "12", "date_created": "Fri, 10 Nov 2026 10:00:30 +0000"}),
     )
+    .with_object(
+        format!("/v1/Voice/CA{:032x}/Annotation", 0),
+        json!({"call_sid": format!("CA{:032x}", 0), "answered_by": "human", "call_score": 2,
+               "quality_issues": ["choppy_robotic"], "comment": "caller heard silence", "spam": false}),
+    )
     .with(
         Resource::CallEvents { call: format!("CA{:032x}", 0) },
         json!({"sid": "EV0001", "request": {"url": "https://cc.example.com/voice", "method": "POST"}, "response": {"response_code": 502, "request_duration": 10023}}),
@@ -150,6 +155,16 @@ async fn a_call_is_shown_with_its_recordings_and_events_and_numbers_can_be_maske
         out.contains("https://cc.example.com/voice  502     10023"),
         "{out}"
     );
+    assert!(
+        out.contains("Annotation\nAnswered by  human\nQuality      2"),
+        "{out}"
+    );
+    assert!(out.contains("Comment      caller heard silence"), "{out}");
+    // Another call has none: the platform's 404 is "none", not an error.
+    let other = format!("CA{:032x}", 1);
+    let (code, out, err) = ccfn(&fake, &["calls", "get", &other]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.ends_with("Annotation\nnone\n"), "{out}");
 }
 
 #[tokio::test]

@@ -20,7 +20,9 @@
 //! - Requests need HTTP basic authentication with the fake's
 //!   [`FakePlatform::username`] and [`FakePlatform::password`]; others get
 //!   the platform's 401 (`{"code": 20003, "message": "Authenticate", ...}`).
-//! - An unknown item or list is the platform's 404 (`code` 20404).
+//! - A list under an item the fake has (a call's recordings, a flow's
+//!   executions) is an empty page when nothing was added to it; any other
+//!   unknown item or list is the platform's 404 (`code` 20404).
 //! - [`FakePlatform::rate_limit`] answers the next requests with 429 and
 //!   `Retry-After`.
 //!
@@ -433,6 +435,7 @@ impl FakePlatform {
             "CCFN_PLATFORM_STUDIO_URL",
             "CCFN_PLATFORM_SERVERLESS_URL",
             "CCFN_PLATFORM_MONITOR_URL",
+            "CCFN_PLATFORM_INSIGHTS_URL",
         ]
         .into_iter()
         .map(|name| (name, base.clone()))
@@ -507,10 +510,19 @@ fn answer(
     if let Some((_, object)) = state.objects.iter().find(|(p, _)| p == path) {
         return (axum::Json(object.clone()).into_response(), StatusCode::OK);
     }
-    let Some((_, key, items)) = state.lists.iter().find(|(p, _, _)| p == path) else {
-        let status = StatusCode::NOT_FOUND;
-        let message = format!("The requested resource {path} was not found");
-        return (error(status, 20404, &message), status);
+    let empty = Vec::new();
+    let (key, items): (String, &Vec<Value>) = match state.lists.iter().find(|(p, _, _)| p == path) {
+        Some((_, key, items)) => ((*key).to_owned(), items),
+        // A list under an item the fake has (a call's recordings, a
+        // flow's executions) is empty, as on the platform, not missing.
+        None => match sublist(state, path) {
+            Some(key) => (key, &empty),
+            None => {
+                let status = StatusCode::NOT_FOUND;
+                let message = format!("The requested resource {path} was not found");
+                return (error(status, 20404, &message), status);
+            }
+        },
     };
     let number = |name: &str, default: usize| {
         query
@@ -566,7 +578,7 @@ fn answer(
     };
     let body = if path.starts_with("/2010-04-01/") {
         json!({
-            (*key): items,
+            key.as_str(): items,
             "page": page,
             "page_size": size,
             "start": start,
@@ -579,7 +591,7 @@ fn answer(
     } else {
         let origin = &state.origin;
         json!({
-            (*key): items,
+            key.as_str(): items,
             "meta": {
                 "page": page,
                 "page_size": size,
@@ -592,6 +604,21 @@ fn answer(
         })
     };
     (axum::Json(body).into_response(), StatusCode::OK)
+}
+
+/// The key of `path`'s items when it is a list under an item the fake
+/// serves (`.../Calls/CA1/Recordings.json` under `.../Calls/CA1.json`).
+fn sublist(state: &State, path: &str) -> Option<String> {
+    let (parent, last) = path.rsplit_once('/')?;
+    let (parent, last) = match last.strip_suffix(".json") {
+        Some(last) => (format!("{parent}.json"), last),
+        None => (parent.to_owned(), last),
+    };
+    state
+        .objects
+        .iter()
+        .any(|(p, _)| *p == parent)
+        .then(|| snake_case(last))
 }
 
 /// Whether `item` passes the filter `field=value`: equal, or for `field>`
