@@ -36,6 +36,7 @@
 //!     .with(Resource::Calls, json!({ "sid": "CA0001", "status": "failed" }))
 //!     .with(Resource::Calls, json!({ "sid": "CA0002", "status": "completed" }));
 //! let url = format!("{}/2010-04-01/Accounts/{}/Calls.json?Status=failed", fake.base_url(), fake.account_sid());
+//! ccfn_core::http::install_crypto_provider();
 //! let page: serde_json::Value = reqwest::Client::new()
 //!     .get(&url)
 //!     .basic_auth(fake.username(), Some(fake.password()))
