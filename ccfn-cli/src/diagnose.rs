@@ -16,7 +16,7 @@ use crate::filter::{Filter, Select};
 use crate::input::{self, Source};
 use crate::line::Raw;
 
-type Record = Map<String, Value>;
+pub(crate) type Record = Map<String, Value>;
 
 /// Invocations kept, at most: the last ones read.
 const INVOCATIONS_MAX: usize = 2_000;
@@ -559,7 +559,36 @@ pub(crate) fn verdict(args: &DiagnoseArgs) -> Result<Verdict, String> {
     let what = selected.what.unwrap_or_else(|| "every function".to_owned());
     let filter = selected.filter;
     let selection = read(args, &filter, seek_to.as_deref())?;
-    let findings = decide(&selection, &what);
+    Ok(judge(&selection, &what))
+}
+
+/// The decision tree over one call's records in `files`, and those
+/// records, in the order read.
+pub(crate) fn for_call(files: &[String], call: &str) -> Result<(Verdict, Vec<Record>), String> {
+    let args = DiagnoseArgs {
+        files: files.to_vec(),
+        select: Select {
+            call: Some(call.to_owned()),
+            ..Select::default()
+        },
+        json: true,
+    };
+    let selected = args.select.read(SystemTime::now())?;
+    let what = selected.what.unwrap_or_else(|| format!("call {call}"));
+    let selection = read(&args, &selected.filter, None)?;
+    let verdict = judge(&selection, &what);
+    let records = selection
+        .invocations
+        .into_iter()
+        .flat_map(|(_, records)| records)
+        .collect();
+    Ok((verdict, records))
+}
+
+/// The verdict over `selection`.
+fn judge(selection: &Selection, what: &str) -> Verdict {
+    let what = what.to_owned();
+    let findings = decide(selection, &what);
     let last = findings.last().expect("question 1 is always asked");
     let code = match last.answer {
         Answer::Yes => 0,
@@ -591,12 +620,12 @@ pub(crate) fn verdict(args: &DiagnoseArgs) -> Result<Verdict, String> {
         "answer": last.answer.as_str(),
         "action": action,
     });
-    Ok(Verdict {
-        human: human(&findings, &selection, &what, action),
+    Verdict {
+        human: human(&findings, selection, &what, action),
         json,
         code,
         skipped: selection.skipped,
-    })
+    }
 }
 
 /// The verdict for a person.

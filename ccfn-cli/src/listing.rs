@@ -341,7 +341,7 @@ fn date(text: &str) -> Result<String, String> {
 }
 
 /// A SID with `prefix` and 32 hex digits.
-fn sid(prefix: &'static str) -> impl Fn(&str) -> Result<String, String> + Clone {
+pub(crate) fn sid(prefix: &'static str) -> impl Fn(&str) -> Result<String, String> + Clone {
     move |text: &str| {
         let hex = text.strip_prefix(prefix).unwrap_or("");
         if hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -1277,7 +1277,7 @@ fn columns(items: &[Value], cols: Columns, mask: bool) -> String {
 
 /// A phone number with all but its last four digits masked; anything
 /// else as it is.
-fn mask_phone(text: &str) -> String {
+pub(crate) fn mask_phone(text: &str) -> String {
     let is_phone =
         text.starts_with('+') && text.len() >= 8 && text[1..].bytes().all(|b| b.is_ascii_digit());
     if !is_phone {

@@ -2,6 +2,7 @@
 //! writes and runs the spec's diagnostic procedure over them.
 
 mod diagnose;
+mod doctor;
 mod filter;
 mod input;
 mod line;
@@ -42,6 +43,9 @@ enum Command {
     /// The platform's calls (step 2): list them, or one with its
     /// recordings and events.
     Calls(listing::CallsArgs),
+    /// Follow one call across the number, the flow, the functions and the
+    /// task router, and stop at the first broken link.
+    Doctor(doctor::DoctorArgs),
     /// The serverless services' functions, environments and logs (step 3).
     Functions(listing::FunctionsArgs),
     /// The flows, their executions and steps (step 4).
@@ -75,6 +79,7 @@ fn main() -> ExitCode {
         Command::Probe(args) => probe::run(args),
         Command::Package(args) => package::run(args),
         Command::Calls(args) => listing::run_calls(args),
+        Command::Doctor(args) => doctor::run(args),
         Command::Tasks(args) => listing::run_tasks(args),
         Command::Flows(args) => listing::run_flows(args),
         Command::Functions(args) => listing::run_functions(args),

@@ -14,6 +14,7 @@ fn help_of_every_command() {
         ("probe", &["probe", "--help"][..]),
         ("package", &["package", "--help"][..]),
         ("completions", &["completions", "--help"][..]),
+        ("doctor", &["doctor", "--help"][..]),
         ("calls-list", &["calls", "list", "--help"][..]),
         ("calls-get", &["calls", "get", "--help"][..]),
         ("tasks", &["tasks", "--help"][..]),

@@ -706,3 +706,215 @@ mod tests {
         assert_eq!(snake_case("to"), "to");
     }
 }
+
+/// The SIDs and numbers of the contact center [`FakePlatform::contact_center`]
+/// sets up: a number answered by a flow, whose function widget calls the
+/// example wait experience; one call through it; a task-router workspace
+/// with a callback workflow and its queue.
+pub mod center {
+    /// The call.
+    pub const CALL: &str = "CAd0c70000000000000000000000000001";
+    /// Who called.
+    pub const CALLER: &str = "+15551230000";
+    /// The number called.
+    pub const NUMBER: &str = "+15559870000";
+    /// The number's SID.
+    pub const NUMBER_SID: &str = "PNd0c70000000000000000000000000001";
+    /// The flow the number runs.
+    pub const FLOW: &str = "FWd0c70000000000000000000000000001";
+    /// The flow's execution for the call.
+    pub const EXECUTION: &str = "FNd0c70000000000000000000000000001";
+    /// The flow's function widget.
+    pub const WIDGET: &str = "wait_experience";
+    /// The URL the function widget calls.
+    pub const FUNCTION_URL: &str =
+        "https://cc.example.com/features/callback-and-voicemail-with-email/studio/wait-experience";
+    /// The task-router workspace.
+    pub const WORKSPACE: &str = "WSd0c70000000000000000000000000001";
+    /// The workflow callbacks are created in.
+    pub const WORKFLOW: &str = "WWd0c70000000000000000000000000001";
+    /// Another environment's workflow (staging's), unknown here.
+    pub const STAGING_WORKFLOW: &str = "WWd0c700000000000000000000005a6e01";
+    /// The queue callbacks must land in.
+    pub const QUEUE: &str = "WQd0c70000000000000000000000000001";
+    /// Another queue.
+    pub const OTHER_QUEUE: &str = "WQd0c70000000000000000000000000002";
+
+    /// The flow's webhook URL: what the number must call.
+    #[must_use]
+    pub fn flow_webhook() -> String {
+        format!(
+            "https://webhooks.twilio.com/v1/Accounts/{}/Flows/{FLOW}",
+            super::ACCOUNT_SID
+        )
+    }
+}
+
+/// How the contact center of [`FakePlatform::contact_center`] is broken:
+/// one of the failures of the spec's error table, on the platform's side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Scenario {
+    /// Nothing is broken.
+    Healthy,
+    /// The number's voice URL is an old domain, not the flow's webhook.
+    NumberNotOnFlow,
+    /// The flow was edited and never published.
+    FlowInDraft,
+    /// The flow is published but not valid: a widget's webhook URL is
+    /// invalid.
+    InvalidWidgetUrl,
+    /// The workflow routes no task (no filter, no default filter).
+    WorkflowDisabled,
+    /// The workflow was deleted.
+    WorkflowDeleted,
+    /// The platform is healthy, but the function is configured with
+    /// another environment's workflow ([`center::STAGING_WORKFLOW`]).
+    WorkflowOfOtherEnvironment,
+    /// The workflow routes callbacks to [`center::OTHER_QUEUE`], not
+    /// [`center::QUEUE`].
+    QueueMismatch,
+}
+
+impl FakePlatform {
+    /// Sets up the contact center of [`center`], broken as `scenario`
+    /// says: the number, the flow (a trigger, then the function widget),
+    /// the call and its webhook log, the flow's execution and steps for
+    /// the call, the workspace's workflow and queue. A task the function
+    /// created is added with [`FakePlatform::with`] and
+    /// [`Resource::Tasks`].
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_platform::{center, FakePlatform, Scenario};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakePlatform::start().await.contact_center(Scenario::FlowInDraft);
+    /// assert!(fake.requests().is_empty());
+    /// assert!(center::flow_webhook().ends_with(center::FLOW));
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn contact_center(self, scenario: Scenario) -> Self {
+        use center::*;
+        let account = format!("/2010-04-01/Accounts/{ACCOUNT_SID}");
+        let voice_url = if scenario == Scenario::NumberNotOnFlow {
+            "https://cc-old.example.com/voice".to_owned()
+        } else {
+            flow_webhook()
+        };
+        let (status, valid, errors) = match scenario {
+            Scenario::FlowInDraft => ("draft", true, json!([])),
+            Scenario::InvalidWidgetUrl => (
+                "published",
+                false,
+                json!([{ "message": format!("Widget {WIDGET}: the webhook URL is not a valid URL"), "property_path": format!("#/states/1/properties/url") }]),
+            ),
+            _ => ("published", true, json!([])),
+        };
+        let routing = match scenario {
+            Scenario::WorkflowDisabled => json!({ "task_routing": { "filters": [] } }),
+            Scenario::QueueMismatch => {
+                json!({ "task_routing": { "filters": [], "default_filter": { "queue": OTHER_QUEUE } } })
+            }
+            _ => json!({ "task_routing": { "filters": [], "default_filter": { "queue": QUEUE } } }),
+        };
+        let mut fake = self
+            .with(
+                Resource::IncomingPhoneNumbers,
+                json!({
+                    "sid": NUMBER_SID, "account_sid": ACCOUNT_SID, "phone_number": NUMBER,
+                    "friendly_name": "Main line", "voice_url": voice_url, "voice_method": "POST",
+                    "voice_application_sid": "", "trunk_sid": null,
+                }),
+            )
+            .with(
+                Resource::Flows,
+                json!({
+                    "sid": FLOW, "account_sid": ACCOUNT_SID, "friendly_name": "Inbound",
+                    "status": status, "valid": valid, "errors": errors, "warnings": [], "revision": 12,
+                    "webhook_url": flow_webhook(), "date_updated": "2026-11-20T09:00:00Z",
+                    "definition": { "states": [
+                        { "name": "Trigger", "type": "trigger", "transitions": [{ "event": "incomingCall", "next": WIDGET }] },
+                        { "name": WIDGET, "type": "run-function", "properties": { "url": FUNCTION_URL } },
+                    ] },
+                }),
+            )
+            .with(
+                Resource::Calls,
+                json!({
+                    "sid": CALL, "account_sid": ACCOUNT_SID, "from": CALLER, "to": NUMBER,
+                    "direction": "inbound", "status": "completed", "duration": "42",
+                    "start_time": "Fri, 20 Nov 2026 10:00:00 +0000", "end_time": "Fri, 20 Nov 2026 10:00:42 +0000",
+                }),
+            )
+            .with(
+                Resource::CallEvents { call: CALL.to_owned() },
+                json!({
+                    "sid": "EVd0c70000000000000000000000000001",
+                    "request": { "method": "POST", "url": voice_url },
+                    "response": { "response_code": 200, "request_duration": 120, "content_type": "application/xml" },
+                }),
+            )
+            .with_list(Resource::Alerts)
+            .with_list(Resource::Workflows { workspace: WORKSPACE.to_owned() })
+            .with(
+                Resource::TaskQueues { workspace: WORKSPACE.to_owned() },
+                json!({ "sid": QUEUE, "friendly_name": "Callbacks", "target_workers": "1==1", "task_order": "FIFO" }),
+            )
+            .with(
+                Resource::TaskQueues { workspace: WORKSPACE.to_owned() },
+                json!({ "sid": OTHER_QUEUE, "friendly_name": "Sales", "target_workers": "1==1", "task_order": "FIFO" }),
+            )
+            .with_list(Resource::Tasks { workspace: WORKSPACE.to_owned() });
+        // A flow in draft or a number elsewhere does not run the flow.
+        if matches!(
+            scenario,
+            Scenario::Healthy
+                | Scenario::WorkflowDisabled
+                | Scenario::WorkflowDeleted
+                | Scenario::WorkflowOfOtherEnvironment
+                | Scenario::QueueMismatch
+                | Scenario::InvalidWidgetUrl
+        ) {
+            let steps = Resource::Steps {
+                flow: FLOW.to_owned(),
+                execution: EXECUTION.to_owned(),
+            };
+            fake = fake
+                .with(
+                    Resource::Executions { flow: FLOW.to_owned() },
+                    json!({
+                        "sid": EXECUTION, "flow_sid": FLOW, "status": "ended",
+                        "contact_channel_address": CALLER, "date_created": "2026-11-20T10:00:00Z",
+                    }),
+                )
+                .with(
+                    steps.clone(),
+                    json!({ "sid": "FTd0c70000000000000000000000000001", "name": "Trigger", "transitioned_from": "Trigger", "transitioned_to": WIDGET, "date_created": "2026-11-20T10:00:00Z" }),
+                )
+                .with(
+                    steps,
+                    json!({ "sid": "FTd0c70000000000000000000000000002", "name": WIDGET, "transitioned_from": "Trigger", "transitioned_to": "success", "date_created": "2026-11-20T10:00:01Z" }),
+                )
+                .with_object(
+                    format!("/v2/Flows/{FLOW}/Executions/{EXECUTION}/Steps/FTd0c70000000000000000000000000002/Context"),
+                    json!({ "context": { "widgets": { WIDGET: { "status_code": 200 } } } }),
+                );
+        }
+        if scenario != Scenario::WorkflowDeleted {
+            fake = fake.with(
+                Resource::Workflows {
+                    workspace: WORKSPACE.to_owned(),
+                },
+                json!({
+                    "sid": WORKFLOW, "friendly_name": "Callbacks", "workspace_sid": WORKSPACE,
+                    "configuration": routing.to_string(), "date_updated": "2026-11-20T09:00:00Z",
+                }),
+            );
+        }
+        fake.with_object(
+            format!("{account}.json"),
+            json!({ "sid": ACCOUNT_SID, "friendly_name": "Contact center", "status": "active", "type": "Full" }),
+        )
+    }
+}

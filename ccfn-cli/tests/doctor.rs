@@ -1,0 +1,398 @@
+//! `ccfn doctor` against the fake platform in each scenario of the spec's
+//! error table, together with the logs the example functions write under
+//! the same fault: it names the failing link and the fix, and no
+//! credential shows in its output.
+
+mod common;
+
+use ccfn_testkit::fake_api::{FakeApi, FakeResponse, Mock};
+use ccfn_testkit::fake_email::{FakeAnswer, FakeEmailProvider};
+use ccfn_testkit::fake_platform::{center, FakePlatform, Resource, Scenario};
+use ccfn_testkit::fake_task_router::FakeTaskRouter;
+use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
+use common::{temp_dir, write};
+use example_contact_center::{voicemail_notice, wait_experience};
+use serde_json::{json, Value};
+
+const TOKEN: &str = "canary-doctor-platform-token-4b8e27";
+const EMAIL_KEY: &str = "canary-doctor-email-key-61c0d9";
+
+/// The task router the function meets under `scenario`.
+async fn task_router(scenario: Scenario) -> FakeTaskRouter {
+    let routes = |queue: &str| json!({ "task_routing": { "filters": [], "default_filter": { "queue": queue } } });
+    let router = FakeTaskRouter::start().await;
+    match scenario {
+        Scenario::WorkflowDeleted => router,
+        Scenario::WorkflowDisabled => router
+            .with_workflow(center::WORKFLOW, "Callbacks", routes(center::QUEUE))
+            .disable(center::WORKFLOW),
+        Scenario::QueueMismatch => {
+            router.with_workflow(center::WORKFLOW, "Callbacks", routes(center::OTHER_QUEUE))
+        }
+        _ => router.with_workflow(center::WORKFLOW, "Callbacks", routes(center::QUEUE)),
+    }
+}
+
+/// The caller presses 2 for a callback: the wait experience, called by
+/// the flow's widget for the call, creates the callback task.
+async fn callback(scenario: Scenario, router: &FakeTaskRouter) -> Run {
+    let workflow = if scenario == Scenario::WorkflowOfOtherEnvironment {
+        center::STAGING_WORKFLOW
+    } else {
+        center::WORKFLOW
+    };
+    let context = FakeContext::new()
+        .value("AUTH_TOKEN", TOKEN)
+        .value("workflowSid", workflow)
+        .value("CALLBACK_QUEUE_SID", center::QUEUE)
+        .value("PLATFORM_WORKSPACE_SID", center::WORKSPACE)
+        .value("TASKROUTER_BASE_URL", router.base_url());
+    let event = FakeEvent::voice()
+        .param("CallSid", center::CALL)
+        .param("From", center::CALLER)
+        .param("To", center::NUMBER)
+        .param("FlowSid", center::FLOW)
+        .param("ExecutionSid", center::EXECUTION)
+        .param("StepSid", "FTd0c70000000000000000000000000002")
+        .param("Digits", "2");
+    invoke(wait_experience, context, event).await
+}
+
+/// The platform and the logs under `scenario`, and `ccfn doctor` run on
+/// them: (exit status, the human report, the JSON report).
+async fn doctor(scenario: Scenario) -> (i32, String, Value) {
+    let router = task_router(scenario).await;
+    // A call that never reached the function leaves no record.
+    let reached = !matches!(scenario, Scenario::NumberNotOnFlow | Scenario::FlowInDraft);
+    let run = if reached {
+        Some(callback(scenario, &router).await)
+    } else {
+        None
+    };
+    let mut fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .contact_center(scenario);
+    // The task the function created is the platform's.
+    for task in router.tasks() {
+        fake = fake.with(
+            Resource::Tasks {
+                workspace: center::WORKSPACE.to_owned(),
+            },
+            task,
+        );
+    }
+    let lines: String = run
+        .iter()
+        .flat_map(|run| run.lines())
+        .map(|line| format!("{line}\n"))
+        .collect();
+    doctor_on(&fake, &lines, &format!("{scenario:?}")).await
+}
+
+/// `ccfn doctor --call` on `fake` with `log` as the logs.
+async fn doctor_on(fake: &FakePlatform, log: &str, name: &str) -> (i32, String, Value) {
+    let dir = temp_dir(&format!("doctor-{name}"));
+    let log = write(&dir, "app.log", log);
+    let run = |json: bool| {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"));
+        command
+            .args(["doctor", "--call", center::CALL, "--logs"])
+            .arg(&log)
+            .envs(fake.vars())
+            .env("PLATFORM_WORKSPACE_SID", center::WORKSPACE)
+            .env("EMAILPROVIDER_API_KEY", EMAIL_KEY)
+            .env_remove("API_KEY_SID")
+            .env_remove("API_KEY_SECRET");
+        if json {
+            command.arg("--json");
+        }
+        command.output()
+    };
+    let text = run(false).await.unwrap();
+    let json = run(true).await.unwrap();
+    let stdout = String::from_utf8(text.stdout).unwrap();
+    let stderr = String::from_utf8(text.stderr).unwrap();
+    let json_out = String::from_utf8(json.stdout).unwrap();
+    for out in [&stdout, &stderr, &json_out] {
+        assert!(
+            !out.contains(TOKEN) && !out.contains(EMAIL_KEY),
+            "a credential leaked: {out}"
+        );
+    }
+    assert!(stderr.is_empty(), "{stderr}");
+    let value: Value =
+        serde_json::from_str(&json_out).unwrap_or_else(|e| panic!("{e}: {json_out}"));
+    (text.status.code().unwrap(), stdout, value)
+}
+
+/// The report with what changes from run to run replaced: the records'
+/// times (`2026-11-23T18:01:02.345Z`, not the platform's fixed dates) and
+/// the fakes' loopback ports.
+fn stable(report: &str) -> String {
+    let mut text = report.to_owned();
+    while let Some(at) = find_time(&text) {
+        let end = at + text[at..].find([' ', ']', '\n']).unwrap_or(text.len() - at);
+        text.replace_range(at..end, "[time]");
+    }
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("127.0.0.1:") {
+        let port = at + "127.0.0.1:".len();
+        out.push_str(&rest[..port]);
+        out.push_str("[port]");
+        rest = rest[port..].trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where a record's time starts in `text`.
+fn find_time(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    (0..text.len().saturating_sub(19)).find(|&i| {
+        bytes[i..i + 4].iter().all(u8::is_ascii_digit)
+            && bytes[i + 4] == b'-'
+            && bytes[i + 10] == b'T'
+            && bytes[i + 13] == b':'
+            && !text[i..].starts_with("2026-11-20T")
+    })
+}
+
+/// The first failed check: its title and fix.
+fn first_failure(report: &Value) -> (String, String) {
+    let at = report["first_failure"].as_u64().expect("a failure") as usize;
+    let check = &report["checks"][at];
+    (
+        check["check"].as_str().unwrap().to_owned(),
+        check["fix"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+#[tokio::test]
+async fn a_healthy_call_passes_every_link() {
+    let (code, text, json) = doctor(Scenario::Healthy).await;
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(json["first_failure"], Value::Null);
+    insta::assert_snapshot!("healthy", stable(&text));
+}
+
+#[tokio::test]
+async fn a_number_not_pointed_at_the_flow() {
+    let (code, text, json) = doctor(Scenario::NumberNotOnFlow).await;
+    assert_eq!(code, 1, "{text}");
+    let (check, fix) = first_failure(&json);
+    assert_eq!(
+        check,
+        format!("Number {} is not pointed at a flow", center::NUMBER)
+    );
+    assert!(fix.contains("flow's webhook URL"), "{fix}");
+    assert!(
+        text.contains(&center::flow_webhook()),
+        "the flow's webhook URL is named: {text}"
+    );
+    insta::assert_snapshot!("number_not_on_flow", stable(&text));
+}
+
+#[tokio::test]
+async fn a_flow_in_draft() {
+    let (code, text, json) = doctor(Scenario::FlowInDraft).await;
+    assert_eq!(code, 1, "{text}");
+    let (check, fix) = first_failure(&json);
+    assert_eq!(
+        check,
+        format!("Flow {} is in draft, not published", center::FLOW)
+    );
+    assert!(fix.starts_with("Publish the flow"), "{fix}");
+    insta::assert_snapshot!("flow_in_draft", stable(&text));
+}
+
+#[tokio::test]
+async fn an_invalid_webhook_url_in_a_widget() {
+    let (code, text, json) = doctor(Scenario::InvalidWidgetUrl).await;
+    assert_eq!(code, 1, "{text}");
+    let (check, _) = first_failure(&json);
+    assert_eq!(
+        check,
+        format!("Flow {} is published but not valid", center::FLOW)
+    );
+    assert!(
+        text.contains("the webhook URL is not a valid URL"),
+        "{text}"
+    );
+    insta::assert_snapshot!("invalid_widget_url", stable(&text));
+}
+
+#[tokio::test]
+async fn a_disabled_workflow() {
+    let (code, text, json) = doctor(Scenario::WorkflowDisabled).await;
+    assert_eq!(code, 1, "{text}");
+    let titles = failures(&json);
+    assert!(
+        titles.contains(&format!(
+            "Workflow {} routes no task: it is disabled",
+            center::WORKFLOW
+        )),
+        "{text}"
+    );
+    insta::assert_snapshot!("workflow_disabled", stable(&text));
+}
+
+#[tokio::test]
+async fn a_deleted_workflow() {
+    let (code, text, json) = doctor(Scenario::WorkflowDeleted).await;
+    assert_eq!(code, 1, "{text}");
+    let titles = failures(&json);
+    assert!(
+        titles.contains(&format!(
+            "Workflow {} is not in workspace {}",
+            center::WORKFLOW,
+            center::WORKSPACE
+        )),
+        "{text}"
+    );
+    insta::assert_snapshot!("workflow_deleted", stable(&text));
+}
+
+#[tokio::test]
+async fn a_workflow_of_another_environment() {
+    let (code, text, json) = doctor(Scenario::WorkflowOfOtherEnvironment).await;
+    assert_eq!(code, 1, "{text}");
+    let titles = failures(&json);
+    assert!(
+        titles.contains(&format!(
+            "Workflow {} is not in workspace {}",
+            center::STAGING_WORKFLOW,
+            center::WORKSPACE
+        )),
+        "{text}"
+    );
+    // The fix names this environment's workflow.
+    assert!(
+        text.contains(&format!(
+            "this workspace has {} “Callbacks”",
+            center::WORKFLOW
+        )),
+        "{text}"
+    );
+    insta::assert_snapshot!("workflow_of_other_environment", stable(&text));
+}
+
+#[tokio::test]
+async fn a_queue_mismatch() {
+    let (code, text, json) = doctor(Scenario::QueueMismatch).await;
+    assert_eq!(code, 1, "{text}");
+    let titles = failures(&json);
+    assert!(
+        titles.contains(&format!(
+            "Workflow {} put the task in queue {}, not the function's",
+            center::WORKFLOW,
+            center::OTHER_QUEUE
+        )),
+        "{text}"
+    );
+    insta::assert_snapshot!("queue_mismatch", stable(&text));
+}
+
+/// The email rows: a voicemail recorded for the call, but no email; the
+/// provider answers `answer`.
+async fn voicemail(answer: FakeAnswer) -> (i32, String, Value) {
+    const RECORDING: &str = "REd0c70000000000000000000000000001";
+    let storage = FakeApi::start().await;
+    storage.mock(
+        Mock::get(format!("/recordings/{RECORDING}.mp3"))
+            .respond(FakeResponse::ok().body("audio/mpeg", vec![0u8; 4096])),
+    );
+    let email = FakeEmailProvider::start().await;
+    email.respond_with(answer);
+    let context = FakeContext::new()
+        .value("AUTH_TOKEN", TOKEN)
+        .value("EMAILPROVIDER_API_KEY", EMAIL_KEY)
+        .value("EMAILPROVIDER_BASE_URL", email.url())
+        .value("RECORDINGS_BASE_URL", format!("{}/", storage.url()))
+        .value("VOICEMAIL_TO", "oncall@example.com")
+        .value("VOICEMAIL_FROM", "voicemail@mg.example.com");
+    let event = FakeEvent::empty()
+        .param("CallSid", center::CALL)
+        .param("From", center::CALLER)
+        .param("RecordingSid", RECORDING)
+        .param(
+            "RecordingUrl",
+            &format!("{}/recordings/{RECORDING}", storage.url()),
+        );
+    let run = invoke(voicemail_notice, context, event).await;
+    let fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .contact_center(Scenario::Healthy);
+    let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
+    doctor_on(&fake, &lines, "voicemail").await
+}
+
+#[tokio::test]
+async fn a_wrong_email_key_type() {
+    let (code, text, json) = voicemail(FakeAnswer::status(401).body("Forbidden")).await;
+    assert_eq!(code, 1, "{text}");
+    let (check, _) = first_failure(&json);
+    assert_eq!(check, "External calls succeeded", "{text}");
+    assert!(text.contains("401"), "{text}");
+    insta::assert_snapshot!("wrong_email_key", stable(&text));
+}
+
+/// The titles of the failed checks.
+fn failures(report: &Value) -> Vec<String> {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["result"] == "failed")
+        .map(|c| c["check"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_number_alone_and_a_call_without_logs() {
+    let fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .contact_center(Scenario::Healthy);
+    let run = |args: &'static [&'static str]| {
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+            .args(args)
+            .envs(fake.vars())
+            .env_remove("API_KEY_SID")
+            .env_remove("API_KEY_SECRET")
+            .output()
+    };
+    let output = run(&["doctor", "--number", center::NUMBER, "--mask-pii"])
+        .await
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.starts_with(
+            "Doctor for number +•••••••0000\n\n[✓] Number +•••••••0000 answers with flow"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("[✓] Flow FWd0c70000000000000000000000000001 is published and valid"),
+        "{text}"
+    );
+
+    // Without --logs, the function's side is said to be unchecked, not
+    // passed.
+    let output = run(&["doctor", "--call", center::CALL]).await.unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("[-] The function's records\n    • no logs given (--logs FILE)"),
+        "{text}"
+    );
+    assert!(!text.contains(TOKEN), "{text}");
+
+    let output = run(&["doctor", "--call", "CA1"]).await.unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8(output.stderr).unwrap();
+    assert!(err.contains("CA and 32 hex digits"), "{err}");
+}
