@@ -55,6 +55,21 @@ pub(crate) struct DoctorArgs {
     mask_pii: bool,
 }
 
+impl DoctorArgs {
+    /// The doctor `ccfn package` runs: every check for `call`, over the
+    /// package's records.
+    pub(crate) fn for_package(call: &str, records: String) -> DoctorArgs {
+        DoctorArgs {
+            call: Some(call.to_owned()),
+            number: None,
+            logs: vec![records],
+            all: true,
+            json: false,
+            mask_pii: false,
+        }
+    }
+}
+
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mark {

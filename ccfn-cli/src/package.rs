@@ -49,13 +49,14 @@ pub(crate) struct PackageArgs {
 
 /// The files of a package, in the order the README lists them, with what
 /// each holds.
-const FILES: [(&str, &str); 9] = [
+const FILES: [(&str, &str); 10] = [
     ("records.jsonl", "The records of the selection, as the functions wrote them (JSON lines)."),
     ("invocations.txt", "One line per invocation: time, function, invocation id, call, outcome, duration, first error (`ccfn logs --invocations`)."),
     ("errors.txt", "The exact error messages: every ERROR record and every validation error, with its time, invocation and step."),
     ("diagnose.txt", "The decision tree run over the records (`ccfn diagnose`); `diagnose.json` is the same as data."),
     ("diagnose.json", "The verdict of `diagnose.txt`, as JSON."),
     ("probe.txt", "The endpoint test (`ccfn probe`): DNS, TLS, HEAD, a signed POST; `probe.json` is the same as data. Only with `--url`."),
+    ("doctor.txt", "The call followed across the platform and the records (`ccfn doctor --all`); `doctor.json` is the same as data. Only with `--call` and the platform's credentials (`ACCOUNT_SID` with `AUTH_TOKEN` or an API key pair)."),
     ("reproduce.sh", "A command per failing invocation, rebuilt from its `start` record's event: `ccfn probe` (signed) and `curl`. Sensitive values are placeholders to fill in."),
     ("environment.txt", "The ccfn version, the system, the command line, and the ccfn settings set in the environment (secret values written `[REDACTED]`)."),
     ("README.md", "This file."),
@@ -402,6 +403,17 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
         write("probe.txt", &results.human)?;
         write("probe.json", &format!("{:#}\n", results.json))?;
         written.extend(["probe.txt"]);
+    }
+    if let Some(call) = &args.select.call {
+        let records = dir.join("records.jsonl").to_string_lossy().into_owned();
+        match crate::doctor::examine(&crate::doctor::DoctorArgs::for_package(call, records)) {
+            Ok((text, json, _)) => {
+                write("doctor.txt", &text)?;
+                write("doctor.json", &format!("{json:#}\n"))?;
+                written.push("doctor.txt");
+            }
+            Err(err) => eprintln!("ccfn package: doctor.txt not written: {err}"),
+        }
     }
     write("reproduce.sh", &reproduce(&gathered, args.url.as_deref()))?;
     write("environment.txt", &environment(now))?;

@@ -396,3 +396,53 @@ async fn a_number_alone_and_a_call_without_logs() {
     let err = String::from_utf8(output.stderr).unwrap();
     assert!(err.contains("CA and 32 hex digits"), "{err}");
 }
+
+#[tokio::test]
+async fn the_package_holds_the_doctor_s_report() {
+    let router = task_router(Scenario::WorkflowDeleted).await;
+    let run = callback(Scenario::WorkflowDeleted, &router).await;
+    let fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .contact_center(Scenario::WorkflowDeleted);
+    let dir = temp_dir("doctor-package");
+    let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
+    let log = write(&dir, "app.log", &lines);
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+        .args(["package", "--call", center::CALL, "--logs"])
+        .arg(&log)
+        .arg("-o")
+        .arg(&out)
+        .envs(fake.vars())
+        .env("PLATFORM_WORKSPACE_SID", center::WORKSPACE)
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let package = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir())
+        .expect("the package's folder");
+    let doctor = std::fs::read_to_string(package.join("doctor.txt")).unwrap();
+    assert!(
+        doctor.starts_with(&format!("Doctor for call {}", center::CALL)),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains(&format!(
+            "[✗] Workflow {} is not in workspace",
+            center::WORKFLOW
+        )),
+        "{doctor}"
+    );
+    let readme = std::fs::read_to_string(package.join("README.md")).unwrap();
+    assert!(readme.contains("doctor.txt"), "{readme}");
+    for entry in std::fs::read_dir(&package).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default();
+        assert!(!text.contains(TOKEN), "a credential in the package");
+    }
+}
