@@ -695,7 +695,14 @@ fn tree(verdict: &Value, widget_url: &str, report: &mut Report) -> bool {
             let fix = if number == 1 {
                 format!("No record of this call: the widget calls {widget_url}; check that the function is served there and that the platform's requests reach it (ccfn probe URL).")
             } else {
-                verdict["action"].as_str().unwrap_or_default().to_owned()
+                // The spec's action for the question; the records usually
+                // name the precise remedy.
+                let action = verdict["action"].as_str().unwrap_or_default();
+                if check.details.is_empty() {
+                    action.to_owned()
+                } else {
+                    format!("{action} The records above say what, specifically.")
+                }
             };
             check = check.fix(fix);
         }

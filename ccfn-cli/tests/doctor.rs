@@ -296,7 +296,7 @@ async fn a_queue_mismatch() {
 
 /// The email rows: a voicemail recorded for the call, but no email; the
 /// provider answers `answer`.
-async fn voicemail(answer: FakeAnswer) -> (i32, String, Value) {
+async fn voicemail(answer: FakeAnswer, max_bytes: Option<&str>) -> (i32, String, Value) {
     const RECORDING: &str = "REd0c70000000000000000000000000001";
     let storage = FakeApi::start().await;
     storage.mock(
@@ -305,13 +305,16 @@ async fn voicemail(answer: FakeAnswer) -> (i32, String, Value) {
     );
     let email = FakeEmailProvider::start().await;
     email.respond_with(answer);
-    let context = FakeContext::new()
+    let mut context = FakeContext::new()
         .value("AUTH_TOKEN", TOKEN)
         .value("EMAILPROVIDER_API_KEY", EMAIL_KEY)
         .value("EMAILPROVIDER_BASE_URL", email.url())
         .value("RECORDINGS_BASE_URL", format!("{}/", storage.url()))
         .value("VOICEMAIL_TO", "oncall@example.com")
         .value("VOICEMAIL_FROM", "voicemail@mg.example.com");
+    if let Some(max_bytes) = max_bytes {
+        context = context.value("EMAILPROVIDER_MAX_BYTES", max_bytes);
+    }
     let event = FakeEvent::empty()
         .param("CallSid", center::CALL)
         .param("From", center::CALLER)
@@ -331,7 +334,7 @@ async fn voicemail(answer: FakeAnswer) -> (i32, String, Value) {
 
 #[tokio::test]
 async fn a_wrong_email_key_type() {
-    let (code, text, json) = voicemail(FakeAnswer::status(401).body("Forbidden")).await;
+    let (code, text, json) = voicemail(FakeAnswer::status(401).body("Forbidden"), None).await;
     assert_eq!(code, 1, "{text}");
     let (check, _) = first_failure(&json);
     assert_eq!(check, "External calls succeeded", "{text}");
@@ -445,4 +448,134 @@ async fn the_package_holds_the_doctor_s_report() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default();
         assert!(!text.contains(TOKEN), "a credential in the package");
     }
+}
+
+#[tokio::test]
+async fn an_unverified_sending_domain() {
+    let body = r#"{"message": "Domain mg.example.com is not allowed to send: Free accounts are for test purposes only."}"#;
+    let (code, text, json) = voicemail(FakeAnswer::status(403).body(body), None).await;
+    assert_eq!(code, 1, "{text}");
+    let (check, _) = first_failure(&json);
+    assert_eq!(check, "External calls succeeded", "{text}");
+    assert!(
+        text.contains("is not allowed to send"),
+        "the provider's words: {text}"
+    );
+    assert!(
+        text.contains("check that the sending domain mg.example.com is verified"),
+        "{text}"
+    );
+    insta::assert_snapshot!("unverified_domain", stable(&text));
+}
+
+#[tokio::test]
+async fn a_missing_required_parameter() {
+    let router = task_router(Scenario::Healthy).await;
+    let context = FakeContext::new()
+        .value("AUTH_TOKEN", TOKEN)
+        .value("workflowSid", center::WORKFLOW)
+        .value("TASKROUTER_BASE_URL", router.base_url());
+    // The widget passes no `To`.
+    let event = FakeEvent::voice()
+        .param("CallSid", center::CALL)
+        .param("From", center::CALLER)
+        .without("To");
+    let run = invoke(wait_experience, context, event).await;
+    let fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .contact_center(Scenario::Healthy);
+    let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
+    let (code, text, json) = doctor_on(&fake, &lines, "missing-parameter").await;
+    assert_eq!(code, 1, "{text}");
+    let (check, fix) = first_failure(&json);
+    assert_eq!(check, "The parameters arrived", "{text}");
+    assert!(
+        fix.starts_with("Check the flow widget configuration."),
+        "{fix}"
+    );
+    assert!(text.contains("`To` is required and was not sent"), "{text}");
+    insta::assert_snapshot!("missing_parameter", stable(&text));
+}
+
+/// Fails with an unhandled error (a panic), with nothing external to
+/// blame.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None
+/// # Contacts
+/// oncall@example.com
+#[ccfn_core::contact_fn(required = [CallSid, From, To])]
+async fn broken(
+    _context: ccfn_core::Context,
+    event: ccfn_core::Event,
+    callback: ccfn_core::Callback,
+) -> ccfn_core::Completion {
+    let agents: Vec<&str> = Vec::new();
+    let first = agents.first().copied().expect("an agent in the queue");
+    callback.success(format!("{first} {}", event.from().unwrap_or_default()))
+}
+
+#[tokio::test]
+async fn an_unhandled_error_in_the_function() {
+    let event = FakeEvent::voice()
+        .param("CallSid", center::CALL)
+        .param("From", center::CALLER)
+        .param("To", center::NUMBER);
+    let run = invoke(broken, FakeContext::new().value("AUTH_TOKEN", TOKEN), event).await;
+    let fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .contact_center(Scenario::Healthy);
+    let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
+    let (code, text, json) = doctor_on(&fake, &lines, "unhandled-error").await;
+    assert_eq!(code, 1, "{text}");
+    let (check, fix) = first_failure(&json);
+    assert_eq!(check, "The business logic completed", "{text}");
+    assert!(
+        fix.starts_with("Review function logic and error handling."),
+        "{fix}"
+    );
+    assert!(
+        text.contains("function panicked: an agent in the queue"),
+        "{text}"
+    );
+    insta::assert_snapshot!("unhandled_error", stable(&text));
+}
+
+#[tokio::test]
+async fn a_workflow_lookup_error() {
+    // The task router fails the workflow lookup (the spec's past
+    // incident: "workflows.find is not a function").
+    let router = task_router(Scenario::Healthy).await.fail_with(
+        500,
+        r#"{"code": 20500, "message": "workflows.find is not a function", "status": 500}"#,
+    );
+    let run = callback(Scenario::Healthy, &router).await;
+    let fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .contact_center(Scenario::Healthy);
+    let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
+    let (code, text, json) = doctor_on(&fake, &lines, "lookup-error").await;
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("workflows.find is not a function"), "{text}");
+    assert!(
+        failures(&json).contains(&"No task was created".to_owned()),
+        "{text}"
+    );
+    insta::assert_snapshot!("workflow_lookup_error", stable(&text));
+}
+
+#[tokio::test]
+async fn an_attachment_over_the_limit() {
+    // The recording (4 096 bytes) is over the provider's limit (1 024).
+    let (code, text, json) = voicemail(FakeAnswer::ok(), Some("1024")).await;
+    assert_eq!(code, 1, "{text}");
+    assert!(!failures(&json).is_empty(), "{text}");
+    insta::assert_snapshot!("attachment_over_the_limit", stable(&text));
 }

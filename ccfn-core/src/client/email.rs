@@ -633,10 +633,17 @@ impl EmailClient {
         }
         let said = self.provider_message(response);
         let text = match status {
-            401 | 403 => format!(
+            401 => format!(
                 "the email provider refused the API key (status {status}): use the domain's sending key, \
                  not the private account key; check that the sending domain {domain} is verified; \
                  check the region (US or EU) of the base URL"
+            ),
+            // The provider's words tell an unverified (or sandbox) domain
+            // from a key without the right to send.
+            403 => format!(
+                "the email provider refused to send from {domain} (status 403): {said}; \
+                 check that the sending domain {domain} is verified (a sandbox domain sends only to \
+                 authorized recipients) and that the key is the domain's sending key"
             ),
             400 => format!("the email provider rejected the message (status 400): {said}"),
             404 => format!(
