@@ -565,16 +565,34 @@ pub(crate) fn verdict(args: &DiagnoseArgs) -> Result<Verdict, String> {
 /// The decision tree over one call's records in `files`, and those
 /// records, in the order read.
 pub(crate) fn for_call(files: &[String], call: &str) -> Result<(Verdict, Vec<Record>), String> {
+    let select = Select {
+        call: Some(call.to_owned()),
+        ..Select::default()
+    };
+    for_selection(files, select)
+}
+
+/// The decision tree over one function's records in `files`, and those
+/// records.
+pub(crate) fn for_function(
+    files: &[String],
+    function: &str,
+) -> Result<(Verdict, Vec<Record>), String> {
+    let select = Select {
+        function: Some(function.to_owned()),
+        ..Select::default()
+    };
+    for_selection(files, select)
+}
+
+fn for_selection(files: &[String], select: Select) -> Result<(Verdict, Vec<Record>), String> {
     let args = DiagnoseArgs {
         files: files.to_vec(),
-        select: Select {
-            call: Some(call.to_owned()),
-            ..Select::default()
-        },
+        select,
         json: true,
     };
     let selected = args.select.read(SystemTime::now())?;
-    let what = selected.what.unwrap_or_else(|| format!("call {call}"));
+    let what = selected.what.unwrap_or_else(|| "every function".to_owned());
     let selection = read(&args, &selected.filter, None)?;
     let verdict = judge(&selection, &what);
     let records = selection

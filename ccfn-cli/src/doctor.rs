@@ -26,6 +26,7 @@ Examples:
   ccfn doctor --call CA0123456789abcdef0123456789abcdef --logs app.log
   ccfn doctor --call CA0123456789abcdef0123456789abcdef --logs app.log --all --json
   ccfn doctor --number +15559870000
+  ccfn doctor --function wait-experience --logs app.log
 
 Each check is ✓ (passed), ! (a warning), ✗ (failed) or - (not checked),
 with its evidence indented under it and, under a ✗, the fix. It stops at
@@ -33,13 +34,18 @@ the first ✗ (after the task router's side of a task the function could
 not create, which names the cause); --all goes on to the end.
 
 Exit status: 0 when no check failed, 1 when one did, 2 on an error.")]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["call", "number", "function"])))]
 pub(crate) struct DoctorArgs {
     /// Follow this call (CA...).
-    #[arg(long, value_name = "SID", value_parser = crate::listing::sid("CA"), conflicts_with = "number", required_unless_present = "number")]
+    #[arg(long, value_name = "SID", value_parser = crate::listing::sid("CA"))]
     call: Option<String>,
     /// Check what answers this phone number (E.164, +1...).
     #[arg(long, value_name = "NUMBER")]
     number: Option<String>,
+    /// Check one function: the flows whose function widgets call it, and
+    /// the decision tree over its records in --logs.
+    #[arg(long, value_name = "NAME")]
+    function: Option<String>,
     /// The functions' logs (the call's records are read from them); more
     /// than one file in order, plain or gzip-compressed.
     #[arg(long = "logs", value_name = "FILE", num_args = 1..)]
@@ -62,6 +68,7 @@ impl DoctorArgs {
         DoctorArgs {
             call: Some(call.to_owned()),
             number: None,
+            function: None,
             logs: vec![records],
             all: true,
             json: false,
@@ -206,6 +213,11 @@ pub(crate) fn examine(args: &DoctorArgs) -> Result<(String, Value, bool), String
         mask: args.mask_pii,
     };
     let what = match (&args.call, &args.number) {
+        (None, None) if args.function.is_some() => {
+            let name = args.function.as_deref().unwrap_or_default();
+            runtime.block_on(follow_function(&platform, name, &args.logs, &mut report));
+            format!("function {name}")
+        }
         (Some(call), _) => {
             runtime.block_on(follow_call(&platform, call, &args.logs, &mut report));
             format!("call {call}")
@@ -214,7 +226,9 @@ pub(crate) fn examine(args: &DoctorArgs) -> Result<(String, Value, bool), String
             runtime.block_on(follow_number(&platform, number, &mut report));
             format!("number {}", report.phone(number))
         }
-        (None, None) => return Err("give --call CA... or --number +1...".to_owned()),
+        (None, None) => {
+            return Err("give --call CA..., --number +1... or --function NAME".to_owned())
+        }
     };
     let failed = report.checks.iter().any(|c| c.mark == Mark::Failed);
     Ok((
@@ -406,6 +420,118 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
 /// `ccfn doctor --number`.
 async fn follow_number(platform: &Platform, number: &str, report: &mut Report) {
     number_link(platform, number, report).await;
+}
+
+/// `ccfn doctor --function`: the flows that call the function, its
+/// records, and the alerts that name it.
+async fn follow_function(platform: &Platform, name: &str, logs: &[String], report: &mut Report) {
+    let flows = match list(
+        platform,
+        "flows",
+        Product::Studio,
+        "/v2/Flows",
+        "flows",
+        1000,
+    )
+    .await
+    {
+        Ok(flows) => flows,
+        Err(err) => {
+            report.add(Check::new(Mark::Failed, "The flows").detail(err.to_string()));
+            return;
+        }
+    };
+    // The function widgets whose URL names the function (its path ends
+    // with the name, as ccfn serves it).
+    let mut urls = Vec::new();
+    for flow in &flows {
+        let sid = flow["sid"].as_str().unwrap_or("-");
+        // The list may leave the definition out: read the flow itself.
+        let flow = match flow.get("definition") {
+            Some(_) => flow.clone(),
+            None => get(
+                platform,
+                &format!("flow {sid}"),
+                Product::Studio,
+                &format!("/v2/Flows/{sid}"),
+            )
+            .await
+            .unwrap_or_else(|_| flow.clone()),
+        };
+        for state in flow["definition"]["states"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let url = state["properties"]["url"].as_str().unwrap_or_default();
+            if state["type"].as_str() != Some("run-function")
+                || !url.trim_end_matches('/').ends_with(name)
+            {
+                continue;
+            }
+            urls.push(url.to_owned());
+            let widget = state["name"].as_str().unwrap_or("-");
+            let status = flow["status"].as_str().unwrap_or("-");
+            let valid = flow["valid"] != Value::Bool(false);
+            let title = format!("Flow {sid} calls it from widget {widget}");
+            let check = if status == "published" && valid {
+                Check::new(Mark::Passed, format!("{title}, published and valid"))
+                    .detail(url.to_owned())
+            } else if status != "published" {
+                Check::new(Mark::Failed, format!("{title}, but is in {status}"))
+                    .detail(url.to_owned())
+                    .fix("Publish the flow: calls run its published revision only.")
+            } else {
+                let mut check = Check::new(Mark::Failed, format!("{title}, but is not valid"))
+                    .detail(url.to_owned());
+                for error in flow["errors"].as_array().into_iter().flatten() {
+                    check = check.detail(
+                        error["message"]
+                            .as_str()
+                            .map_or_else(|| error.to_string(), str::to_owned),
+                    );
+                }
+                check.fix("Fix what the errors name, then publish.")
+            };
+            if !report.add(check) {
+                return;
+            }
+        }
+    }
+    if urls.is_empty() {
+        report.add(
+            Check::new(
+                Mark::Warning,
+                format!("No flow's function widget calls a URL ending in {name}"),
+            )
+            .detail(format!(
+                "{} flow{} read",
+                flows.len(),
+                if flows.len() == 1 { "" } else { "s" }
+            )),
+        );
+    }
+    if logs.is_empty() {
+        report.add(
+            Check::new(Mark::Skipped, "The function's records")
+                .detail("no logs given (--logs FILE): what the function did is not checked"),
+        );
+    } else {
+        match diagnose::for_function(logs, name) {
+            Ok((verdict, _)) => {
+                let shown = urls.first().cloned().unwrap_or_else(|| name.to_owned());
+                if !tree(&verdict.json, &shown, report) {
+                    return;
+                }
+            }
+            Err(err) => {
+                report.add(Check::new(Mark::Failed, "The functions' logs").detail(err));
+                return;
+            }
+        }
+    }
+    let names: Vec<&str> = urls.iter().map(String::as_str).chain([name]).collect();
+    alerts(platform, &names, "", report).await;
 }
 
 /// The first record of `step` in `records`.

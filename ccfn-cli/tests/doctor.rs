@@ -579,3 +579,54 @@ async fn an_attachment_over_the_limit() {
     assert!(!failures(&json).is_empty(), "{text}");
     insta::assert_snapshot!("attachment_over_the_limit", stable(&text));
 }
+
+#[tokio::test]
+async fn a_function_with_the_flows_that_call_it() {
+    let router = task_router(Scenario::Healthy).await;
+    let run = callback(Scenario::Healthy, &router).await;
+    let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
+    for (scenario, code, says) in [
+        (
+            Scenario::Healthy,
+            0,
+            format!(
+                "[✓] Flow {} calls it from widget {}, published and valid",
+                center::FLOW,
+                center::WIDGET
+            ),
+        ),
+        (
+            Scenario::FlowInDraft,
+            1,
+            format!(
+                "[✗] Flow {} calls it from widget {}, but is in draft",
+                center::FLOW,
+                center::WIDGET
+            ),
+        ),
+    ] {
+        let fake = FakePlatform::start()
+            .await
+            .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+            .contact_center(scenario);
+        let dir = temp_dir(&format!("doctor-function-{scenario:?}"));
+        let log = write(&dir, "app.log", &lines);
+        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+            .args(["doctor", "--function", "wait-experience", "--logs"])
+            .arg(&log)
+            .envs(fake.vars())
+            .output()
+            .await
+            .unwrap();
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(output.status.code(), Some(code), "{text}");
+        assert!(
+            text.starts_with("Doctor for function wait-experience\n"),
+            "{text}"
+        );
+        assert!(text.contains(&says), "{text}");
+        if code == 0 {
+            assert!(text.contains("[✓] The business logic completed"), "{text}");
+        }
+    }
+}

@@ -557,3 +557,41 @@ async fn function_logs_are_grouped_by_invocation() {
     let failed = out.find("workflows.find is not a function").unwrap();
     assert!(started < failed, "oldest first within an invocation: {out}");
 }
+
+#[tokio::test]
+async fn forbidden_and_failing_answers_name_the_resource_and_what_to_do() {
+    let fake = platform().await;
+    fake.fail_with(403, "Forbidden");
+    let (code, _, err) = ccfn(&fake, &["flows", "list"]).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("flows: 403 Forbidden (Forbidden)"), "{err}");
+    assert!(err.contains("a key with read access"), "{err}");
+
+    fake.fail_with(503, "Service Unavailable");
+    let (code, _, err) = ccfn(&fake, &["tasks", "workflows", "--workspace", WORKSPACE]).await;
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!(
+            "workspace {WORKSPACE}'s workflows: 503 Service Unavailable"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("the platform failed to answer"), "{err}");
+
+    // No server at all.
+    let gone = FakePlatform::start().await;
+    let vars = gone.vars();
+    drop(gone);
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+        .args(["account"])
+        .envs(vars)
+        .output()
+        .await
+        .unwrap();
+    let err = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the account: no answer from http://127.0.0.1:"),
+        "{err}"
+    );
+}

@@ -220,6 +220,7 @@ struct State {
     password: String,
     rate_limited: u32,
     retry_after: u64,
+    failure: Option<(u16, String)>,
     requests: Vec<FakeRequest>,
 }
 
@@ -408,6 +409,21 @@ impl FakePlatform {
         state.retry_after = seconds;
     }
 
+    /// Answers every authenticated request with `status` and the
+    /// platform's error body carrying `message` (`fail_with(0, ..)` stops).
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_platform::FakePlatform;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakePlatform::start().await;
+    /// fake.fail_with(503, "Service Unavailable");
+    /// # });
+    /// ```
+    pub fn fail_with(&self, status: u16, message: impl Into<String>) {
+        self.lock().failure = (status != 0).then(|| (status, message.into()));
+    }
+
     /// The requests received so far, in order.
     #[must_use]
     pub fn requests(&self) -> Vec<FakeRequest> {
@@ -498,6 +514,11 @@ fn answer(
     if !authenticated {
         let status = StatusCode::UNAUTHORIZED;
         return (error(status, 20003, "Authenticate"), status);
+    }
+    if let Some((status, message)) = &state.failure {
+        let status = StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let code = 20000 + u32::from(status.as_u16());
+        return (error(status, code, message), status);
     }
     if state.rate_limited > 0 {
         state.rate_limited -= 1;
