@@ -296,7 +296,11 @@ async fn a_queue_mismatch() {
 
 /// The email rows: a voicemail recorded for the call, but no email; the
 /// provider answers `answer`.
-async fn voicemail(answer: FakeAnswer, max_bytes: Option<&str>) -> (i32, String, Value) {
+async fn voicemail(
+    name: &str,
+    answer: FakeAnswer,
+    max_bytes: Option<&str>,
+) -> (i32, String, Value) {
     const RECORDING: &str = "REd0c70000000000000000000000000001";
     let storage = FakeApi::start().await;
     storage.mock(
@@ -329,12 +333,14 @@ async fn voicemail(answer: FakeAnswer, max_bytes: Option<&str>) -> (i32, String,
         .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
         .contact_center(Scenario::Healthy);
     let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
-    doctor_on(&fake, &lines, "voicemail").await
+    // A folder per test: they run at the same time.
+    doctor_on(&fake, &lines, name).await
 }
 
 #[tokio::test]
 async fn a_wrong_email_key_type() {
-    let (code, text, json) = voicemail(FakeAnswer::status(401).body("Forbidden"), None).await;
+    let (code, text, json) =
+        voicemail("wrong-key", FakeAnswer::status(401).body("Forbidden"), None).await;
     assert_eq!(code, 1, "{text}");
     let (check, _) = first_failure(&json);
     assert_eq!(check, "External calls succeeded", "{text}");
@@ -453,7 +459,12 @@ async fn the_package_holds_the_doctor_s_report() {
 #[tokio::test]
 async fn an_unverified_sending_domain() {
     let body = r#"{"message": "Domain mg.example.com is not allowed to send: Free accounts are for test purposes only."}"#;
-    let (code, text, json) = voicemail(FakeAnswer::status(403).body(body), None).await;
+    let (code, text, json) = voicemail(
+        "unverified-domain",
+        FakeAnswer::status(403).body(body),
+        None,
+    )
+    .await;
     assert_eq!(code, 1, "{text}");
     let (check, _) = first_failure(&json);
     assert_eq!(check, "External calls succeeded", "{text}");
@@ -574,7 +585,7 @@ async fn a_workflow_lookup_error() {
 #[tokio::test]
 async fn an_attachment_over_the_limit() {
     // The recording (4 096 bytes) is over the provider's limit (1 024).
-    let (code, text, json) = voicemail(FakeAnswer::ok(), Some("1024")).await;
+    let (code, text, json) = voicemail("attachment", FakeAnswer::ok(), Some("1024")).await;
     assert_eq!(code, 1, "{text}");
     assert!(!failures(&json).is_empty(), "{text}");
     insta::assert_snapshot!("attachment_over_the_limit", stable(&text));
