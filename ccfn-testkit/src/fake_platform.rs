@@ -699,35 +699,6 @@ fn snake_case(name: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn date_filters_compare_days() {
-        let call = json!({"start_time": "Tue, 10 Aug 2010 08:02:17 +0000", "status": "failed"});
-        assert!(keeps(&call, "start_time>", "2010-08-10"));
-        assert!(keeps(&call, "start_time>", "2010-08-01"));
-        assert!(!keeps(&call, "start_time>", "2010-08-11"));
-        assert!(keeps(&call, "start_time<", "2010-08-10"));
-        assert!(!keeps(&call, "start_time<", "2010-08-09"));
-        assert!(keeps(&call, "status", "failed"));
-        assert!(!keeps(&call, "status", "completed"));
-        assert!(!keeps(&call, "missing", "x"));
-        assert_eq!(day("2026-11-20T10:00:00Z").as_deref(), Some("2026-11-20"));
-        let log = json!({"date_created": "2026-11-20T10:00:00Z"});
-        assert!(keeps(&log, "date_created>", "2026-11-20T00:00:00Z"));
-        assert!(!keeps(&log, "date_created>", "2026-11-21T00:00:00Z"));
-    }
-
-    #[test]
-    fn filter_names_are_the_fields_in_snake_case() {
-        assert_eq!(snake_case("Status"), "status");
-        assert_eq!(snake_case("AssignmentStatus"), "assignment_status");
-        assert_eq!(snake_case("to"), "to");
-    }
-}
-
 /// The SIDs and numbers of the contact center [`FakePlatform::contact_center`]
 /// sets up: a number answered by a flow, whose function widget calls the
 /// example wait experience; one call through it; a task-router workspace
@@ -937,5 +908,123 @@ impl FakePlatform {
             format!("{account}.json"),
             json!({ "sid": ACCOUNT_SID, "friendly_name": "Contact center", "status": "active", "type": "Full" }),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_filters_compare_days() {
+        let call = json!({"start_time": "Tue, 10 Aug 2010 08:02:17 +0000", "status": "failed"});
+        assert!(keeps(&call, "start_time>", "2010-08-10"));
+        assert!(keeps(&call, "start_time>", "2010-08-01"));
+        assert!(!keeps(&call, "start_time>", "2010-08-11"));
+        assert!(keeps(&call, "start_time<", "2010-08-10"));
+        assert!(!keeps(&call, "start_time<", "2010-08-09"));
+        assert!(keeps(&call, "status", "failed"));
+        assert!(!keeps(&call, "status", "completed"));
+        assert!(!keeps(&call, "missing", "x"));
+        assert_eq!(day("2026-11-20T10:00:00Z").as_deref(), Some("2026-11-20"));
+        let log = json!({"date_created": "2026-11-20T10:00:00Z"});
+        assert!(keeps(&log, "date_created>", "2026-11-20T00:00:00Z"));
+        assert!(!keeps(&log, "date_created>", "2026-11-21T00:00:00Z"));
+    }
+
+    #[test]
+    fn filter_names_are_the_fields_in_snake_case() {
+        assert_eq!(snake_case("Status"), "status");
+        assert_eq!(snake_case("AssignmentStatus"), "assignment_status");
+        assert_eq!(snake_case("to"), "to");
+    }
+
+    /// The fields of a page, sorted.
+    fn fields(value: &Value) -> Vec<&str> {
+        let mut names: Vec<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        names.sort_unstable();
+        names
+    }
+
+    #[tokio::test]
+    async fn pages_have_the_fields_of_the_platform_s_definitions_full_or_empty() {
+        let mut state = State {
+            origin: "http://127.0.0.1:9".to_owned(),
+            username: "AC1".to_owned(),
+            password: "pw".to_owned(),
+            ..State::default()
+        };
+        let calls = Resource::Calls.path().0;
+        let tasks = Resource::Tasks {
+            workspace: "WS1".to_owned(),
+        }
+        .path()
+        .0;
+        state.lists.push((
+            calls.clone(),
+            "calls",
+            vec![json!({"sid": "CA1"}), json!({"sid": "CA2"})],
+        ));
+        state.lists.push((tasks.clone(), "tasks", Vec::new()));
+        let creds = ("AC1".to_owned(), "pw".to_owned());
+        let page = |state: &mut State, path: &str, size: &str| {
+            let query = vec![("PageSize".to_owned(), size.to_owned())];
+            let (response, status) = answer(state, path, &query, Some(&creds));
+            assert_eq!(status, StatusCode::OK);
+            response
+        };
+        let body = |response: Response| async {
+            let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .unwrap();
+            serde_json::from_slice::<Value>(&bytes).unwrap()
+        };
+        // The 2010 API: a full first page, then the last.
+        let first = body(page(&mut state, &calls, "1")).await;
+        assert_eq!(
+            fields(&first),
+            [
+                "calls",
+                "end",
+                "first_page_uri",
+                "next_page_uri",
+                "page",
+                "page_size",
+                "previous_page_uri",
+                "start",
+                "uri"
+            ]
+        );
+        assert_eq!(first["next_page_uri"], format!("{calls}?PageSize=1&Page=1"));
+        assert_eq!(first["previous_page_uri"], Value::Null);
+        // The newer APIs: an empty page.
+        let empty = body(page(&mut state, &tasks, "50")).await;
+        assert_eq!(fields(&empty), ["meta", "tasks"]);
+        assert_eq!(
+            fields(&empty["meta"]),
+            [
+                "first_page_url",
+                "key",
+                "next_page_url",
+                "page",
+                "page_size",
+                "previous_page_url",
+                "url"
+            ]
+        );
+        assert_eq!(empty["meta"]["key"], "tasks");
+        assert_eq!(empty["meta"]["next_page_url"], Value::Null);
+        assert_eq!(empty["tasks"], json!([]));
+        // Without credentials: the platform's 401.
+        let (response, status) = answer(&mut state, &calls, &[], None);
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        let refused = body(response).await;
+        assert_eq!(refused["code"], 20003);
+        assert_eq!(fields(&refused), ["code", "message", "more_info", "status"]);
     }
 }
