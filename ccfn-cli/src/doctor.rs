@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::diagnose::{self, Record};
 use crate::listing::{handler, mask_phone, routes_to};
-use crate::platform::{Platform, PlatformError, Product, Settings};
+use crate::platform::{Platform, Product, Settings};
 use crate::write_out;
 
 /// `ccfn doctor`.
@@ -160,30 +160,6 @@ impl Report {
     }
 }
 
-/// What the doctor needs from the platform, with the platform's error as
-/// a failed check.
-async fn get(
-    platform: &Platform,
-    resource: &str,
-    product: Product,
-    path: &str,
-) -> Result<Value, PlatformError> {
-    platform.fetch(resource, platform.url(product, path)).await
-}
-
-async fn list(
-    platform: &Platform,
-    resource: &str,
-    product: Product,
-    path: &str,
-    key: &str,
-    limit: usize,
-) -> Result<Vec<Value>, PlatformError> {
-    platform
-        .list(resource, platform.url(product, path), key, limit)
-        .await
-}
-
 /// Runs `ccfn doctor`.
 pub(crate) fn run(args: &DoctorArgs) -> Result<ExitCode, String> {
     let (text, json, failed) = examine(args)?;
@@ -282,7 +258,10 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
     {
         if found["trunk_sid"].as_str().is_none_or(str::is_empty) {
             let path = format!("/2010-04-01/Accounts/{{account}}/Applications/{app}.json");
-            match get(platform, &format!("application {app}"), Product::Api, &path).await {
+            match platform
+                .fetch_at(&format!("application {app}"), Product::Api, &path)
+                .await
+            {
                 Ok(app) => voice_url = app["voice_url"].as_str().unwrap_or_default().to_owned(),
                 Err(err) => {
                     report.add(
@@ -306,7 +285,8 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
         return None;
     }
     let Some(flow_sid) = flow_in(&voice_url) else {
-        let flows = list(platform, "flows", Product::Studio, "/v2/Flows", "flows", 50)
+        let flows = platform
+            .list_at("flows", Product::Studio, "/v2/Flows", "flows", 50)
             .await
             .unwrap_or_default();
         let hooks: Vec<String> = flows
@@ -334,13 +314,9 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
         return None;
     };
     let path = format!("/v2/Flows/{flow_sid}");
-    let flow = match get(
-        platform,
-        &format!("flow {flow_sid}"),
-        Product::Studio,
-        &path,
-    )
-    .await
+    let flow = match platform
+        .fetch_at(&format!("flow {flow_sid}"), Product::Studio, &path)
+        .await
     {
         Ok(flow) => flow,
         Err(err) => {
@@ -425,15 +401,9 @@ async fn follow_number(platform: &Platform, number: &str, report: &mut Report) {
 /// `ccfn doctor --function`: the flows that call the function, its
 /// records, and the alerts that name it.
 async fn follow_function(platform: &Platform, name: &str, logs: &[String], report: &mut Report) {
-    let flows = match list(
-        platform,
-        "flows",
-        Product::Studio,
-        "/v2/Flows",
-        "flows",
-        1000,
-    )
-    .await
+    let flows = match platform
+        .list_at("flows", Product::Studio, "/v2/Flows", "flows", 1000)
+        .await
     {
         Ok(flows) => flows,
         Err(err) => {
@@ -449,14 +419,14 @@ async fn follow_function(platform: &Platform, name: &str, logs: &[String], repor
         // The list may leave the definition out: read the flow itself.
         let flow = match flow.get("definition") {
             Some(_) => flow.clone(),
-            None => get(
-                platform,
-                &format!("flow {sid}"),
-                Product::Studio,
-                &format!("/v2/Flows/{sid}"),
-            )
-            .await
-            .unwrap_or_else(|_| flow.clone()),
+            None => platform
+                .fetch_at(
+                    &format!("flow {sid}"),
+                    Product::Studio,
+                    &format!("/v2/Flows/{sid}"),
+                )
+                .await
+                .unwrap_or_else(|_| flow.clone()),
         };
         for state in flow["definition"]["states"]
             .as_array()
@@ -551,7 +521,10 @@ fn field<'a>(record: &'a Record, key: &str) -> Option<&'a str> {
 /// `ccfn doctor --call`.
 async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &mut Report) {
     let path = format!("/2010-04-01/Accounts/{{account}}/Calls/{call}.json");
-    let found = match get(platform, &format!("call {call}"), Product::Api, &path).await {
+    let found = match platform
+        .fetch_at(&format!("call {call}"), Product::Api, &path)
+        .await
+    {
         Ok(found) => found,
         Err(err) => {
             let check = Check::new(Mark::Failed, format!("Call {call}")).detail(err.to_string());
@@ -611,37 +584,40 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
     let execution = match &named {
         Some(sid) => {
             let path = format!("/v2/Flows/{flow_sid}/Executions/{sid}");
-            get(
-                platform,
-                &format!("execution {sid}"),
-                Product::Studio,
-                &path,
-            )
-            .await
-            .ok()
+            platform
+                .fetch_at(&format!("execution {sid}"), Product::Studio, &path)
+                .await
+                .ok()
         }
         None => {
             let path = format!("/v2/Flows/{flow_sid}/Executions");
             let contact = if inbound { &from } else { &to };
-            list(
-                platform,
-                &format!("flow {flow_sid}'s executions"),
-                Product::Studio,
-                &path,
-                "executions",
-                50,
-            )
-            .await
-            .unwrap_or_default()
-            .into_iter()
-            .find(|e| e["contact_channel_address"].as_str() == Some(contact.as_str()))
+            // Those of the call's day, from when it started: a busy flow
+            // has many executions.
+            let mut url = platform.url(Product::Studio, &path);
+            if let Some(day) = iso_day(&started) {
+                let query = &mut url.query_pairs_mut();
+                query.append_pair("DateCreatedFrom", &format!("{day}T00:00:00Z"));
+                query.append_pair("DateCreatedTo", &format!("{day}T23:59:59Z"));
+            }
+            platform
+                .list(
+                    &format!("flow {flow_sid}'s executions"),
+                    url,
+                    "executions",
+                    50,
+                )
+                .await
+                .unwrap_or_default()
+                .into_iter()
+                .find(|e| e["contact_channel_address"].as_str() == Some(contact.as_str()))
         }
     };
     let Some(execution) = execution else {
         let check = Check::new(Mark::Failed, format!("Flow {flow_sid} did not run for this call"))
             .detail(match &named {
                 Some(sid) => format!("the function's records name execution {sid}, which flow {flow_sid} does not have"),
-                None => format!("none of its last 50 executions has the caller {} as contact", report.phone(if inbound { &from } else { &to })),
+                None => format!("none of its executions that day (the first 50) has the caller {} as contact", report.phone(if inbound { &from } else { &to })),
             })
             .fix("Check the flow's trigger (Incoming Call goes to the first widget) and that the number runs this flow.");
         report.add(check);
@@ -666,16 +642,16 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
         })
         .collect();
     let steps_path = format!("/v2/Flows/{flow_sid}/Executions/{execution_sid}/Steps");
-    let steps = list(
-        platform,
-        &format!("execution {execution_sid}'s steps"),
-        Product::Studio,
-        &steps_path,
-        "steps",
-        1000,
-    )
-    .await
-    .unwrap_or_default();
+    let steps = platform
+        .list_at(
+            &format!("execution {execution_sid}'s steps"),
+            Product::Studio,
+            &steps_path,
+            "steps",
+            1000,
+        )
+        .await
+        .unwrap_or_default();
     let path_taken: Vec<&str> = steps.iter().filter_map(|s| s["name"].as_str()).collect();
     let reached = steps.iter().find(|s| {
         functions
@@ -712,14 +688,14 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
         "{steps_path}/{}/Context",
         reached["sid"].as_str().unwrap_or_default()
     );
-    let context = get(
-        platform,
-        "the function step's context",
-        Product::Studio,
-        &context_path,
-    )
-    .await
-    .ok();
+    let context = platform
+        .fetch_at(
+            "the function step's context",
+            Product::Studio,
+            &context_path,
+        )
+        .await
+        .ok();
     let widget_status = context
         .as_ref()
         .and_then(|c| c["context"]["widgets"][&widget]["status_code"].as_u64());
@@ -852,15 +828,15 @@ async fn answers(
     report: &mut Report,
 ) -> bool {
     let path = format!("/2010-04-01/Accounts/{{account}}/Calls/{call}/Events.json");
-    let events = match list(
-        platform,
-        &format!("call {call}'s events"),
-        Product::Api,
-        &path,
-        "events",
-        1000,
-    )
-    .await
+    let events = match platform
+        .list_at(
+            &format!("call {call}'s events"),
+            Product::Api,
+            &path,
+            "events",
+            1000,
+        )
+        .await
     {
         Ok(events) => events,
         Err(err) => {
@@ -953,26 +929,22 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
     };
     // The workflow, in this workspace.
     let path = format!("/v1/Workspaces/{workspace}/Workflows/{workflow}");
-    let found = match get(
-        platform,
-        &format!("workflow {workflow}"),
-        Product::TaskRouter,
-        &path,
-    )
-    .await
+    let found = match platform
+        .fetch_at(&format!("workflow {workflow}"), Product::TaskRouter, &path)
+        .await
     {
         Ok(found) => found,
         Err(err) if err.status == Some(404) => {
-            let others = list(
-                platform,
-                &format!("workspace {workspace}'s workflows"),
-                Product::TaskRouter,
-                &format!("/v1/Workspaces/{workspace}/Workflows"),
-                "workflows",
-                1000,
-            )
-            .await
-            .unwrap_or_default();
+            let others = platform
+                .list_at(
+                    &format!("workspace {workspace}'s workflows"),
+                    Product::TaskRouter,
+                    &format!("/v1/Workspaces/{workspace}/Workflows"),
+                    "workflows",
+                    1000,
+                )
+                .await
+                .unwrap_or_default();
             let mut check = Check::new(Mark::Failed, format!("Workflow {workflow} is not in workspace {workspace}"))
                 .detail("deleted, or the SID of another environment's workflow (a value hardcoded for staging, say)");
             for other in &others {
@@ -1040,13 +1012,9 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
         );
     };
     let path = format!("/v1/Workspaces/{workspace}/Tasks/{task_sid}");
-    match get(
-        platform,
-        &format!("task {task_sid}"),
-        Product::TaskRouter,
-        &path,
-    )
-    .await
+    match platform
+        .fetch_at(&format!("task {task_sid}"), Product::TaskRouter, &path)
+        .await
     {
         Ok(task) => {
             let in_queue = task["task_queue_sid"].as_str().unwrap_or("-");

@@ -376,8 +376,7 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                 }
                 let calls = platform
                     .list("calls", url, "calls", *limit as usize)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    .await?;
                 print(&calls, output, CALL_COLUMNS)
             }
             CallsCommand::Get { sid, output } => {
@@ -388,8 +387,7 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                         &resource,
                         platform.url(Product::Api, &format!("{base}.json")),
                     )
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    .await?;
                 let recordings = platform
                     .list(
                         &format!("{resource}'s recordings"),
@@ -397,8 +395,7 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                         "recordings",
                         100,
                     )
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    .await?;
                 let events = platform
                     .list(
                         &format!("{resource}'s events"),
@@ -406,8 +403,7 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                         "events",
                         100,
                     )
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    .await?;
                 // The call's annotation (which replaced call feedback):
                 // none is a 404.
                 let at = platform.url(Product::Insights, &format!("/v1/Voice/{sid}/Annotation"));
@@ -478,8 +474,7 @@ pub(crate) fn run_tasks(args: &TasksArgs) -> Result<ExitCode, String> {
                         "tasks",
                         *limit as usize,
                     )
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    .await?;
                 print(&tasks, output, TASK_COLUMNS)
             }
             TasksCommand::Get {
@@ -489,28 +484,18 @@ pub(crate) fn run_tasks(args: &TasksArgs) -> Result<ExitCode, String> {
             } => {
                 let workspace = workspace_of(workspace.as_ref())?;
                 let path = format!("/v1/Workspaces/{workspace}/Tasks/{task}");
-                let task = fetch(
-                    &platform,
-                    &format!("task {task}"),
-                    Product::TaskRouter,
-                    &path,
-                )
-                .await?;
+                let task = platform
+                    .fetch_at(&format!("task {task}"), Product::TaskRouter, &path)
+                    .await?;
                 show(&task, output, TASK_FIELDS)
             }
             TasksCommand::Workflows { workspace, output } => {
                 let workspace = workspace_of(workspace.as_ref())?;
                 let path = format!("/v1/Workspaces/{workspace}/Workflows");
                 let resource = format!("workspace {workspace}'s workflows");
-                let mut workflows = list(
-                    &platform,
-                    &resource,
-                    Product::TaskRouter,
-                    &path,
-                    "workflows",
-                    1000,
-                )
-                .await?;
+                let mut workflows = platform
+                    .list_at(&resource, Product::TaskRouter, &path, "workflows", 1000)
+                    .await?;
                 for workflow in &mut workflows {
                     workflow["routes_to"] = Value::from(routes_to(workflow));
                 }
@@ -520,15 +505,9 @@ pub(crate) fn run_tasks(args: &TasksArgs) -> Result<ExitCode, String> {
                 let workspace = workspace_of(workspace.as_ref())?;
                 let path = format!("/v1/Workspaces/{workspace}/TaskQueues");
                 let resource = format!("workspace {workspace}'s task queues");
-                let queues = list(
-                    &platform,
-                    &resource,
-                    Product::TaskRouter,
-                    &path,
-                    "task_queues",
-                    1000,
-                )
-                .await?;
+                let queues = platform
+                    .list_at(&resource, Product::TaskRouter, &path, "task_queues", 1000)
+                    .await?;
                 print(&queues, output, QUEUE_COLUMNS)
             }
         }
@@ -541,21 +520,16 @@ pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
     runtime()?.block_on(async {
         match &args.command {
             FlowsCommand::List { output } => {
-                let flows = list(
-                    &platform,
-                    "flows",
-                    Product::Studio,
-                    "/v2/Flows",
-                    "flows",
-                    1000,
-                )
-                .await?;
+                let flows = platform
+                    .list_at("flows", Product::Studio, "/v2/Flows", "flows", 1000)
+                    .await?;
                 print(&flows, output, FLOW_COLUMNS)
             }
             FlowsCommand::Get { flow, output } => {
                 let path = format!("/v2/Flows/{flow}");
-                let flow =
-                    fetch(&platform, &format!("flow {flow}"), Product::Studio, &path).await?;
+                let flow = platform
+                    .fetch_at(&format!("flow {flow}"), Product::Studio, &path)
+                    .await?;
                 show(&flow, output, FLOW_FIELDS)
             }
             FlowsCommand::Executions {
@@ -566,15 +540,9 @@ pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
                 let path = format!("/v2/Flows/{flow}/Executions");
                 let resource = format!("flow {flow}'s executions");
                 let limit = *limit as usize;
-                let executions = list(
-                    &platform,
-                    &resource,
-                    Product::Studio,
-                    &path,
-                    "executions",
-                    limit,
-                )
-                .await?;
+                let executions = platform
+                    .list_at(&resource, Product::Studio, &path, "executions", limit)
+                    .await?;
                 print(&executions, output, EXECUTION_COLUMNS)
             }
             FlowsCommand::Execution {
@@ -585,28 +553,24 @@ pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
             } => {
                 let path = format!("/v2/Flows/{flow}/Executions/{execution}");
                 let resource = format!("execution {execution}");
-                let found = fetch(&platform, &resource, Product::Studio, &path).await?;
+                let found = platform.fetch_at(&resource, Product::Studio, &path).await?;
                 let steps_of = format!("{resource}'s steps");
-                let mut steps = list(
-                    &platform,
-                    &steps_of,
-                    Product::Studio,
-                    &format!("{path}/Steps"),
-                    "steps",
-                    1000,
-                )
-                .await?;
+                let mut steps = platform
+                    .list_at(
+                        &steps_of,
+                        Product::Studio,
+                        &format!("{path}/Steps"),
+                        "steps",
+                        1000,
+                    )
+                    .await?;
                 if *context {
                     for step in &mut steps {
                         let sid = step["sid"].as_str().unwrap_or_default().to_owned();
                         let at = format!("{path}/Steps/{sid}/Context");
-                        let found = fetch(
-                            &platform,
-                            &format!("step {sid}'s context"),
-                            Product::Studio,
-                            &at,
-                        )
-                        .await?;
+                        let found = platform
+                            .fetch_at(&format!("step {sid}'s context"), Product::Studio, &at)
+                            .await?;
                         step["context"] = found["context"].clone();
                     }
                 }
@@ -646,15 +610,15 @@ pub(crate) fn run_numbers(args: &NumbersArgs) -> Result<ExitCode, String> {
             NumbersCommand::List { limit, output } => {
                 let path = "/2010-04-01/Accounts/{account}/IncomingPhoneNumbers.json";
                 let limit = *limit as usize;
-                let mut numbers = list(
-                    &platform,
-                    "incoming phone numbers",
-                    Product::Api,
-                    path,
-                    "incoming_phone_numbers",
-                    limit,
-                )
-                .await?;
+                let mut numbers = platform
+                    .list_at(
+                        "incoming phone numbers",
+                        Product::Api,
+                        path,
+                        "incoming_phone_numbers",
+                        limit,
+                    )
+                    .await?;
                 for number in &mut numbers {
                     number["handler"] = Value::from(handler(number));
                 }
@@ -671,7 +635,7 @@ pub(crate) fn run_functions(args: &FunctionsArgs) -> Result<ExitCode, String> {
         match &args.command {
             FunctionsCommand::List { service: None, output } => {
                 let services =
-                    list(&platform, "services", Product::Serverless, "/v1/Services", "services", 1000).await?;
+                    platform.list_at("services", Product::Serverless, "/v1/Services", "services", 1000).await?;
                 print(&services, output, SERVICE_COLUMNS)
             }
             FunctionsCommand::List { service: Some(service), output } => {
@@ -680,18 +644,14 @@ pub(crate) fn run_functions(args: &FunctionsArgs) -> Result<ExitCode, String> {
                     format!("service {service}'s functions"),
                     format!("service {service}'s environments"),
                 );
-                let functions = list(
-                    &platform,
-                    &of_functions,
+                let functions = platform.list_at(&of_functions,
                     Product::Serverless,
                     &format!("{base}/Functions"),
                     "functions",
                     1000,
                 )
                 .await?;
-                let environments = list(
-                    &platform,
-                    &of_environments,
+                let environments = platform.list_at(&of_environments,
                     Product::Serverless,
                     &format!("{base}/Environments"),
                     "environments",
@@ -725,8 +685,7 @@ pub(crate) fn run_functions(args: &FunctionsArgs) -> Result<ExitCode, String> {
                 let resource = format!("environment {environment}'s logs");
                 let logs = platform
                     .list(&resource, url, "logs", *limit as usize)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    .await?;
                 let groups = by_request(logs);
                 if output.json {
                     let groups: Vec<Value> = groups
@@ -762,39 +721,31 @@ pub(crate) fn run_account(args: &AccountArgs) -> Result<ExitCode, String> {
         match &args.command {
             None => {
                 let path = format!("{account}.json");
-                let found = fetch(&platform, "the account", Product::Api, &path).await?;
+                let found = platform
+                    .fetch_at("the account", Product::Api, &path)
+                    .await?;
                 show(&found, &args.output, ACCOUNT_FIELDS)
             }
             Some(AccountCommand::Usage { limit, output }) => {
                 let path = format!("{account}/Usage/Records.json");
                 let limit = *limit as usize;
-                let records = list(
-                    &platform,
-                    "usage records",
-                    Product::Api,
-                    &path,
-                    "usage_records",
-                    limit,
-                )
-                .await?;
+                let records = platform
+                    .list_at("usage records", Product::Api, &path, "usage_records", limit)
+                    .await?;
                 print(&records, output, USAGE_COLUMNS)
             }
             Some(AccountCommand::Apps { output }) => {
                 let path = format!("{account}/Applications.json");
-                let apps = list(
-                    &platform,
-                    "applications",
-                    Product::Api,
-                    &path,
-                    "applications",
-                    1000,
-                )
-                .await?;
+                let apps = platform
+                    .list_at("applications", Product::Api, &path, "applications", 1000)
+                    .await?;
                 print(&apps, output, APP_COLUMNS)
             }
             Some(AccountCommand::Keys { output }) => {
                 let path = format!("{account}/Keys.json");
-                let keys = list(&platform, "API keys", Product::Api, &path, "keys", 1000).await?;
+                let keys = platform
+                    .list_at("API keys", Product::Api, &path, "keys", 1000)
+                    .await?;
                 print(&keys, output, KEY_COLUMNS)
             }
             Some(AccountCommand::Alerts {
@@ -809,8 +760,7 @@ pub(crate) fn run_account(args: &AccountArgs) -> Result<ExitCode, String> {
                 }
                 let alerts = platform
                     .list("alerts", url, "alerts", *limit as usize)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    .await?;
                 print(&alerts, output, ALERT_COLUMNS)
             }
         }
@@ -829,34 +779,6 @@ fn workspace_of(given: Option<&String>) -> Result<String, String> {
                 "no workspace: give --workspace WS... or set PLATFORM_WORKSPACE_SID".to_owned()
             }),
     }
-}
-
-/// Fetches `path` on `product`.
-async fn fetch(
-    platform: &Platform,
-    resource: &str,
-    product: Product,
-    path: &str,
-) -> Result<Value, String> {
-    platform
-        .fetch(resource, platform.url(product, path))
-        .await
-        .map_err(|e| e.to_string())
-}
-
-/// Lists up to `limit` items of `key` at `path` on `product`.
-async fn list(
-    platform: &Platform,
-    resource: &str,
-    product: Product,
-    path: &str,
-    key: &str,
-    limit: usize,
-) -> Result<Vec<Value>, String> {
-    platform
-        .list(resource, platform.url(product, path), key, limit)
-        .await
-        .map_err(|e| e.to_string())
 }
 
 /// Prints one item as `label  value` lines, or as JSON.

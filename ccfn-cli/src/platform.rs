@@ -205,6 +205,13 @@ impl fmt::Display for PlatformError {
 
 impl std::error::Error for PlatformError {}
 
+/// The commands report errors as text.
+impl From<PlatformError> for String {
+    fn from(err: PlatformError) -> String {
+        err.to_string()
+    }
+}
+
 /// What to do about a status, for the message.
 fn advice(status: StatusCode) -> &'static str {
     match status.as_u16() {
@@ -288,6 +295,29 @@ impl Platform {
         let joined = format!("{}{}", base.path().trim_end_matches('/'), path);
         url.set_path(&joined);
         url
+    }
+
+    /// Fetches `path` (see [`Platform::url`]) on `product`.
+    pub(crate) async fn fetch_at(
+        &self,
+        resource: &str,
+        product: Product,
+        path: &str,
+    ) -> Result<Value, PlatformError> {
+        self.fetch(resource, self.url(product, path)).await
+    }
+
+    /// Lists up to `limit` items of `key` at `path` on `product`.
+    pub(crate) async fn list_at(
+        &self,
+        resource: &str,
+        product: Product,
+        path: &str,
+        key: &str,
+        limit: usize,
+    ) -> Result<Vec<Value>, PlatformError> {
+        self.list(resource, self.url(product, path), key, limit)
+            .await
     }
 
     /// Fetches one resource.

@@ -399,6 +399,20 @@ async fn a_number_alone_and_a_call_without_logs() {
         "{text}"
     );
     assert!(!text.contains(TOKEN), "{text}");
+    // Without a `flow` record, the execution is looked for among those of
+    // the call's day.
+    let asked = fake
+        .requests()
+        .into_iter()
+        .find(|r| r.path.ends_with("/Executions"))
+        .expect("the executions were listed");
+    assert!(
+        asked.query.contains(&(
+            "DateCreatedFrom".to_owned(),
+            "2026-11-20T00:00:00Z".to_owned()
+        )),
+        "{asked:?}"
+    );
 
     let output = run(&["doctor", "--call", "CA1"]).await.unwrap();
     assert_eq!(output.status.code(), Some(2));

@@ -16,7 +16,8 @@
 //!   the same name in snake case (`Status=failed` keeps the items whose
 //!   `status` is `failed`); `Name>` and `Name<` keep the items of that day
 //!   or after, or before (`StartTime>=2026-11-20`), and `StartDate` and
-//!   `EndDate` do the same on `date_created`.
+//!   `EndDate` (`DateCreatedFrom` and `DateCreatedTo`) do the same on
+//!   `date_created`.
 //! - Requests need HTTP basic authentication with the fake's
 //!   [`FakePlatform::username`] and [`FakePlatform::password`]; others get
 //!   the platform's 401 (`{"code": 20003, "message": "Authenticate", ...}`).
@@ -561,8 +562,8 @@ fn answer(
         .map(|(name, value)| {
             // The newer APIs' date range, on the item's creation date.
             let field = match name.as_str() {
-                "StartDate" => "date_created>".to_owned(),
-                "EndDate" => "date_created<".to_owned(),
+                "StartDate" | "DateCreatedFrom" => "date_created>".to_owned(),
+                "EndDate" | "DateCreatedTo" => "date_created<".to_owned(),
                 _ => snake_case(name),
             };
             (field, value.as_str())
