@@ -7,7 +7,7 @@ use ccfn_testkit::fake_api::{FakeApi, FakeResponse, Mock};
 use ccfn_testkit::fake_email::{FakeAnswer, FakeEmailProvider};
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
-use common::{call, ccfn, local, temp_dir, text, write, Ran, WORKFLOW};
+use common::{broken, call, ccfn, local, temp_dir, text, write, Ran, WORKFLOW};
 use example_contact_center::{inbound_call, voicemail_notice, wait_experience};
 use serde_json::Value;
 
@@ -331,28 +331,6 @@ async fn logs_that_cannot_answer_exit_2() {
     let none = ccfn(&["diagnose"], Some(b"START RequestId: 1\n"));
     assert_eq!(none.code, 2);
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// Panics on purpose: the business logic failing with nothing external
-/// to blame.
-///
-/// # Trigger
-/// Test.
-/// # Dependencies
-/// None
-/// # Critical logging
-/// None
-/// # Contacts
-/// oncall@example.com
-#[ccfn_core::contact_fn(required = [CallSid, From, To])]
-async fn broken(
-    _context: ccfn_core::Context,
-    event: ccfn_core::Event,
-    callback: ccfn_core::Callback,
-) -> ccfn_core::Completion {
-    let queue: Vec<&str> = Vec::new();
-    let first = queue.first().copied().expect("an agent in the queue");
-    callback.success(format!("{first} {}", event.from().unwrap_or_default()))
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use ccfn_testkit::fake_email::{FakeAnswer, FakeEmailProvider};
 use ccfn_testkit::fake_platform::{center, FakePlatform, Resource, Scenario};
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
-use common::{temp_dir, write};
+use common::{broken, temp_dir, write};
 use example_contact_center::{voicemail_notice, wait_experience};
 use serde_json::{json, Value};
 
@@ -521,28 +521,6 @@ async fn a_missing_required_parameter() {
     );
     assert!(text.contains("`To` is required and was not sent"), "{text}");
     insta::assert_snapshot!("missing_parameter", stable(&text));
-}
-
-/// Fails with an unhandled error (a panic), with nothing external to
-/// blame.
-///
-/// # Trigger
-/// Test.
-/// # Dependencies
-/// None
-/// # Critical logging
-/// None
-/// # Contacts
-/// oncall@example.com
-#[ccfn_core::contact_fn(required = [CallSid, From, To])]
-async fn broken(
-    _context: ccfn_core::Context,
-    event: ccfn_core::Event,
-    callback: ccfn_core::Callback,
-) -> ccfn_core::Completion {
-    let agents: Vec<&str> = Vec::new();
-    let first = agents.first().copied().expect("an agent in the queue");
-    callback.success(format!("{first} {}", event.from().unwrap_or_default()))
 }
 
 #[tokio::test]

@@ -172,3 +172,25 @@ pub fn text(value: &Value) -> &str {
         .as_str()
         .unwrap_or_else(|| panic!("not a string: {value}"))
 }
+
+/// Panics on purpose: the business logic failing with nothing external
+/// to blame.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None
+/// # Contacts
+/// oncall@example.com
+#[ccfn_core::contact_fn(required = [CallSid, From, To])]
+pub async fn broken(
+    _context: ccfn_core::Context,
+    event: ccfn_core::Event,
+    callback: ccfn_core::Callback,
+) -> ccfn_core::Completion {
+    let queue: Vec<&str> = Vec::new();
+    let first = queue.first().copied().expect("an agent in the queue");
+    callback.success(format!("{first} {}", event.from().unwrap_or_default()))
+}
