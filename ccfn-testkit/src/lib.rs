@@ -57,5 +57,6 @@ pub use capture::{BufferWriter, LogBuffer};
 pub use fake::{
     FakeContext, FakeEvent, DEFAULT_CONTEXT, FAKE_AUTH_TOKEN, FAKE_EMAIL_KEY, VOICE_EVENT,
 };
+pub use loopback::ClosedPort;
 pub use redact::{record as redact, snapshot_settings};
 pub use run::{invoke, Record, Run};

@@ -53,6 +53,54 @@ impl Drop for Server {
     }
 }
 
+/// A loopback port that refuses connections, held for as long as this
+/// lives: a socket bound to it that does not listen. A port taken from a
+/// listener and closed again could be taken by another test in the
+/// meantime; this one cannot.
+///
+/// ```
+/// use ccfn_testkit::ClosedPort;
+///
+/// let closed = ClosedPort::new();
+/// assert!(std::net::TcpStream::connect(closed.addr()).is_err());
+/// ```
+#[derive(Debug)]
+pub struct ClosedPort {
+    _socket: tokio::net::TcpSocket,
+    addr: SocketAddr,
+}
+
+impl ClosedPort {
+    /// Binds a free loopback port without listening on it.
+    ///
+    /// # Panics
+    /// No loopback port can be bound.
+    #[must_use]
+    pub fn new() -> ClosedPort {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a TCP socket");
+        socket
+            .bind(([127, 0, 0, 1], 0).into())
+            .expect("a free loopback port");
+        let addr = socket.local_addr().expect("the port bound");
+        ClosedPort {
+            _socket: socket,
+            addr,
+        }
+    }
+
+    /// The address: `127.0.0.1:{port}`.
+    #[must_use]
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+impl Default for ClosedPort {
+    fn default() -> Self {
+        ClosedPort::new()
+    }
+}
+
 /// Locks, whether or not a panicking test poisoned the lock.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())

@@ -251,9 +251,8 @@ async fn slow_response_raises_an_alert() {
 
 #[tokio::test]
 async fn refused_connection_says_refused() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    drop(listener);
+    let closed = ccfn_testkit::ClosedPort::new();
+    let addr = closed.addr();
     let run = run(&format!("http://{addr}/x"), "get").await;
     assert_eq!(
         run.error_message(),

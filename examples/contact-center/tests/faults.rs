@@ -260,14 +260,6 @@ async fn raw(addr: &str, request: &[u8]) -> Answer {
 // Upstreams
 // ---------------------------------------------------------------------------
 
-/// A loopback port nothing listens on.
-fn closed_port() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    drop(listener);
-    addr.to_string()
-}
-
 /// Reads one whole request (head, then a `Content-Length` or chunked
 /// body) so that closing the connection afterwards is a clean close, not
 /// a reset.
@@ -485,7 +477,8 @@ fn provider_response<'a>(records: &'a [Value], step: &str) -> &'a Value {
 
 #[tokio::test]
 async fn email_provider_refusing_connections_is_500_naming_the_refusal() {
-    let origin = format!("http://{}", closed_port());
+    let closed = ccfn_testkit::ClosedPort::new();
+    let origin = format!("http://{}", closed.addr());
     let (answer, log) = notice_through(&origin).await;
     let message = format!(
         "email not sent: POST {origin}/{DOMAIN}/messages failed: the connection was refused"
@@ -683,7 +676,8 @@ fn lookup(base_url: &str) -> String {
 
 #[tokio::test]
 async fn task_router_refusing_connections_leaves_the_caller_the_fallback() {
-    let base_url = format!("http://{}/v1", closed_port());
+    let closed = ccfn_testkit::ClosedPort::new();
+    let base_url = format!("http://{}/v1", closed.addr());
     let (answer, log) = callback_through(&base_url).await;
     let records = assert_callback_not_available(&answer, &log);
     let failed = format!("{} failed: the connection was refused", lookup(&base_url));
