@@ -605,8 +605,7 @@ fn for_selection(files: &[String], select: Select) -> Result<(Verdict, Vec<Recor
 
 /// The verdict over `selection`.
 fn judge(selection: &Selection, what: &str) -> Verdict {
-    let what = what.to_owned();
-    let findings = decide(selection, &what);
+    let findings = decide(selection, what);
     let last = findings.last().expect("question 1 is always asked");
     let code = match last.answer {
         Answer::Yes => 0,
@@ -639,7 +638,7 @@ fn judge(selection: &Selection, what: &str) -> Verdict {
         "action": action,
     });
     Verdict {
-        human: human(&findings, selection, &what, action),
+        human: human(&findings, selection, what, action),
         json,
         code,
         skipped: selection.skipped,
