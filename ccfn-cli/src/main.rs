@@ -12,11 +12,13 @@ mod package;
 mod platform;
 mod probe;
 mod summary;
+mod terminal;
 mod when;
 
 use std::process::ExitCode;
 
 use clap::{CommandFactory as _, Parser, Subcommand};
+use terminal::write_out;
 
 /// The operator's command for ccfn functions.
 #[derive(Parser, Debug)]
@@ -91,21 +93,9 @@ fn main() -> ExitCode {
         }
     };
     result.unwrap_or_else(|err| {
-        eprintln!("ccfn: {err}");
+        terminal::say("", &err);
         ExitCode::from(2)
     })
-}
-
-/// Writes `text` to standard output; a closed pipe is not an error.
-fn write_out(text: &str) -> Result<(), String> {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("cannot write: {err}"))
-        }
-        _ => Ok(()),
-    }
 }
 
 #[cfg(test)]
