@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::io::{self, IsTerminal as _, Read, Seek as _, SeekFrom, Write};
 use std::ops::ControlFlow;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::SystemTime;
 
@@ -11,7 +12,7 @@ use ccfn_core::record::{self, LogFormat};
 use memchr::memmem::Finder;
 
 use crate::filter::{Filter, Select, DISORDER};
-use crate::input::{self, Change, Lines, Opened, Source};
+use crate::input::{self, Bounds, Change, Followed, Lines, Opened, Source};
 use crate::line::Raw;
 use crate::summary::{Invocation, Open};
 use crate::when;
@@ -71,6 +72,8 @@ pub(crate) struct LogsArgs {
     /// set), `always` or `never`.
     #[arg(long, value_name = "WHEN", default_value = "auto")]
     color: clap::ColorChoice,
+    #[command(flatten)]
+    bounds: Bounds,
 }
 
 /// A step of the record catalogue.
@@ -159,6 +162,8 @@ struct Run<'a, W: Write> {
     ring: Option<(usize, VecDeque<Item>)>,
     matched: u64,
     skipped: u64,
+    /// Lines skipped for being longer than `--max-line-bytes`.
+    too_long: u64,
     /// `--since` less the allowed disorder: where a time-ordered file's
     /// search for the first record lands.
     seek_to: Option<String>,
@@ -254,15 +259,20 @@ impl<W: Write> Run<'_, W> {
     /// Reads one source to its end (or, following, forever).
     fn source(&mut self, source: &Source) -> io::Result<()> {
         let opened = input::open(source)?;
-        let mut lines = Lines::new();
+        let mut lines = Lines::new(self.args.bounds.max_line_bytes);
+        let result = self.opened(source, opened, &mut lines);
+        self.too_long += lines.skipped_long();
+        result
+    }
+
+    fn opened(&mut self, source: &Source, opened: Opened, lines: &mut Lines) -> io::Result<()> {
         match opened {
             Opened::Plain(mut file) => {
                 if let Some(target) = &self.seek_to {
                     let start = input::seek_time(&mut file, target.as_bytes())?;
                     file.seek(SeekFrom::Start(start))?;
                 }
-                let flow = self.read(&mut lines, &mut file, true)?;
-                let mut position = file.stream_position()?;
+                let flow = self.read(lines, &mut file, true)?;
                 if flow.is_break() {
                     return Ok(());
                 }
@@ -273,49 +283,66 @@ impl<W: Write> Run<'_, W> {
                 let Source::File(path) = source else {
                     unreachable!("a plain file has a path")
                 };
-                self.flush_ring();
-                loop {
-                    std::thread::sleep(input::POLL);
-                    match input::change(path, &file, position)? {
-                        Change::Same => continue,
-                        Change::Grew => {}
-                        Change::Truncated => {
-                            lines.clear();
-                            file.seek(SeekFrom::Start(0))?;
-                        }
-                        Change::Replaced => {
-                            // What the old file got last, then the new one.
-                            if self.read(&mut lines, &mut file, false)?.is_break() {
-                                return Ok(());
-                            }
-                            lines.finish(&mut |line| self.line(line, false));
-                            file = match std::fs::File::open(path) {
-                                Ok(file) => file,
-                                Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
-                                Err(err) => return Err(err),
-                            };
-                        }
-                    }
-                    let flow = self.read(&mut lines, &mut file, false)?;
-                    position = file.stream_position()?;
-                    if flow.is_break() || self.printer.out.flush().is_err() {
-                        return Ok(());
-                    }
+                let position = file.stream_position()?;
+                self.follow(path, Followed::at(file, position)?, lines)
+            }
+            Opened::Gzip(_) if self.args.follow => Err(io::Error::other(
+                "--follow cannot follow a gzip-compressed file",
+            )),
+            Opened::Gzip(mut reader) => {
+                let flow = self.read(lines, &mut reader, false)?;
+                if flow.is_continue() {
+                    lines.finish(&mut |line| self.line(line, false));
                 }
+                Ok(())
             }
-            Opened::Gzip(_) if self.args.follow => {
-                return Err(io::Error::other(
-                    "--follow cannot follow a gzip-compressed file",
-                ));
-            }
-            opened @ (Opened::Gzip(_) | Opened::Stdin(_)) => {
+            Opened::Stdin(stdin) => {
                 if self.args.follow {
                     self.flush_ring();
                 }
-                input::read_opened(opened, None, &mut |line| self.line(line, false))?;
+                let flow = self.read(lines, &mut stdin.lock(), false)?;
+                if flow.is_continue() {
+                    lines.finish(&mut |line| self.line(line, false));
+                }
+                Ok(())
             }
         }
-        Ok(())
+    }
+
+    /// Follows the file at `path`, read up to where `followed` is, as
+    /// `tail -F` does: through truncation (noticed by the size, or by the
+    /// bytes before the offset no longer being those read), rotation and
+    /// removal (noticed by the file's identity: device and inode).
+    fn follow(&mut self, path: &Path, mut followed: Followed, lines: &mut Lines) -> io::Result<()> {
+        self.flush_ring();
+        loop {
+            std::thread::sleep(input::POLL);
+            match followed.change(path)? {
+                Change::Same => continue,
+                Change::Grew => {}
+                Change::Truncated => {
+                    // What was read is gone: the unfinished line too.
+                    lines.clear();
+                    followed.rewind()?;
+                }
+                Change::Replaced => {
+                    // What the old file got last, then the new one.
+                    if self.read(lines, &mut followed, false)?.is_break() {
+                        return Ok(());
+                    }
+                    lines.finish(&mut |line| self.line(line, false));
+                    followed = match std::fs::File::open(path) {
+                        Ok(file) => Followed::at(file, 0)?,
+                        Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
+                        Err(err) => return Err(err),
+                    };
+                }
+            }
+            let flow = self.read(lines, &mut followed, false)?;
+            if flow.is_break() || self.printer.out.flush().is_err() {
+                return Ok(());
+            }
+        }
     }
 
     fn read(
@@ -394,7 +421,7 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
             Finder::new(br#""step":"start""#).into_owned(),
             Finder::new(br#""step":"end""#).into_owned(),
         ],
-        open: Open::default(),
+        open: Open::new(args.bounds.max_open_invocations),
         printer: Printer {
             out: io::BufWriter::with_capacity(1 << 16, stdout.lock()),
             format,
@@ -403,6 +430,7 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
         ring: limit.map(|n| (usize::try_from(n).unwrap_or(usize::MAX), VecDeque::new())),
         matched: 0,
         skipped: 0,
+        too_long: 0,
         closed: false,
     };
     for source in &sources {
@@ -434,9 +462,49 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
             run.skipped
         );
     }
+    report_bounds(
+        " logs",
+        run.too_long,
+        &args.bounds,
+        run.open.given_up(),
+        run.open.len(),
+    );
     Ok(if run.matched > 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Says, once each, what the bounds made a command skip or give up:
+/// lines over the limit, invocations given up before their end, and
+/// (when some were given up) those left open at the end.
+pub(crate) fn report_bounds(
+    command: &str,
+    too_long: u64,
+    bounds: &Bounds,
+    given_up: u64,
+    open_at_end: usize,
+) {
+    if too_long > 0 {
+        crate::terminal::say(
+            command,
+            &format!(
+                "skipped {too_long} line{} longer than {} (--max-line-bytes)",
+                if too_long == 1 { "" } else { "s" },
+                input::size(bounds.max_line_bytes)
+            ),
+        );
+    }
+    if given_up > 0 {
+        crate::terminal::say(
+            command,
+            &format!(
+                "gave up {given_up} invocation{} before {} end, the oldest first: more than {} open at once (--max-open-invocations); {open_at_end} still open at the end",
+                if given_up == 1 { "" } else { "s" },
+                if given_up == 1 { "its" } else { "their" },
+                bounds.max_open_invocations,
+            ),
+        );
+    }
 }
