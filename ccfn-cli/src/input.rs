@@ -327,17 +327,7 @@ fn line_start(file: &mut File, offset: u64) -> io::Result<u64> {
 
 /// Reads `source` to its end, calling `line` for each line; a plain file
 /// is first searched for `seek_to` (see [`seek_time`]). Lines over
-/// [`MAX_LINE_BYTES`] are skipped.
-pub(crate) fn read_whole(
-    source: &Source,
-    seek_to: Option<&str>,
-    line: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
-) -> io::Result<u64> {
-    read_opened(open(source)?, seek_to, MAX_LINE_BYTES, line)
-}
-
-/// [`read_whole`] with lines over `max_line` bytes skipped; returns how
-/// many were.
+/// `max_line` bytes are skipped; returns how many were.
 pub(crate) fn read_bounded(
     source: &Source,
     seek_to: Option<&str>,
