@@ -88,10 +88,70 @@ fn step_name(name: &str) -> Result<String, String> {
     ))
 }
 
+/// What `--limit` holds of the records (or summaries) it keeps, at most,
+/// in bytes: 100 records (the limit `--since` implies) of the longest
+/// line would be 100 MiB, so the last records are kept up to 64 MiB, and
+/// the count shown says how many were.
+const RING_BYTES_MAX: usize = 64 << 20;
+
 /// What is printed: records, or invocation summaries.
 enum Item {
     Record(Vec<u8>),
     Invocation(Invocation),
+}
+
+impl Item {
+    /// About what the item holds, in bytes.
+    fn weight(&self) -> usize {
+        match self {
+            Item::Record(json) => json.len(),
+            Item::Invocation(i) => {
+                let texts = [&i.id, &i.time, &i.function, &i.outcome];
+                let steps: usize = i.steps.iter().map(String::len).sum();
+                texts.iter().map(|t| t.len()).sum::<usize>()
+                    + i.call_sid.as_ref().map_or(0, String::len)
+                    + i.first_error.as_ref().map_or(0, String::len)
+                    + steps
+                    + 256
+            }
+        }
+    }
+}
+
+/// The last items matched, for `--limit`: at most `limit` of them, and at
+/// most `bytes_max` bytes of them (the newest always kept).
+struct Ring {
+    limit: usize,
+    bytes_max: usize,
+    items: VecDeque<(Item, usize)>,
+    bytes: usize,
+}
+
+impl Ring {
+    fn new(limit: usize, bytes_max: usize) -> Ring {
+        Ring {
+            limit,
+            bytes_max,
+            items: VecDeque::new(),
+            bytes: 0,
+        }
+    }
+
+    fn push(&mut self, item: Item) {
+        let weight = item.weight();
+        self.bytes += weight;
+        self.items.push_back((item, weight));
+        while self.items.len() > self.limit || (self.bytes > self.bytes_max && self.items.len() > 1)
+        {
+            if let Some((_, dropped)) = self.items.pop_front() {
+                self.bytes -= dropped;
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.items.len()
+    }
 }
 
 /// Writes items as the options ask.
@@ -159,7 +219,7 @@ struct Run<'a, W: Write> {
     summary_steps: [Finder<'static>; 2],
     open: Open,
     printer: Printer<W>,
-    ring: Option<(usize, VecDeque<Item>)>,
+    ring: Option<Ring>,
     matched: u64,
     skipped: u64,
     /// Lines skipped for being longer than `--max-line-bytes`.
@@ -201,11 +261,8 @@ impl<W: Write> Run<'_, W> {
             return ControlFlow::Continue(());
         };
         self.matched += 1;
-        if let Some((limit, ring)) = &mut self.ring {
-            if ring.len() == *limit {
-                ring.pop_front();
-            }
-            ring.push_back(item);
+        if let Some(ring) = &mut self.ring {
+            ring.push(item);
             return ControlFlow::Continue(());
         }
         self.emit(&item)
@@ -356,8 +413,8 @@ impl<W: Write> Run<'_, W> {
 
     /// Prints what `--limit` kept, then streams from there on.
     fn flush_ring(&mut self) {
-        if let Some((_, ring)) = self.ring.take() {
-            for item in &ring {
+        if let Some(ring) = self.ring.take() {
+            for (item, _) in &ring.items {
                 if self.emit(item).is_break() {
                     break;
                 }
@@ -427,7 +484,7 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
             format,
             color,
         },
-        ring: limit.map(|n| (usize::try_from(n).unwrap_or(usize::MAX), VecDeque::new())),
+        ring: limit.map(|n| Ring::new(usize::try_from(n).unwrap_or(usize::MAX), RING_BYTES_MAX)),
         matched: 0,
         skipped: 0,
         too_long: 0,
@@ -442,7 +499,7 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
             break;
         }
     }
-    let kept = run.ring.as_ref().map(|(_, ring)| ring.len() as u64);
+    let kept = run.ring.as_ref().map(|ring| ring.len() as u64);
     run.flush_ring();
     let _ = run.printer.out.flush();
     let what = if args.invocations {
@@ -455,6 +512,17 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
             "ccfn logs: showing the last {kept} of {} matching {what} (--limit)",
             run.matched
         );
+    }
+    if let (Some(kept), Some(limit)) = (kept, limit) {
+        if kept < limit && kept < run.matched {
+            crate::terminal::say(
+                " logs",
+                &format!(
+                    "{kept} {what} shown, not {limit}: more would have held over {} (--limit)",
+                    input::size(RING_BYTES_MAX)
+                ),
+            );
+        }
     }
     if run.skipped > 0 {
         eprintln!(
@@ -506,5 +574,38 @@ pub(crate) fn report_bounds(
                 bounds.max_open_invocations,
             ),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ring_of_limit_keeps_the_last_items_within_its_bytes() {
+        let mut ring = Ring::new(3, 100);
+        for n in 0..5u8 {
+            ring.push(Item::Record(vec![n; 10]));
+        }
+        let firsts = |ring: &Ring| -> Vec<u8> {
+            ring.items
+                .iter()
+                .map(|(item, _)| match item {
+                    Item::Record(json) => json[0],
+                    Item::Invocation(_) => unreachable!(),
+                })
+                .collect()
+        };
+        assert_eq!(firsts(&ring), [2, 3, 4]);
+        assert_eq!(ring.bytes, 30);
+        // Heavier items: as many of the last as fit, the newest always.
+        ring.push(Item::Record(vec![5; 60]));
+        assert_eq!((firsts(&ring), ring.bytes), (vec![3, 4, 5], 80));
+        ring.push(Item::Record(vec![6; 35]));
+        assert_eq!((firsts(&ring), ring.bytes), (vec![5, 6], 95));
+        ring.push(Item::Record(vec![7; 150]));
+        assert_eq!((firsts(&ring), ring.bytes), (vec![7], 150));
+        ring.push(Item::Record(vec![8; 10]));
+        assert_eq!((firsts(&ring), ring.bytes), (vec![8], 10));
     }
 }
