@@ -11,6 +11,9 @@
 #   stream decompressed on its standard input;
 # - 2,048 invocations that never end, each with a 512 KiB error (a 1 GiB
 #   log): `ccfn logs --invocations`, `ccfn diagnose`, `ccfn logs --error`;
+# - 300 ERROR records of nearly 1 MiB each (the longest line kept):
+#   `ccfn logs --error --limit 100`, which holds the last records until
+#   the end;
 # - an HTTP server on 127.0.0.1 (python3) whose answer to the POST never
 #   ends: `ccfn probe`.
 #
@@ -19,7 +22,7 @@
 #
 # The target is under 128 MiB of peak resident memory on every input: the
 # script exits 1 when a run passes it. Needs python3 and GNU time
-# (installed with apt-get when missing), about 1.1 GiB of free disk.
+# (installed with apt-get when missing), about 1.4 GiB of free disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -71,6 +74,15 @@ with open(sys.argv[1], "w") as out:
         common = '"function":"wait-experience","invocation_id":"never-%d"' % n
         out.write('{"timestamp":"%s","level":"INFO",%s,"step":"start","message":"Function started","event":{"CallSid":"CA%032d"}}\n' % (stamp, common, n))
         out.write('{"timestamp":"%s","level":"ERROR",%s,"step":"error","message":"Function failed","kind":"panic","error":"%s"}\n' % (stamp, common, error))
+PY
+# 300 ERROR records of nearly 1 MiB each.
+python3 - "$WORK/heavy.log" <<'PY'
+import sys
+error = "E" * (1000 * 1000)
+with open(sys.argv[1], "w") as out:
+    for n in range(300):
+        stamp = "2026-11-21T21:%02d:%02d.000Z" % (n // 60 % 60, n % 60)
+        out.write('{"timestamp":"%s","level":"ERROR","function":"wait-experience","invocation_id":"heavy-%d","step":"error","message":"Function failed","kind":"panic","error":"%s"}\n' % (stamp, n, error))
 PY
 
 # The endless answer: HEAD is answered, the POST's body never ends.
@@ -140,6 +152,7 @@ run "one 2 GiB line on stdin: \`logs\`" "gzip -dc $WORK/one-line.log.gz | $T $CC
 run "2,048 unfinished, 512 KiB errors: \`logs --invocations\`" "$T $CCFN logs --invocations $WORK/unfinished.log"
 run "2,048 unfinished, 512 KiB errors: \`diagnose\`" "$T $CCFN diagnose $WORK/unfinished.log"
 run "2,048 unfinished, 512 KiB errors: \`logs --error\`" "$T $CCFN logs --error --json $WORK/unfinished.log"
+run "300 records of 1 MB: \`logs --error --limit 100\`" "$T $CCFN logs --error --json --limit 100 $WORK/heavy.log"
 run "endless HTTP answer: \`probe\`" "$T $CCFN probe --timeout 60s http://127.0.0.1:$PORT/features/x"
 
 echo
