@@ -230,9 +230,15 @@ fn weight(value: &Value) -> usize {
         + match value {
             Value::String(text) => text.len(),
             Value::Array(items) => items.iter().map(weight).sum(),
-            Value::Object(map) => map.iter().map(|(k, v)| k.len() + weight(v)).sum(),
+            Value::Object(map) => weight_of_record(map),
             _ => 0,
         }
+}
+
+/// What a kept record (or object) weighs besides its own value: its keys
+/// and values (see [`weight`]).
+fn weight_of_record(map: &Record) -> usize {
+    map.iter().map(|(k, v)| k.len() + weight(v)).sum()
 }
 
 /// The invocations being read, the oldest given up past the bound on
@@ -273,7 +279,7 @@ impl Invocations {
             return;
         }
         let record = keep_record(record, 0);
-        let size = weight(&Value::Object(record.clone())) + id.len();
+        let size = VALUE_BYTES + weight_of_record(&record) + id.len();
         let new = !self.by_id.contains_key(&id);
         // Room: the oldest others given up first.
         loop {
