@@ -13,15 +13,34 @@ use ccfn_core::record;
 use serde_json::{json, Map, Value};
 
 use crate::filter::{Filter, Select};
-use crate::input::{self, Source};
+use crate::input::{self, Bounds, Source};
 use crate::line::Raw;
+use crate::summary;
 
 pub(crate) type Record = Map<String, Value>;
 
-/// Invocations kept, at most: the last ones read.
-const INVOCATIONS_MAX: usize = 2_000;
 /// Evidence records shown per question, at most.
 const EVIDENCE_MAX: usize = 5;
+/// Records kept per invocation, at most (its `end` is kept past it): an
+/// invocation of the examples writes about a dozen, one that retries its
+/// calls a few dozen. Past it the records are counted, not judged.
+const RECORDS_MAX: usize = 256;
+/// Entries kept per JSON object or array of a record (the `event`'s
+/// parameters, an answer's `data`): the platform's webhooks send a few
+/// dozen parameters. Past it the entries are dropped.
+const ENTRIES_MAX: usize = 256;
+/// How deep a record is kept as JSON: the record, its `event` or `data`,
+/// their values. Deeper values are kept as their JSON text, cut.
+const DEPTH_MAX: usize = 3;
+/// What the records kept may weigh in all, in bytes counted as
+/// [`weight`] counts them (the text, and 64 bytes a value for the
+/// structure around it): with texts cut at [`summary::TEXT_MAX`] a record
+/// weighs a few KiB, so this holds thousands of invocations; past it the
+/// oldest invocations are given up, and counted, so that the command stays
+/// within the 128 MiB the operator's machine is promised.
+const KEPT_BYTES_MAX: usize = 32 << 20;
+/// What a value weighs besides its text in [`weight`].
+const VALUE_BYTES: usize = 64;
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
@@ -43,6 +62,8 @@ pub(crate) struct DiagnoseArgs {
     /// The verdict as one JSON object.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    bounds: Bounds,
 }
 
 /// An answer to a question.
@@ -143,46 +164,163 @@ const ALL_YES: &str = "Check result handling and callback execution.";
 struct Selection {
     /// The invocations, in the order their first record was read.
     invocations: Vec<(String, Vec<Record>)>,
-    /// `request_rejected` records of the selected function (or of any
-    /// function without `--function`), which never reach an invocation.
+    /// The first `request_rejected` records of the selected function (or
+    /// of any function without `--function`), which never reach an
+    /// invocation: [`EVIDENCE_MAX`] of them.
     rejected: Vec<Record>,
+    /// How many `request_rejected` records were read, kept or not.
+    rejected_total: usize,
     /// ccfn records read in the time window, selected or not.
     records_in_window: u64,
     skipped: u64,
+    /// What the bounds gave up.
+    given_up: GivenUp,
 }
 
-/// The invocations being read, the oldest forgotten past
-/// [`INVOCATIONS_MAX`].
-#[derive(Debug, Default)]
+/// What the bounds on memory made `diagnose` give up: it judges the rest,
+/// and says so.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct GivenUp {
+    /// Lines skipped for being longer than `--max-line-bytes`.
+    lines_too_long: u64,
+    /// Invocations given up, the oldest first, past
+    /// `--max-open-invocations` or [`KEPT_BYTES_MAX`].
+    invocations: u64,
+    /// Records of those invocations.
+    records_of_invocations: u64,
+    /// Records past [`RECORDS_MAX`] of an invocation kept.
+    records: u64,
+}
+
+/// `value` as kept: texts cut at [`summary::TEXT_MAX`], at most
+/// [`ENTRIES_MAX`] entries an object or array, and below [`DEPTH_MAX`]
+/// the JSON text, cut.
+fn keep(value: Value, depth: usize) -> Value {
+    match value {
+        Value::String(text) if text.len() > summary::TEXT_MAX => {
+            Value::String(summary::cut(&text, summary::TEXT_MAX))
+        }
+        Value::Array(_) | Value::Object(_) if depth >= DEPTH_MAX => {
+            Value::String(summary::cut(&value.to_string(), summary::TEXT_MAX))
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .take(ENTRIES_MAX)
+                .map(|v| keep(v, depth + 1))
+                .collect(),
+        ),
+        Value::Object(map) => Value::Object(keep_record(map, depth)),
+        other => other,
+    }
+}
+
+/// A record (or an object at `depth`) as [`keep`] keeps it.
+fn keep_record(map: Record, depth: usize) -> Record {
+    map.into_iter()
+        .take(ENTRIES_MAX)
+        .map(|(k, v)| (summary::cut(&k, summary::NAME_MAX), keep(v, depth + 1)))
+        .collect()
+}
+
+/// What a kept value weighs: its texts, and [`VALUE_BYTES`] for each
+/// value.
+fn weight(value: &Value) -> usize {
+    VALUE_BYTES
+        + match value {
+            Value::String(text) => text.len(),
+            Value::Array(items) => items.iter().map(weight).sum(),
+            Value::Object(map) => weight_of_record(map),
+            _ => 0,
+        }
+}
+
+/// What a kept record (or object) weighs besides its own value: its keys
+/// and values (see [`weight`]).
+fn weight_of_record(map: &Record) -> usize {
+    map.iter().map(|(k, v)| k.len() + weight(v)).sum()
+}
+
+/// The invocations being read, the oldest given up past the bound on
+/// their number or on what their records weigh.
+#[derive(Debug)]
 struct Invocations {
-    by_id: HashMap<String, Vec<Record>>,
+    by_id: HashMap<String, (Vec<Record>, usize)>,
     order: VecDeque<String>,
+    max: usize,
+    /// What the records kept weigh (see [`weight`]).
+    bytes: usize,
+    given_up: GivenUp,
 }
 
 impl Invocations {
+    fn new(max: usize) -> Invocations {
+        Invocations {
+            by_id: HashMap::new(),
+            order: VecDeque::new(),
+            max: max.max(1),
+            bytes: 0,
+            given_up: GivenUp::default(),
+        }
+    }
+
     fn add(&mut self, record: Record) {
         let Some(id) = record.get("invocation_id").and_then(Value::as_str) else {
             return;
         };
-        if let Some(records) = self.by_id.get_mut(id) {
-            records.push(record);
+        let id = summary::cut(id, summary::NAME_MAX);
+        let end = str_of(&record, "step") == "end";
+        if self
+            .by_id
+            .get(&id)
+            .is_some_and(|(records, _)| records.len() >= RECORDS_MAX && !end)
+        {
+            self.given_up.records += 1;
             return;
         }
-        if self.order.len() == INVOCATIONS_MAX {
-            if let Some(oldest) = self.order.pop_front() {
-                self.by_id.remove(&oldest);
+        let record = keep_record(record, 0);
+        let size = VALUE_BYTES + weight_of_record(&record) + id.len();
+        let new = !self.by_id.contains_key(&id);
+        // Room: the oldest others given up first.
+        loop {
+            let over_count = new && self.order.len() >= self.max;
+            if !over_count && self.bytes + size <= KEPT_BYTES_MAX {
+                break;
+            }
+            let Some(at) = self.order.iter().position(|open| *open != id) else {
+                break;
+            };
+            let Some(oldest) = self.order.remove(at) else {
+                break;
+            };
+            if let Some((records, bytes)) = self.by_id.remove(&oldest) {
+                self.bytes -= bytes;
+                self.given_up.invocations += 1;
+                self.given_up.records_of_invocations += records.len() as u64;
             }
         }
-        let id = id.to_owned();
+        if self.bytes + size > KEPT_BYTES_MAX {
+            // This invocation alone is over what may be kept.
+            self.given_up.records += 1;
+            return;
+        }
+        self.bytes += size;
+        if let Some((records, bytes)) = self.by_id.get_mut(&id) {
+            records.push(record);
+            *bytes += size;
+            return;
+        }
         self.order.push_back(id.clone());
-        self.by_id.insert(id, vec![record]);
+        self.by_id.insert(id, (vec![record], size));
     }
 
-    fn into_ordered(mut self) -> Vec<(String, Vec<Record>)> {
-        self.order
+    fn into_ordered(mut self) -> (Vec<(String, Vec<Record>)>, GivenUp) {
+        let ordered = self
+            .order
             .into_iter()
-            .filter_map(|id| self.by_id.remove(&id).map(|records| (id, records)))
-            .collect()
+            .filter_map(|id| self.by_id.remove(&id).map(|(records, _)| (id, records)))
+            .collect();
+        (ordered, self.given_up)
     }
 }
 
@@ -240,9 +378,24 @@ fn receives(selection: &Selection, what: &str) -> Finding {
     if selection.records_in_window == 0 {
         specifically =
             vec!["The logs hold no ccfn record in the time asked: they cannot answer.".to_owned()];
-        return finding(1, Answer::Unknown, evidence, specifically);
+        return rejected_finding(selection, Answer::Unknown, evidence, specifically);
     }
-    finding(1, Answer::No, evidence, specifically)
+    rejected_finding(selection, Answer::No, evidence, specifically)
+}
+
+/// Question 1's finding on the `request_rejected` records: those beyond the
+/// few kept count as more evidence.
+fn rejected_finding(
+    selection: &Selection,
+    answer: Answer,
+    evidence: Vec<Evidence>,
+    specifically: Vec<String>,
+) -> Finding {
+    let mut found = finding(1, answer, evidence, specifically);
+    found.more = selection
+        .rejected_total
+        .saturating_sub(found.evidence.len());
+    found
 }
 
 /// Question 2.
@@ -471,7 +624,8 @@ fn read(args: &DiagnoseArgs, filter: &Filter, seek_to: Option<&str>) -> Result<S
         args.files.iter().map(|f| Source::new(f)).collect()
     };
     let mut selection = Selection::default();
-    let mut invocations = Invocations::default();
+    let mut invocations = Invocations::new(args.bounds.max_open_invocations);
+    let mut too_long = 0;
     let rejected = memchr::memmem::Finder::new(br#""step":"request_rejected""#);
     for source in &sources {
         let mut on_line = |line: &[u8]| {
@@ -496,7 +650,10 @@ fn read(args: &DiagnoseArgs, filter: &Filter, seek_to: Option<&str>) -> Result<S
                         .as_ref()
                         .is_none_or(|f| str_of(&record, "function") == f)
                     {
-                        selection.rejected.push(record);
+                        selection.rejected_total += 1;
+                        if selection.rejected.len() < EVIDENCE_MAX {
+                            selection.rejected.push(keep_record(record, 0));
+                        }
                     }
                     return ControlFlow::Continue(());
                 }
@@ -508,10 +665,15 @@ fn read(args: &DiagnoseArgs, filter: &Filter, seek_to: Option<&str>) -> Result<S
             }
             ControlFlow::Continue(())
         };
-        let result = input::read_whole(source, seek_to, &mut on_line);
-        result.map_err(|err| format!("cannot read {}: {err}", source.name()))?;
+        let result = input::read_bounded(source, seek_to, args.bounds.max_line_bytes, &mut on_line);
+        too_long += result.map_err(|err| format!("cannot read {}: {err}", source.name()))?;
     }
-    selection.invocations = invocations.into_ordered();
+    let (ordered, given_up) = invocations.into_ordered();
+    selection.invocations = ordered;
+    selection.given_up = GivenUp {
+        lines_too_long: too_long,
+        ..given_up
+    };
     Ok(selection)
 }
 
@@ -522,6 +684,8 @@ pub(crate) struct Verdict {
     pub(crate) json: Value,
     pub(crate) code: u8,
     pub(crate) skipped: u64,
+    /// What the bounds on memory gave up.
+    given_up: GivenUp,
 }
 
 impl DiagnoseArgs {
@@ -531,6 +695,7 @@ impl DiagnoseArgs {
             files,
             select: Select::default(),
             json: false,
+            bounds: Bounds::default(),
         }
     }
 }
@@ -548,6 +713,9 @@ pub(crate) fn run(args: &DiagnoseArgs) -> Result<ExitCode, String> {
             "ccfn diagnose: skipped {} lines that are not ccfn records",
             verdict.skipped
         );
+    }
+    for line in given_up_lines(&verdict.given_up, &args.bounds) {
+        crate::terminal::say(" diagnose", &line);
     }
     Ok(ExitCode::from(verdict.code))
 }
@@ -590,6 +758,7 @@ fn for_selection(files: &[String], select: Select) -> Result<(Verdict, Vec<Recor
         files: files.to_vec(),
         select,
         json: true,
+        bounds: Bounds::default(),
     };
     let selected = args.select.read(SystemTime::now())?;
     let what = selected.what.unwrap_or_else(|| "every function".to_owned());
@@ -632,6 +801,7 @@ fn judge(selection: &Selection, what: &str) -> Verdict {
     let json = json!({
         "selection": what,
         "invocations": selection.invocations.len(),
+        "given_up": given_up_json(&selection.given_up),
         "questions": questions,
         "stopped_at": (last.answer != Answer::Yes).then_some(last.number),
         "answer": last.answer.as_str(),
@@ -642,7 +812,54 @@ fn judge(selection: &Selection, what: &str) -> Verdict {
         json,
         code,
         skipped: selection.skipped,
+        given_up: selection.given_up,
     }
+}
+
+/// What the bounds gave up, as JSON.
+fn given_up_json(given_up: &GivenUp) -> Value {
+    json!({
+        "lines_too_long": given_up.lines_too_long,
+        "invocations": given_up.invocations,
+        "records_of_those_invocations": given_up.records_of_invocations,
+        "records_past_the_bound": given_up.records,
+    })
+}
+
+/// What the bounds gave up, in words: one line each, none when nothing
+/// was.
+fn given_up_lines(given_up: &GivenUp, bounds: &Bounds) -> Vec<String> {
+    let mut lines = Vec::new();
+    if given_up.lines_too_long > 0 {
+        lines.push(format!(
+            "skipped {} line{} longer than {} (--max-line-bytes)",
+            given_up.lines_too_long,
+            if given_up.lines_too_long == 1 {
+                ""
+            } else {
+                "s"
+            },
+            input::size(bounds.max_line_bytes)
+        ));
+    }
+    if given_up.invocations > 0 {
+        lines.push(format!(
+            "gave up the {} oldest invocation{} ({} records) unjudged: more than {} at once (--max-open-invocations) or more than {} of records",
+            given_up.invocations,
+            if given_up.invocations == 1 { "" } else { "s" },
+            given_up.records_of_invocations,
+            bounds.max_open_invocations,
+            input::size(KEPT_BYTES_MAX)
+        ));
+    }
+    if given_up.records > 0 {
+        lines.push(format!(
+            "did not judge {} record{} past the first {RECORDS_MAX} of an invocation",
+            given_up.records,
+            if given_up.records == 1 { "" } else { "s" },
+        ));
+    }
+    lines
 }
 
 /// The verdict for a person.
@@ -655,6 +872,16 @@ fn human(findings: &[Finding], selection: &Selection, what: &str, action: &str) 
         "Diagnosis of {what}: {count} invocation{} read",
         if count == 1 { "" } else { "s" }
     );
+    let given_up = &selection.given_up;
+    if given_up.invocations + given_up.records > 0 {
+        let _ = writeln!(
+            out,
+            "Not judged, for want of memory: {} older invocation{}, {} records (see stderr)",
+            given_up.invocations,
+            if given_up.invocations == 1 { "" } else { "s" },
+            given_up.records_of_invocations + given_up.records
+        );
+    }
     let _ = writeln!(out);
     for f in findings {
         let question = QUESTIONS[usize::from(f.number - 1)].0;
@@ -689,4 +916,90 @@ fn human(findings: &[Finding], selection: &Selection, what: &str, action: &str) 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, step: &str, error: &str) -> Record {
+        json!({"timestamp": "2026-11-21T21:01:11.994Z", "level": "INFO", "invocation_id": id, "step": step, "error": error})
+            .as_object()
+            .unwrap()
+            .clone()
+    }
+
+    #[test]
+    fn invocations_past_the_bound_are_given_up_the_oldest_first_and_counted() {
+        let mut invocations = Invocations::new(3);
+        for n in 0..5 {
+            invocations.add(record(&n.to_string(), "start", ""));
+            invocations.add(record(&n.to_string(), "error", "failed"));
+        }
+        let (kept, given_up) = invocations.into_ordered();
+        let ids: Vec<&str> = kept.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["2", "3", "4"]);
+        assert!(kept.iter().all(|(_, records)| records.len() == 2));
+        assert_eq!(
+            given_up,
+            GivenUp {
+                invocations: 2,
+                records_of_invocations: 4,
+                ..GivenUp::default()
+            }
+        );
+    }
+
+    #[test]
+    fn records_past_the_bound_are_counted_and_the_end_is_kept() {
+        let mut invocations = Invocations::new(3);
+        for _ in 0..RECORDS_MAX + 7 {
+            invocations.add(record("a", "api_request", ""));
+        }
+        invocations.add(record("a", "end", ""));
+        let (kept, given_up) = invocations.into_ordered();
+        assert_eq!(kept[0].1.len(), RECORDS_MAX + 1);
+        assert_eq!(str_of(kept[0].1.last().unwrap(), "step"), "end");
+        assert_eq!(given_up.records, 7);
+    }
+
+    #[test]
+    fn what_is_kept_of_a_record_is_cut_and_weighed() {
+        let mut big = record("a", "error", &"E".repeat(512 * 1024));
+        let deep = json!({"one": {"two": {"three": "x".repeat(4096)}}});
+        big.insert("event".to_owned(), deep);
+        big.insert(
+            "data".to_owned(),
+            Value::Array((0..10_000).map(Value::from).collect()),
+        );
+        let kept = keep_record(big, 0);
+        let error = str_of(&kept, "error");
+        assert!(
+            error.ends_with("… (cut: 524288 bytes)"),
+            "{}",
+            &error[1000..]
+        );
+        assert!(error.len() < summary::TEXT_MAX + 32);
+        assert_eq!(kept["data"].as_array().unwrap().len(), ENTRIES_MAX);
+        // Below the depth kept, JSON text, cut.
+        let two = kept["event"]["one"]["two"].as_str().unwrap();
+        assert!(two.starts_with(r#"{"three":"xxx"#) && two.len() < summary::TEXT_MAX + 32);
+        assert!(weight(&Value::Object(kept)) < 64 * 1024);
+        // Many heavy invocations stay within what may be kept.
+        let mut invocations = Invocations::new(usize::MAX);
+        let heavy = "h".repeat(summary::TEXT_MAX);
+        let mut added = 0;
+        while added * summary::TEXT_MAX < 2 * KEPT_BYTES_MAX {
+            let mut one = record(&added.to_string(), "start", &heavy);
+            for n in 0..40 {
+                one.insert(format!("field{n}"), Value::from(heavy.clone()));
+            }
+            invocations.add(one);
+            added += 41;
+        }
+        assert!(invocations.bytes <= KEPT_BYTES_MAX);
+        let total = invocations.order.len() as u64 + invocations.given_up.invocations;
+        assert_eq!(total, (added / 41) as u64);
+        assert!(invocations.given_up.invocations > 0);
+    }
 }

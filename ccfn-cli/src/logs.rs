@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::io::{self, IsTerminal as _, Read, Seek as _, SeekFrom, Write};
 use std::ops::ControlFlow;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::SystemTime;
 
@@ -11,7 +12,7 @@ use ccfn_core::record::{self, LogFormat};
 use memchr::memmem::Finder;
 
 use crate::filter::{Filter, Select, DISORDER};
-use crate::input::{self, Change, Lines, Opened, Source};
+use crate::input::{self, Bounds, Change, Followed, Lines, Opened, Source};
 use crate::line::Raw;
 use crate::summary::{Invocation, Open};
 use crate::when;
@@ -71,6 +72,8 @@ pub(crate) struct LogsArgs {
     /// set), `always` or `never`.
     #[arg(long, value_name = "WHEN", default_value = "auto")]
     color: clap::ColorChoice,
+    #[command(flatten)]
+    bounds: Bounds,
 }
 
 /// A step of the record catalogue.
@@ -85,10 +88,70 @@ fn step_name(name: &str) -> Result<String, String> {
     ))
 }
 
+/// What `--limit` holds of the records (or summaries) it keeps, at most,
+/// in bytes: 100 records (the limit `--since` implies) of the longest
+/// line would be 100 MiB, so the last records are kept up to 64 MiB, and
+/// the count shown says how many were.
+const RING_BYTES_MAX: usize = 64 << 20;
+
 /// What is printed: records, or invocation summaries.
 enum Item {
     Record(Vec<u8>),
     Invocation(Invocation),
+}
+
+impl Item {
+    /// About what the item holds, in bytes.
+    fn weight(&self) -> usize {
+        match self {
+            Item::Record(json) => json.len(),
+            Item::Invocation(i) => {
+                let texts = [&i.id, &i.time, &i.function, &i.outcome];
+                let steps: usize = i.steps.iter().map(String::len).sum();
+                texts.iter().map(|t| t.len()).sum::<usize>()
+                    + i.call_sid.as_ref().map_or(0, String::len)
+                    + i.first_error.as_ref().map_or(0, String::len)
+                    + steps
+                    + 256
+            }
+        }
+    }
+}
+
+/// The last items matched, for `--limit`: at most `limit` of them, and at
+/// most `bytes_max` bytes of them (the newest always kept).
+struct Ring {
+    limit: usize,
+    bytes_max: usize,
+    items: VecDeque<(Item, usize)>,
+    bytes: usize,
+}
+
+impl Ring {
+    fn new(limit: usize, bytes_max: usize) -> Ring {
+        Ring {
+            limit,
+            bytes_max,
+            items: VecDeque::new(),
+            bytes: 0,
+        }
+    }
+
+    fn push(&mut self, item: Item) {
+        let weight = item.weight();
+        self.bytes += weight;
+        self.items.push_back((item, weight));
+        while self.items.len() > self.limit || (self.bytes > self.bytes_max && self.items.len() > 1)
+        {
+            if let Some((_, dropped)) = self.items.pop_front() {
+                self.bytes -= dropped;
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.items.len()
+    }
 }
 
 /// Writes items as the options ask.
@@ -156,9 +219,11 @@ struct Run<'a, W: Write> {
     summary_steps: [Finder<'static>; 2],
     open: Open,
     printer: Printer<W>,
-    ring: Option<(usize, VecDeque<Item>)>,
+    ring: Option<Ring>,
     matched: u64,
     skipped: u64,
+    /// Lines skipped for being longer than `--max-line-bytes`.
+    too_long: u64,
     /// `--since` less the allowed disorder: where a time-ordered file's
     /// search for the first record lands.
     seek_to: Option<String>,
@@ -196,11 +261,8 @@ impl<W: Write> Run<'_, W> {
             return ControlFlow::Continue(());
         };
         self.matched += 1;
-        if let Some((limit, ring)) = &mut self.ring {
-            if ring.len() == *limit {
-                ring.pop_front();
-            }
-            ring.push_back(item);
+        if let Some(ring) = &mut self.ring {
+            ring.push(item);
             return ControlFlow::Continue(());
         }
         self.emit(&item)
@@ -254,15 +316,20 @@ impl<W: Write> Run<'_, W> {
     /// Reads one source to its end (or, following, forever).
     fn source(&mut self, source: &Source) -> io::Result<()> {
         let opened = input::open(source)?;
-        let mut lines = Lines::new();
+        let mut lines = Lines::new(self.args.bounds.max_line_bytes);
+        let result = self.opened(source, opened, &mut lines);
+        self.too_long += lines.skipped_long();
+        result
+    }
+
+    fn opened(&mut self, source: &Source, opened: Opened, lines: &mut Lines) -> io::Result<()> {
         match opened {
             Opened::Plain(mut file) => {
                 if let Some(target) = &self.seek_to {
                     let start = input::seek_time(&mut file, target.as_bytes())?;
                     file.seek(SeekFrom::Start(start))?;
                 }
-                let flow = self.read(&mut lines, &mut file, true)?;
-                let mut position = file.stream_position()?;
+                let flow = self.read(lines, &mut file, true)?;
                 if flow.is_break() {
                     return Ok(());
                 }
@@ -273,49 +340,66 @@ impl<W: Write> Run<'_, W> {
                 let Source::File(path) = source else {
                     unreachable!("a plain file has a path")
                 };
-                self.flush_ring();
-                loop {
-                    std::thread::sleep(input::POLL);
-                    match input::change(path, &file, position)? {
-                        Change::Same => continue,
-                        Change::Grew => {}
-                        Change::Truncated => {
-                            lines.clear();
-                            file.seek(SeekFrom::Start(0))?;
-                        }
-                        Change::Replaced => {
-                            // What the old file got last, then the new one.
-                            if self.read(&mut lines, &mut file, false)?.is_break() {
-                                return Ok(());
-                            }
-                            lines.finish(&mut |line| self.line(line, false));
-                            file = match std::fs::File::open(path) {
-                                Ok(file) => file,
-                                Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
-                                Err(err) => return Err(err),
-                            };
-                        }
-                    }
-                    let flow = self.read(&mut lines, &mut file, false)?;
-                    position = file.stream_position()?;
-                    if flow.is_break() || self.printer.out.flush().is_err() {
-                        return Ok(());
-                    }
+                let position = file.stream_position()?;
+                self.follow(path, Followed::at(file, position)?, lines)
+            }
+            Opened::Gzip(_) if self.args.follow => Err(io::Error::other(
+                "--follow cannot follow a gzip-compressed file",
+            )),
+            Opened::Gzip(mut reader) => {
+                let flow = self.read(lines, &mut reader, false)?;
+                if flow.is_continue() {
+                    lines.finish(&mut |line| self.line(line, false));
                 }
+                Ok(())
             }
-            Opened::Gzip(_) if self.args.follow => {
-                return Err(io::Error::other(
-                    "--follow cannot follow a gzip-compressed file",
-                ));
-            }
-            opened @ (Opened::Gzip(_) | Opened::Stdin(_)) => {
+            Opened::Stdin(stdin) => {
                 if self.args.follow {
                     self.flush_ring();
                 }
-                input::read_opened(opened, None, &mut |line| self.line(line, false))?;
+                let flow = self.read(lines, &mut stdin.lock(), false)?;
+                if flow.is_continue() {
+                    lines.finish(&mut |line| self.line(line, false));
+                }
+                Ok(())
             }
         }
-        Ok(())
+    }
+
+    /// Follows the file at `path`, read up to where `followed` is, as
+    /// `tail -F` does: through truncation (noticed by the size, or by the
+    /// bytes before the offset no longer being those read), rotation and
+    /// removal (noticed by the file's identity: device and inode).
+    fn follow(&mut self, path: &Path, mut followed: Followed, lines: &mut Lines) -> io::Result<()> {
+        self.flush_ring();
+        loop {
+            std::thread::sleep(input::POLL);
+            match followed.change(path)? {
+                Change::Same => continue,
+                Change::Grew => {}
+                Change::Truncated => {
+                    // What was read is gone: the unfinished line too.
+                    lines.clear();
+                    followed.rewind()?;
+                }
+                Change::Replaced => {
+                    // What the old file got last, then the new one.
+                    if self.read(lines, &mut followed, false)?.is_break() {
+                        return Ok(());
+                    }
+                    lines.finish(&mut |line| self.line(line, false));
+                    followed = match std::fs::File::open(path) {
+                        Ok(file) => Followed::at(file, 0)?,
+                        Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
+                        Err(err) => return Err(err),
+                    };
+                }
+            }
+            let flow = self.read(lines, &mut followed, false)?;
+            if flow.is_break() || self.printer.out.flush().is_err() {
+                return Ok(());
+            }
+        }
     }
 
     fn read(
@@ -329,8 +413,8 @@ impl<W: Write> Run<'_, W> {
 
     /// Prints what `--limit` kept, then streams from there on.
     fn flush_ring(&mut self) {
-        if let Some((_, ring)) = self.ring.take() {
-            for item in &ring {
+        if let Some(ring) = self.ring.take() {
+            for (item, _) in &ring.items {
                 if self.emit(item).is_break() {
                     break;
                 }
@@ -394,15 +478,16 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
             Finder::new(br#""step":"start""#).into_owned(),
             Finder::new(br#""step":"end""#).into_owned(),
         ],
-        open: Open::default(),
+        open: Open::new(args.bounds.max_open_invocations),
         printer: Printer {
             out: io::BufWriter::with_capacity(1 << 16, stdout.lock()),
             format,
             color,
         },
-        ring: limit.map(|n| (usize::try_from(n).unwrap_or(usize::MAX), VecDeque::new())),
+        ring: limit.map(|n| Ring::new(usize::try_from(n).unwrap_or(usize::MAX), RING_BYTES_MAX)),
         matched: 0,
         skipped: 0,
+        too_long: 0,
         closed: false,
     };
     for source in &sources {
@@ -414,7 +499,7 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
             break;
         }
     }
-    let kept = run.ring.as_ref().map(|(_, ring)| ring.len() as u64);
+    let kept = run.ring.as_ref().map(|ring| ring.len() as u64);
     run.flush_ring();
     let _ = run.printer.out.flush();
     let what = if args.invocations {
@@ -428,15 +513,99 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
             run.matched
         );
     }
+    if let (Some(kept), Some(limit)) = (kept, limit) {
+        if kept < limit && kept < run.matched {
+            crate::terminal::say(
+                " logs",
+                &format!(
+                    "{kept} {what} shown, not {limit}: more would have held over {} (--limit)",
+                    input::size(RING_BYTES_MAX)
+                ),
+            );
+        }
+    }
     if run.skipped > 0 {
         eprintln!(
             "ccfn logs: skipped {} lines that are not ccfn records",
             run.skipped
         );
     }
+    report_bounds(
+        " logs",
+        run.too_long,
+        &args.bounds,
+        run.open.given_up(),
+        run.open.len(),
+    );
     Ok(if run.matched > 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Says, once each, what the bounds made a command skip or give up:
+/// lines over the limit, invocations given up before their end, and
+/// (when some were given up) those left open at the end.
+pub(crate) fn report_bounds(
+    command: &str,
+    too_long: u64,
+    bounds: &Bounds,
+    given_up: u64,
+    open_at_end: usize,
+) {
+    if too_long > 0 {
+        crate::terminal::say(
+            command,
+            &format!(
+                "skipped {too_long} line{} longer than {} (--max-line-bytes)",
+                if too_long == 1 { "" } else { "s" },
+                input::size(bounds.max_line_bytes)
+            ),
+        );
+    }
+    if given_up > 0 {
+        crate::terminal::say(
+            command,
+            &format!(
+                "gave up {given_up} invocation{} before {} end, the oldest first: more than {} open at once (--max-open-invocations); {open_at_end} still open at the end",
+                if given_up == 1 { "" } else { "s" },
+                if given_up == 1 { "its" } else { "their" },
+                bounds.max_open_invocations,
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ring_of_limit_keeps_the_last_items_within_its_bytes() {
+        let mut ring = Ring::new(3, 100);
+        for n in 0..5u8 {
+            ring.push(Item::Record(vec![n; 10]));
+        }
+        let firsts = |ring: &Ring| -> Vec<u8> {
+            ring.items
+                .iter()
+                .map(|(item, _)| match item {
+                    Item::Record(json) => json[0],
+                    Item::Invocation(_) => unreachable!(),
+                })
+                .collect()
+        };
+        assert_eq!(firsts(&ring), [2, 3, 4]);
+        assert_eq!(ring.bytes, 30);
+        // Heavier items: as many of the last as fit, the newest always.
+        ring.push(Item::Record(vec![5; 60]));
+        assert_eq!((firsts(&ring), ring.bytes), (vec![3, 4, 5], 80));
+        ring.push(Item::Record(vec![6; 35]));
+        assert_eq!((firsts(&ring), ring.bytes), (vec![5, 6], 95));
+        ring.push(Item::Record(vec![7; 150]));
+        assert_eq!((firsts(&ring), ring.bytes), (vec![7], 150));
+        ring.push(Item::Record(vec![8; 10]));
+        assert_eq!((firsts(&ring), ring.bytes), (vec![8], 10));
+    }
 }

@@ -45,6 +45,8 @@ pub(crate) struct PackageArgs {
     /// The folder to write the package in.
     #[arg(long = "out", short = 'o', value_name = "DIR")]
     out: PathBuf,
+    #[command(flatten)]
+    bounds: input::Bounds,
 }
 
 /// The files of a package, in the order the README lists them, with what
@@ -142,12 +144,13 @@ impl Lines {
 
 fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, String> {
     let mut gathered = Gathered::default();
-    let mut open = Open::default();
+    let mut open = Open::new(args.bounds.max_open_invocations);
     let mut starts: HashMap<String, Map<String, Value>> = HashMap::new();
     let mut records = Lines::create(dir, "records.jsonl")?;
     let mut summary = Lines::create(dir, "invocations.txt")?;
     let mut errors = Lines::create(dir, "errors.txt")?;
     let mut failed: Option<std::io::Error> = None;
+    let mut too_long = 0;
     for arg in &args.logs {
         let source = Source::new(arg);
         let mut on_line = |line: &[u8]| {
@@ -204,7 +207,7 @@ fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, S
                 }
             }
         };
-        input::read_whole(&source, None, &mut on_line)
+        too_long += input::read_bounded(&source, None, args.bounds.max_line_bytes, &mut on_line)
             .map_err(|err| format!("cannot read {}: {err}", source.name()))?;
         if let Some(err) = failed.take() {
             return Err(format!("cannot write the package: {err}"));
@@ -213,6 +216,8 @@ fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, S
     records.finish()?;
     summary.finish()?;
     errors.finish()?;
+    let (given_up, still_open) = (open.given_up(), open.len());
+    crate::logs::report_bounds(" package", too_long, &args.bounds, given_up, still_open);
     Ok(gathered)
 }
 

@@ -11,8 +11,14 @@ use serde_json::{json, Value};
 
 /// A certificate that expires within this many days is a warning.
 const EXPIRY_WARNING_DAYS: i64 = 14;
-/// How much of the POST's answer is shown.
+/// How much of the POST's answer is shown, and so read: the body is
+/// streamed and the reading stops once this much arrived (an endless
+/// answer ends the probe, not the memory).
 const BODY_SHOWN: usize = 200;
+/// The longest header value kept (the invocation id), in bytes: ccfn's
+/// ids are 36 characters; a longer value is cut. The headers as a whole
+/// are bounded by the HTTP client (hyper refuses a head over 400 KiB).
+const HEADER_KEPT: usize = 128;
 /// The variable holding the auth token the platform signs requests with.
 const AUTH_TOKEN: &str = "AUTH_TOKEN";
 
@@ -395,8 +401,8 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
             .headers()
             .get("x-ccfn-invocation-id")
             .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let body = response.bytes().await?;
+            .map(|id| crate::summary::cut(id, HEADER_KEPT));
+        let body = shown_body(response, BODY_SHOWN).await?;
         Ok::<_, reqwest::Error>((status, id, body))
     })
     .await;
@@ -408,12 +414,21 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
             )),
             Ok(Err(err)) => step.fail(causes(&err)),
             Ok(Ok((status, id, body))) => {
-                let shown =
-                    String::from_utf8_lossy(&body[..body.len().min(BODY_SHOWN)]).into_owned();
+                let shown = String::from_utf8_lossy(&body.shown).into_owned();
                 let mut step = step
                     .detail("status", status)
                     .detail("invocation_id", id.clone())
                     .detail("body", shown);
+                if body.cut {
+                    step = step.detail(
+                        "body_cut",
+                        format!(
+                            "the answer was cut: {} bytes read, the first {} shown",
+                            body.read,
+                            body.shown.len()
+                        ),
+                    );
+                }
                 if !(200..300).contains(&status) {
                     let hint = match status {
                         403 if signed => {
@@ -439,6 +454,42 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
         .timed(started),
     );
     steps
+}
+
+/// The start of an answer's body, read as a stream and no further.
+#[derive(Debug)]
+struct Body {
+    /// Its first bytes, at most the cap.
+    shown: Vec<u8>,
+    /// How many bytes were read (the last piece read may pass the cap).
+    read: u64,
+    /// Whether the reading stopped at the cap, before the end.
+    cut: bool,
+}
+
+/// Reads `response`'s body until `cap` bytes arrived or it ends; what is
+/// past the cap is never asked for (the connection is dropped).
+async fn shown_body(mut response: reqwest::Response, cap: usize) -> Result<Body, reqwest::Error> {
+    let mut body = Body {
+        shown: Vec::new(),
+        read: 0,
+        cut: false,
+    };
+    while let Some(chunk) = response.chunk().await? {
+        body.read += chunk.len() as u64;
+        let room = cap - body.shown.len();
+        body.shown
+            .extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.shown.len() == cap {
+            body.cut = chunk.len() > room
+                || response.chunk().await.ok().flatten().is_some_and(|more| {
+                    body.read += more.len() as u64;
+                    !more.is_empty()
+                });
+            break;
+        }
+    }
+    Ok(body)
 }
 
 /// The client: redirects not followed (a redirect is the answer), the

@@ -5,9 +5,45 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::{Map, Value};
 
-/// Invocations whose `end` has not been read yet, at most: past this, the
-/// oldest are forgotten (an invocation cut off by a crash never ends).
-const OPEN_MAX: usize = 65_536;
+/// Invocations held at once by default, at most: those whose `end` is not
+/// read yet (`logs --invocations`, `package`), those judged (`diagnose`).
+/// Past it the oldest is given up, and counted: an invocation cut off by
+/// a crash never ends, and a log of them must not grow the command. A
+/// function's concurrent invocations are far fewer (the platform's own
+/// concurrency limits are in the hundreds), so a log that interleaves
+/// more than this is one whose invocations did not end. Each is held in
+/// at most a few KiB (see [`TEXT_MAX`], [`NAME_MAX`], [`STEPS_MAX`]):
+/// a few tens of MiB in all.
+pub(crate) const OPEN_MAX: usize = 4_096;
+
+/// The longest text kept for a summary (an invocation's first error), in
+/// bytes: longer is cut at a character boundary and marked with
+/// [`cut`]'s marker. An error message that helps is a line or two; the
+/// runtime cuts what it logs of an answer at 16 KiB, so 1 KiB keeps the
+/// message and drops what is only payload.
+pub(crate) const TEXT_MAX: usize = 1024;
+
+/// The longest name kept (an invocation id, a function, a call, a time, a
+/// step), in bytes: the platform's ids are 34 characters, ccfn's 36, its
+/// steps a few words; longer is not one of them, cut as [`TEXT_MAX`].
+pub(crate) const NAME_MAX: usize = 128;
+
+/// Distinct steps kept per invocation, at most: the catalogue has fewer
+/// (see `ccfn_core::record::ALL`); a log that names more is hostile.
+pub(crate) const STEPS_MAX: usize = 64;
+
+/// `text`, cut at `max` bytes (at a character boundary) with a marker that
+/// says how long it was: `… (cut: 524288 bytes)`.
+pub(crate) fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut at = max;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    format!("{}… (cut: {} bytes)", &text[..at], text.len())
+}
 
 /// One invocation, as far as its records were read.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -61,23 +97,60 @@ impl Invocation {
     }
 }
 
-/// The invocations being read.
-#[derive(Debug, Default)]
+/// The invocations being read, at most a bound of them open at once.
+#[derive(Debug)]
 pub(crate) struct Open {
     by_id: HashMap<String, Invocation>,
     order: VecDeque<String>,
+    max: usize,
+    /// Invocations given up before their `end`, the oldest first, for
+    /// want of room.
+    given_up: u64,
+}
+
+impl Default for Open {
+    fn default() -> Open {
+        Open::new(OPEN_MAX)
+    }
 }
 
 impl Open {
+    /// At most `max` invocations open at once.
+    pub(crate) fn new(max: usize) -> Open {
+        Open {
+            by_id: HashMap::new(),
+            order: VecDeque::new(),
+            max: max.max(1),
+            given_up: 0,
+        }
+    }
+
+    /// How many invocations were given up before their `end`, for want of
+    /// room (the oldest first).
+    pub(crate) fn given_up(&self) -> u64 {
+        self.given_up
+    }
+
+    /// How many are open now.
+    pub(crate) fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
     /// Takes in one record; returns its invocation when it was the `end`.
     pub(crate) fn add(&mut self, record: &Map<String, Value>) -> Option<Invocation> {
         let text = |key: &str| record.get(key).and_then(Value::as_str);
-        let id = text("invocation_id")?;
-        let step = text("step").unwrap_or_default();
+        let name = |key: &str| text(key).map(|t| cut(t, NAME_MAX));
+        let id = name("invocation_id")?;
+        let id = id.as_str();
+        let step = name("step").unwrap_or_default();
+        let step = step.as_str();
         if !self.by_id.contains_key(id) {
-            if self.by_id.len() == OPEN_MAX {
-                if let Some(oldest) = self.order.pop_front() {
-                    self.by_id.remove(&oldest);
+            while self.by_id.len() >= self.max {
+                let Some(oldest) = self.order.pop_front() else {
+                    break;
+                };
+                if self.by_id.remove(&oldest).is_some() {
+                    self.given_up += 1;
                 }
             }
             self.order.push_back(id.to_owned());
@@ -91,31 +164,31 @@ impl Open {
         }
         let invocation = self.by_id.get_mut(id)?;
         if invocation.time.is_empty() || step == "start" {
-            invocation.time = text("timestamp").unwrap_or_default().to_owned();
+            invocation.time = name("timestamp").unwrap_or_default();
         }
-        if let Some(function) = text("function") {
-            invocation.function = function.to_owned();
+        if let Some(function) = name("function") {
+            invocation.function = function;
         }
-        if let Some(call) = text("call_sid") {
-            invocation.call_sid = Some(call.to_owned());
+        if let Some(call) = name("call_sid") {
+            invocation.call_sid = Some(call);
         }
         let level = text("level");
         if invocation.first_error.is_none()
             && (level == Some("ERROR") || step == "validation_error")
         {
             let error = text("error").or_else(|| text("message"));
-            invocation.first_error = error.map(str::to_owned);
+            invocation.first_error = error.map(|e| cut(e, TEXT_MAX));
         }
         if level == Some("WARN") {
             invocation.warned = true;
         }
-        if invocation.steps.last().map(String::as_str) != Some(step) {
+        if invocation.steps.len() < STEPS_MAX && !invocation.steps.iter().any(|s| s == step) {
             invocation.steps.push(step.to_owned());
         }
         if step != "end" {
             return None;
         }
-        invocation.outcome = text("outcome").unwrap_or("unknown").to_owned();
+        invocation.outcome = name("outcome").unwrap_or_else(|| "unknown".to_owned());
         invocation.execution_ms = record.get("execution_ms").and_then(Value::as_f64);
         let ended = self.by_id.remove(id);
         if let Some(at) = self.order.iter().position(|open| open == id) {
@@ -172,6 +245,61 @@ mod tests {
             ));
         }
         assert_eq!(open.by_id.len(), OPEN_MAX);
+        assert_eq!(open.order.len(), OPEN_MAX);
         assert!(!open.by_id.contains_key("0"));
+        assert_eq!(open.given_up(), 10);
+    }
+
+    #[test]
+    fn the_oldest_open_is_given_up_and_the_others_still_end() {
+        let mut open = Open::new(2);
+        let add = |open: &mut Open, id: &str, step: &str| {
+            open.add(&record(
+                serde_json::json!({"invocation_id": id, "step": step, "outcome": "success"}),
+            ))
+        };
+        assert!(add(&mut open, "a", "start").is_none());
+        assert!(add(&mut open, "b", "start").is_none());
+        assert!(add(&mut open, "c", "start").is_none());
+        assert_eq!((open.given_up(), open.len()), (1, 2));
+        // `a` was given up; the others are summed up whole.
+        assert_eq!(add(&mut open, "b", "end").unwrap().steps, ["start", "end"]);
+        assert_eq!(add(&mut open, "c", "end").unwrap().steps, ["start", "end"]);
+        assert_eq!((open.given_up(), open.len()), (1, 0));
+    }
+
+    #[test]
+    fn long_texts_are_cut_with_a_marker_and_names_too() {
+        assert_eq!(cut("short", 10), "short");
+        assert_eq!(cut("0123456789", 10), "0123456789");
+        assert_eq!(cut("0123456789ab", 10), "0123456789… (cut: 12 bytes)");
+        // At a character boundary.
+        assert_eq!(cut("ééé", 3), "é… (cut: 6 bytes)");
+        let mut open = Open::default();
+        let error = "E".repeat(512 * 1024);
+        let id = "i".repeat(4096);
+        open.add(&record(
+            serde_json::json!({"invocation_id": id, "step": "start", "function": "f".repeat(4096)}),
+        ));
+        open.add(&record(serde_json::json!({"invocation_id": id, "step": "error", "level": "ERROR", "error": error})));
+        for n in 0..1000 {
+            open.add(&record(
+                serde_json::json!({"invocation_id": id, "step": format!("step {n}")}),
+            ));
+        }
+        let done = open
+            .add(&record(
+                serde_json::json!({"invocation_id": id, "step": "end", "outcome": "error"}),
+            ))
+            .unwrap();
+        let first_error = done.first_error.unwrap();
+        assert!(first_error.starts_with(&"E".repeat(TEXT_MAX)));
+        assert!(
+            first_error.ends_with("… (cut: 524288 bytes)"),
+            "{}",
+            &first_error[TEXT_MAX..]
+        );
+        assert!(done.id.len() < NAME_MAX + 32 && done.function.len() < NAME_MAX + 32);
+        assert_eq!(done.steps.len(), STEPS_MAX);
     }
 }

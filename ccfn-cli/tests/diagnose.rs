@@ -350,3 +350,77 @@ async fn a_panic_stops_at_question_5_with_its_message() {
         "{said:?}"
     );
 }
+
+#[test]
+fn hostile_logs_are_judged_within_bounds_that_say_what_they_gave_up() {
+    // Six invocations that never end, each with a 64 KiB error, and a line
+    // over the limit among them.
+    let long_error = "E".repeat(64 * 1024);
+    let mut log = String::new();
+    for n in 0..6 {
+        let stamp = format!("2026-11-21T21:01:{n:02}.000Z");
+        let id = format!("never-{n}");
+        log.push_str(&format!(
+            r#"{{"timestamp":"{stamp}","level":"INFO","function":"wait-experience","invocation_id":"{id}","step":"start","message":"m","event":{{"CallSid":"CA1"}}}}"#
+        ));
+        log.push('\n');
+        log.push_str(&format!(
+            r#"{{"timestamp":"{stamp}","level":"ERROR","function":"wait-experience","invocation_id":"{id}","step":"error","message":"m","kind":"panic","error":"{long_error}"}}"#
+        ));
+        log.push('\n');
+        if n == 2 {
+            log.push_str(&"x".repeat(200 * 1024));
+            log.push('\n');
+        }
+    }
+    let args = [
+        "diagnose",
+        "--json",
+        "--max-open-invocations",
+        "4",
+        "--max-line-bytes",
+        "131072",
+    ];
+    let ran = ccfn(&args, Some(log.as_bytes()));
+    assert_eq!(ran.code, 1, "{ran:?}");
+    let verdict: Value = serde_json::from_str(ran.stdout.trim()).unwrap();
+    assert_eq!(verdict["invocations"], 4);
+    assert_eq!(
+        verdict["given_up"],
+        serde_json::json!({
+            "lines_too_long": 1,
+            "invocations": 2,
+            "records_of_those_invocations": 4,
+            "records_past_the_bound": 0,
+        })
+    );
+    let five = &verdict["questions"][4];
+    assert_eq!(
+        (five["number"].as_u64(), text(&five["answer"])),
+        (Some(5), "no")
+    );
+    let evidence = five["evidence"].as_array().unwrap();
+    let ids: Vec<&str> = evidence.iter().map(|e| text(&e["invocation_id"])).collect();
+    assert_eq!(ids, ["never-2", "never-3", "never-4", "never-5"]);
+    for e in evidence {
+        let says = text(&e["says"]);
+        assert!(says.starts_with("panic: EEE"), "{says}");
+        assert!(says.ends_with("… (cut: 65536 bytes)"), "{says}");
+        assert!(says.len() < 1100, "{}", says.len());
+    }
+    assert_eq!(
+        ran.stderr,
+        "ccfn diagnose: skipped 1 line longer than 128 KiB (--max-line-bytes)\n\
+         ccfn diagnose: gave up the 2 oldest invocations (4 records) unjudged: more than 4 at once (--max-open-invocations) or more than 32 MiB of records\n"
+    );
+    let human_args: Vec<&str> = args.iter().copied().filter(|a| *a != "--json").collect();
+    let human = ccfn(&human_args, Some(log.as_bytes()));
+    assert!(
+        human.stdout.starts_with(
+            "Diagnosis of every function: 4 invocations read\n\
+             Not judged, for want of memory: 2 older invocations, 4 records (see stderr)\n"
+        ),
+        "{}",
+        human.stdout
+    );
+}

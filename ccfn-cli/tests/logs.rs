@@ -454,3 +454,265 @@ async fn a_closed_pipe_ends_the_run_quietly() {
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A ccfn record line of invocation `id`, at second `second`.
+fn hostile_record(second: u32, level: &str, id: &str, step: &str, extra: &str) -> String {
+    format!(
+        r#"{{"timestamp":"2026-11-21T21:{:02}:{:02}.000Z","level":"{level}","function":"wait-experience","invocation_id":"{id}","step":"{step}","message":"m"{extra}}}"#,
+        second / 60 % 60,
+        second % 60
+    )
+}
+
+#[tokio::test]
+async fn a_line_over_the_limit_is_skipped_and_counted_and_the_good_lines_all_shown() {
+    let made = invocations().await;
+    let good: Vec<String> = log_text(&made).lines().map(str::to_owned).collect();
+    let longest = good.iter().map(String::len).max().unwrap();
+    // A limit in whole KiB that every good line is within.
+    let limit = (longest / 1024 + 1) * 1024;
+    let junk = "x".repeat(limit + 1);
+    // A record too: over the limit, it is not read whatever it is.
+    let long_record = hostile_record(
+        1,
+        "ERROR",
+        "long",
+        "error",
+        &format!(r#","error":"{}""#, "E".repeat(limit)),
+    );
+    let mut text = String::new();
+    for (n, line) in good.iter().enumerate() {
+        text.push_str(line);
+        text.push('\n');
+        if n == 1 {
+            text.push_str(&format!("{junk}\n"));
+        }
+        if n == 3 {
+            text.push_str(&format!("{long_record}\n{junk}{junk}\n"));
+        }
+    }
+    let dir = temp_dir("long-lines");
+    let plain = write(&dir, "app.log", &text);
+    let gz = dir.join("app.log.gz");
+    let mut encoder = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
+    encoder.write_all(text.as_bytes()).unwrap();
+    encoder.finish().unwrap();
+    let max = limit.to_string();
+    let expected = records(&made);
+    let said = format!(
+        "ccfn logs: skipped 3 lines longer than {} KiB (--max-line-bytes)\n",
+        limit / 1024
+    );
+    for input in [plain.to_str().unwrap(), gz.to_str().unwrap()] {
+        let ran = ccfn(&["logs", "--json", "--max-line-bytes", &max, input], None);
+        assert_eq!(ran.code, 0, "{ran:?}");
+        assert_eq!(ran.json(), expected, "{input}");
+        assert_eq!(ran.stderr, said, "{input}");
+    }
+    let piped = ccfn(
+        &["logs", "--json", "--max-line-bytes", &max],
+        Some(text.as_bytes()),
+    );
+    assert_eq!(
+        (piped.json(), piped.stderr.as_str()),
+        (expected.clone(), said.as_str())
+    );
+    // Said once, at the end, in invocations and with the default limit (1
+    // MiB) too.
+    let summaries = ccfn(
+        &["logs", "--invocations", "--json", "--max-line-bytes", &max],
+        Some(text.as_bytes()),
+    );
+    assert_eq!(summaries.json().len(), made.len());
+    assert_eq!(summaries.stderr, said);
+    let over_a_mib = format!("{}\n{}\n{}\n", good[0], "y".repeat((1 << 20) + 1), good[1]);
+    let default = ccfn(&["logs", "--json"], Some(over_a_mib.as_bytes()));
+    assert_eq!(default.json(), expected[..2]);
+    assert_eq!(
+        default.stderr,
+        "ccfn logs: skipped 1 line longer than 1 MiB (--max-line-bytes)\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn more_open_invocations_than_the_bound_are_given_up_and_counted_and_long_errors_cut() {
+    // Ten invocations that never end, each with a 64 KiB error, then two
+    // that end, the second with its own long error.
+    let long_error = "E".repeat(64 * 1024);
+    let mut log = String::new();
+    for n in 0..10 {
+        let id = format!("never-{n}");
+        log.push_str(&hostile_record(n, "INFO", &id, "start", ""));
+        log.push('\n');
+        log.push_str(&hostile_record(
+            n,
+            "ERROR",
+            &id,
+            "error",
+            &format!(r#","error":"{long_error}""#),
+        ));
+        log.push('\n');
+    }
+    for (n, id) in ["ends-1", "ends-2"].iter().enumerate() {
+        let second = 20 + n as u32;
+        log.push_str(&hostile_record(second, "INFO", id, "start", ""));
+        log.push('\n');
+        if n == 1 {
+            let error = format!(r#","error":"the upstream said: {long_error}""#);
+            log.push_str(&hostile_record(second, "ERROR", id, "error", &error));
+            log.push('\n');
+        }
+        let outcome = if n == 1 { "error" } else { "success" };
+        let end = format!(r#","outcome":"{outcome}","execution_ms":3.5"#);
+        log.push_str(&hostile_record(second, "INFO", id, "end", &end));
+        log.push('\n');
+    }
+    let ran = ccfn(
+        &[
+            "logs",
+            "--invocations",
+            "--json",
+            "--max-open-invocations",
+            "3",
+        ],
+        Some(log.as_bytes()),
+    );
+    assert_eq!(ran.code, 0, "{ran:?}");
+    let summaries = ran.json();
+    let ids: Vec<&str> = summaries
+        .iter()
+        .map(|s| text(&s["invocation_id"]))
+        .collect();
+    assert_eq!(ids, ["ends-1", "ends-2"]);
+    let first_error = text(&summaries[1]["first_error"]);
+    assert!(
+        first_error.starts_with("the upstream said: EEE"),
+        "{first_error}"
+    );
+    assert!(
+        first_error.ends_with(&format!("… (cut: {} bytes)", 19 + 64 * 1024)),
+        "{first_error}"
+    );
+    assert_eq!(first_error.len(), 1024 + "… (cut: 65555 bytes)".len());
+    // 10 opened with room for 3: 7 given up; the first that ends takes
+    // the room of one more (8), the second finds room when the first
+    // ended: 2 of the 10 are still open at the end.
+    assert_eq!(
+        ran.stderr,
+        "ccfn logs: gave up 8 invocations before their end, the oldest first: more than 3 open at once (--max-open-invocations); 2 still open at the end\n"
+    );
+    // Within the bound, nothing is given up and nothing said.
+    let roomy = ccfn(&["logs", "--invocations", "--json"], Some(log.as_bytes()));
+    assert_eq!(roomy.json().len(), 2);
+    assert_eq!(roomy.stderr, "");
+}
+
+/// Starts `ccfn logs --follow --json path`; its stdout lines arrive on
+/// the channel.
+fn follow(path: &std::path::Path) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+    use std::io::BufRead as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+        .args(["logs", "--follow", "--json", path.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (send, out) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            if send.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    (child, out)
+}
+
+/// Waits two looks of `--follow` and fails if a line arrived.
+fn nothing_more(out: &std::sync::mpsc::Receiver<String>, got: &[String]) -> Result<(), String> {
+    match out.recv_timeout(std::time::Duration::from_millis(600)) {
+        Ok(line) => Err(format!("one line too many: {line} after {got:#?}")),
+        Err(_) => Ok(()),
+    }
+}
+
+#[tokio::test]
+async fn follow_reads_a_file_truncated_and_written_again_past_its_old_size_whole_and_once() {
+    let made = invocations().await;
+    let lines: Vec<String> = log_text(&made).lines().map(str::to_owned).collect();
+    assert!(lines.len() >= 8);
+    let dir = temp_dir("follow-refill");
+    let path = write(&dir, "app.log", &format!("{}\n{}\n", lines[0], lines[1]));
+    let (mut child, out) = follow(&path);
+    let mut got = Vec::new();
+    let result = (|| {
+        read_lines(&out, 2, &mut got)?;
+        // Between two looks: truncated, and written again longer than
+        // before (the size alone says "it grew").
+        let refill = format!("{}\n{}\n{}\n", lines[2], lines[3], lines[4]);
+        std::fs::write(&path, &refill).unwrap();
+        read_lines(&out, 5, &mut got)?;
+        nothing_more(&out, &got)?;
+        // Then appended to as usual.
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(format!("{}\n", lines[5]).as_bytes())
+            .unwrap();
+        read_lines(&out, 6, &mut got)?;
+        // Truncated and written again to exactly its old size (blank
+        // lines first, which are not records).
+        let old_size = std::fs::metadata(&path).unwrap().len() as usize;
+        let record = format!("{}\n", lines[6]);
+        let again = format!("{}{record}", "\n".repeat(old_size - record.len()));
+        assert_eq!(again.len(), old_size);
+        std::fs::write(&path, &again).unwrap();
+        read_lines(&out, 7, &mut got)?;
+        nothing_more(&out, &got)
+    })();
+    let _ = child.kill();
+    let _ = child.wait();
+    result.unwrap();
+    assert_eq!(got, lines[..got.len()]);
+    assert_eq!(got.len(), 7, "{got:#?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn follow_reads_a_file_removed_then_created_again_and_a_rotation_once() {
+    let made = invocations().await;
+    let lines: Vec<String> = log_text(&made).lines().map(str::to_owned).collect();
+    let dir = temp_dir("follow-gone");
+    let path = write(&dir, "app.log", &format!("{}\n", lines[0]));
+    let (mut child, out) = follow(&path);
+    let mut got = Vec::new();
+    let result = (|| {
+        read_lines(&out, 1, &mut got)?;
+        // Gone for a few looks, then back with other lines.
+        std::fs::remove_file(&path).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        nothing_more(&out, &got)?;
+        std::fs::write(&path, format!("{}\n{}\n", lines[1], lines[2])).unwrap();
+        read_lines(&out, 3, &mut got)?;
+        // Rotated: what the old file got last is read, then the new one.
+        let mut old = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::fs::rename(&path, dir.join("app.log.1")).unwrap();
+        old.write_all(format!("{}\n", lines[3]).as_bytes()).unwrap();
+        std::fs::write(&path, format!("{}\n", lines[4])).unwrap();
+        read_lines(&out, 5, &mut got)?;
+        nothing_more(&out, &got)
+    })();
+    let _ = child.kill();
+    let _ = child.wait();
+    result.unwrap();
+    assert_eq!(got, lines[..5]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -315,3 +315,92 @@ fn bad_options_exit_2() {
     );
     assert_eq!(ran.code, 2);
 }
+
+/// A server on loopback that answers `HEAD` with 200 and `POST` with an
+/// endless chunked body (and an invocation id 300 bytes long); the bytes
+/// of body it sent so far are counted.
+async fn endless_server() -> (String, Arc<std::sync::atomic::AtomicU64>) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let sent = Arc::new(AtomicU64::new(0));
+    let counted = sent.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            let sent = counted.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                loop {
+                    if socket.read(&mut byte).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    head.push(byte[0]);
+                    if !head.ends_with(b"\r\n\r\n") {
+                        continue;
+                    }
+                    if head.starts_with(b"HEAD ") {
+                        let answer = "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n";
+                        if socket.write_all(answer.as_bytes()).await.is_err() {
+                            return;
+                        }
+                        head.clear();
+                        continue;
+                    }
+                    let id = "i".repeat(300);
+                    let answer = format!(
+                        "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nx-ccfn-invocation-id: {id}\r\n\r\n"
+                    );
+                    if socket.write_all(answer.as_bytes()).await.is_err() {
+                        return;
+                    }
+                    let chunk = format!("4000\r\n{}\r\n", "A".repeat(0x4000));
+                    while socket.write_all(chunk.as_bytes()).await.is_ok() {
+                        sent.fetch_add(0x4000, Ordering::Relaxed);
+                    }
+                    return;
+                }
+            });
+        }
+    });
+    (base, sent)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_answer_is_read_only_as_far_as_it_is_shown_and_said_cut() {
+    let (base, sent) = endless_server().await;
+    let started = std::time::Instant::now();
+    let url = format!("{base}/features/x");
+    let (code, results, _) = probe(&[&url, "--timeout", "60s"], None).await;
+    // Read to the cap, not to the time limit.
+    assert!(started.elapsed() < Duration::from_secs(20), "{results}");
+    let post = step(&results, "post");
+    assert_eq!(post["details"]["status"], 200, "{results}");
+    let body = post["details"]["body"].as_str().unwrap();
+    assert_eq!(body, "A".repeat(200));
+    let cut = post["details"]["body_cut"].as_str().unwrap();
+    assert!(cut.starts_with("the answer was cut: "), "{cut}");
+    assert!(cut.ends_with(" bytes read, the first 200 shown"), "{cut}");
+    let read: u64 = cut["the answer was cut: ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((200..=4 << 20).contains(&read), "{read}");
+    // The one header kept is cut too.
+    let id = post["details"]["invocation_id"].as_str().unwrap();
+    assert!(
+        id.starts_with(&"i".repeat(128)) && id.ends_with("… (cut: 300 bytes)"),
+        "{id}"
+    );
+    assert_eq!(code, 0, "{results}");
+    // The probe hung up: the server's writes fail and it stops sending.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let then = sent.load(std::sync::atomic::Ordering::Relaxed);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(sent.load(std::sync::atomic::Ordering::Relaxed), then);
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Peak memory of the operator's command under hostile input.
+#
+# Builds `ccfn` in release mode, makes each hostile input in a temporary
+# folder (removed at the end), runs the commands that read it under
+# /usr/bin/time -v and prints a table of their peak resident memory:
+#
+# - a gzip file holding one 2 GiB line between two records, made by
+#   streaming (never 2 GiB in memory): `ccfn logs`, `ccfn logs
+#   --invocations`, `ccfn diagnose`, and `ccfn logs` reading the same
+#   stream decompressed on its standard input;
+# - 2,048 invocations that never end, each with a 512 KiB error (a 1 GiB
+#   log): `ccfn logs --invocations`, `ccfn diagnose`, `ccfn logs --error`;
+# - 300 ERROR records of nearly 1 MiB each (the longest line kept):
+#   `ccfn logs --error --limit 100`, which holds the last records until
+#   the end;
+# - an HTTP server on 127.0.0.1 (python3) whose answer to the POST never
+#   ends: `ccfn probe`.
+#
+#   bash bench/cli-memory.sh
+#   LIMIT_MIB=64 bash bench/cli-memory.sh   # another target
+#
+# The target is under 128 MiB of peak resident memory on every input: the
+# script exits 1 when a run passes it. Needs python3 and GNU time
+# (installed with apt-get when missing), about 1.4 GiB of free disk.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+LIMIT_MIB="${LIMIT_MIB:-128}"
+
+# shellcheck source=bench/common.sh
+source bench/common.sh
+need python3
+if [ ! -x /usr/bin/time ]; then
+  # `time` is also a shell keyword: `need` would find it.
+  echo "installing GNU time (the time package) for its peak memory" >&2
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq time >/dev/null
+fi
+
+cargo build --release -j2 -p ccfn-cli --bin ccfn --quiet
+CCFN="$PWD/target/release/ccfn"
+
+WORK="$(mktemp -d)"
+SERVER=""
+cleanup() {
+  if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+RECORD_1='{"timestamp":"2026-11-21T21:00:00.000Z","level":"INFO","function":"wait-experience","invocation_id":"i-1","step":"start","message":"Function started"}'
+RECORD_2='{"timestamp":"2026-11-21T21:00:01.000Z","level":"INFO","function":"wait-experience","invocation_id":"i-1","step":"end","message":"Function ended","outcome":"success","execution_ms":1.5}'
+
+echo "making the inputs in a temporary folder" >&2
+# One 2 GiB line between two records, gzip-compressed as it is written.
+python3 - "$WORK/one-line.log.gz" "$RECORD_1" "$RECORD_2" <<'PY'
+import gzip, sys
+path, first, last = sys.argv[1:4]
+block = b"a" * (1 << 20)
+with gzip.open(path, "wb", compresslevel=1) as out:
+    out.write(first.encode() + b"\n")
+    for _ in range(2048):
+        out.write(block)
+    out.write(b"\n" + last.encode() + b"\n")
+PY
+# 2,048 invocations that start and fail, and never end.
+python3 - "$WORK/unfinished.log" <<'PY'
+import sys
+error = "E" * (512 * 1024)
+with open(sys.argv[1], "w") as out:
+    for n in range(2048):
+        stamp = "2026-11-21T21:%02d:%02d.000Z" % (n // 60 % 60, n % 60)
+        common = '"function":"wait-experience","invocation_id":"never-%d"' % n
+        out.write('{"timestamp":"%s","level":"INFO",%s,"step":"start","message":"Function started","event":{"CallSid":"CA%032d"}}\n' % (stamp, common, n))
+        out.write('{"timestamp":"%s","level":"ERROR",%s,"step":"error","message":"Function failed","kind":"panic","error":"%s"}\n' % (stamp, common, error))
+PY
+# 300 ERROR records of nearly 1 MiB each.
+python3 - "$WORK/heavy.log" <<'PY'
+import sys
+error = "E" * (1000 * 1000)
+with open(sys.argv[1], "w") as out:
+    for n in range(300):
+        stamp = "2026-11-21T21:%02d:%02d.000Z" % (n // 60 % 60, n % 60)
+        out.write('{"timestamp":"%s","level":"ERROR","function":"wait-experience","invocation_id":"heavy-%d","step":"error","message":"Function failed","kind":"panic","error":"%s"}\n' % (stamp, n, error))
+PY
+
+# The endless answer: HEAD is answered, the POST's body never ends.
+python3 - "$WORK/port" <<'PY' &
+import http.server, sys
+
+class Endless(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_HEAD(self):
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        self.send_response(200)
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("x-ccfn-invocation-id", "bench")
+        self.end_headers()
+        chunk = b"%x\r\n%s\r\n" % (65536, b"A" * 65536)
+        try:
+            while True:
+                self.wfile.write(chunk)
+        except OSError:
+            pass
+
+    def log_message(self, *args):
+        pass
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Endless)
+with open(sys.argv[1] + ".tmp", "w") as out:
+    out.write(str(server.server_address[1]))
+import os
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+server.serve_forever()
+PY
+SERVER=$!
+for _ in $(seq 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+PORT="$(cat "$WORK/port")"
+
+OVER=0
+ROWS=()
+# run NAME COMMAND...: runs COMMAND (a shell line) with ccfn under
+# /usr/bin/time -v, and adds a row.
+run() {
+  local name="$1" line="$2" status
+  set +e
+  bash -c "$line" >/dev/null 2>"$WORK/stderr"
+  status=$?
+  set -e
+  local kib seconds
+  kib="$(sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$WORK/time")"
+  seconds="$(sed -n 's/^[[:space:]]*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$WORK/time")"
+  local mib=$((kib / 1024))
+  if [ "$mib" -ge "$LIMIT_MIB" ]; then OVER=1; fi
+  local said
+  said="$(grep "^ccfn" "$WORK/stderr" | head -2 | paste -sd ";" - || true)"
+  ROWS+=("| $name | $mib MiB | $status | $seconds | $said |")
+}
+T="/usr/bin/time -v -o $WORK/time"
+
+run "gzip, one 2 GiB line: \`logs\`" "$T $CCFN logs --json $WORK/one-line.log.gz"
+run "gzip, one 2 GiB line: \`logs --invocations\`" "$T $CCFN logs --invocations $WORK/one-line.log.gz"
+run "gzip, one 2 GiB line: \`diagnose\`" "$T $CCFN diagnose $WORK/one-line.log.gz"
+run "one 2 GiB line on stdin: \`logs\`" "gzip -dc $WORK/one-line.log.gz | $T $CCFN logs --json"
+run "2,048 unfinished, 512 KiB errors: \`logs --invocations\`" "$T $CCFN logs --invocations $WORK/unfinished.log"
+run "2,048 unfinished, 512 KiB errors: \`diagnose\`" "$T $CCFN diagnose $WORK/unfinished.log"
+run "2,048 unfinished, 512 KiB errors: \`logs --error\`" "$T $CCFN logs --error --json $WORK/unfinished.log"
+run "300 records of 1 MB: \`logs --error --limit 100\`" "$T $CCFN logs --error --json --limit 100 $WORK/heavy.log"
+run "endless HTTP answer: \`probe\`" "$T $CCFN probe --timeout 60s http://127.0.0.1:$PORT/features/x"
+
+echo
+echo "Peak resident memory of ccfn (target: under $LIMIT_MIB MiB)"
+echo
+echo "| Input: command | Peak RSS | Exit | Wall time | What ccfn said on stderr |"
+echo "|---|---|---|---|---|"
+printf '%s\n' "${ROWS[@]}"
+if [ "$OVER" -ne 0 ]; then
+  echo "a run passed $LIMIT_MIB MiB" >&2
+  exit 1
+fi
