@@ -540,6 +540,7 @@ fn answer(
             origin: &state.origin,
             username: &state.username,
             password: &state.password,
+            received: state.requests.len(),
         };
         if let Some(answer) = hostile.answer(&known, path, query, authenticated) {
             return answer;

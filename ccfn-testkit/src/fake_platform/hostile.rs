@@ -105,11 +105,13 @@ pub enum Hostile {
         /// Counts the bytes streamed, read from the test.
         streamed: Streamed,
     },
-    /// Every request answered 429 with `Retry-After: {retry_after}` (the
-    /// text as given: digits, a date, anything).
+    /// Every request answered 429, the n-th (from 0, counting every
+    /// request the fake received) with `Retry-After` the n-th of
+    /// `retry_after`, round and round (the text as given: digits, a date,
+    /// anything; none when empty).
     RateLimitStorm {
-        /// The header's value.
-        retry_after: String,
+        /// The header's values, in turn.
+        retry_after: Vec<String>,
     },
     /// Every page has two items whose every text field (the SID
     /// included) carries [`CONTROL_TEXT`].
@@ -145,6 +147,8 @@ pub(super) struct Known<'a> {
     pub(super) username: &'a str,
     /// The basic-auth password.
     pub(super) password: &'a str,
+    /// How many requests the fake received before this one.
+    pub(super) received: usize,
 }
 
 impl Hostile {
@@ -240,7 +244,10 @@ impl Hostile {
             Hostile::RateLimitStorm { retry_after } => {
                 let status = StatusCode::TOO_MANY_REQUESTS;
                 let mut response = super::error(status, 20429, "Too Many Requests");
-                if let Ok(value) = HeaderValue::from_bytes(retry_after.as_bytes()) {
+                let turn = retry_after
+                    .get(known.received % retry_after.len().max(1))
+                    .and_then(|text| HeaderValue::from_bytes(text.as_bytes()).ok());
+                if let Some(value) = turn {
                     response.headers_mut().insert(header::RETRY_AFTER, value);
                 }
                 Some((response, status))
@@ -518,6 +525,7 @@ mod tests {
             origin: "http://127.0.0.1:9",
             username: "AC1",
             password: "canary-pw",
+            received: 0,
         }
     }
 
