@@ -667,7 +667,10 @@ impl Platform {
                 }
             };
             let read = body.as_ref().map_or(0, Vec::len);
-            let json: Option<Value> = body.and_then(|b| serde_json::from_slice(&b).ok());
+            let mut json: Option<Value> = body.and_then(|b| serde_json::from_slice(&b).ok());
+            if let Some(json) = &mut json {
+                redact_userinfo(json);
+            }
             if status.is_success() {
                 return json.map(|json| (json, read)).ok_or_else(|| {
                     error(
@@ -690,6 +693,53 @@ impl Platform {
             ));
         }
     }
+}
+
+/// Replaces, in every string of `value`, the user and password of each
+/// URL (`https://user:password@host/...`, as a webhook URL with basic
+/// authentication is written) with `[REDACTED]`: no URL the platform
+/// returns shows its credentials, in a table or in `--json`.
+fn redact_userinfo(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if let Some(redacted) = without_userinfo(text) {
+                *text = redacted;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_userinfo),
+        Value::Object(map) => map.values_mut().for_each(redact_userinfo),
+        _ => {}
+    }
+}
+
+/// `text` with the userinfo of each URL in it (what stands between
+/// `://` and the last `@` of the authority) replaced by `[REDACTED]`, or
+/// `None` when it has none.
+fn without_userinfo(text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = text;
+    let mut found = false;
+    while let Some(at) = rest.find("://") {
+        let (before, after) = rest.split_at(at + 3);
+        out.push_str(before);
+        let end = after
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '\\' | '"' | '\'' | '<' | '>') || c.is_whitespace()
+            })
+            .unwrap_or(after.len());
+        let (authority, tail) = after.split_at(end);
+        match authority.rfind('@') {
+            Some(sign) => {
+                found = true;
+                out.push_str(ccfn_core::record::REDACTED);
+                out.push_str(&authority[sign..]);
+            }
+            None => out.push_str(authority),
+        }
+        rest = tail;
+    }
+    out.push_str(rest);
+    found.then_some(out)
 }
 
 /// Says on standard error that the listing of `resource` stopped early,
@@ -1285,5 +1335,29 @@ mod tests {
         assert!(!settings.allows(&Url::parse("http://127.0.0.1:4001/x").unwrap()));
         assert!(!settings.allows(&Url::parse("http://u:p@127.0.0.1:4000/x").unwrap()));
         assert!(!settings.allows(&Url::parse("https://evil.example/x").unwrap()));
+    }
+
+    #[test]
+    fn urls_in_answers_lose_their_userinfo() {
+        let mut answer = json!({
+            "voice_url": "https://hook:canary-hook-pw@cc.example.com/voice?x=a@b",
+            "nested": [{"text": "see http://u@h.example:8080/x and ftp://a:b@c/ then"}],
+            "plain": "https://cc.example.com/voice?to=a@b.example",
+            "mail": "ops@example.com",
+        });
+        redact_userinfo(&mut answer);
+        assert_eq!(
+            answer["voice_url"],
+            "https://[REDACTED]@cc.example.com/voice?x=a@b"
+        );
+        assert_eq!(
+            answer["nested"][0]["text"],
+            "see http://[REDACTED]@h.example:8080/x and ftp://[REDACTED]@c/ then"
+        );
+        assert_eq!(
+            answer["plain"],
+            "https://cc.example.com/voice?to=a@b.example"
+        );
+        assert_eq!(answer["mail"], "ops@example.com");
     }
 }

@@ -975,8 +975,21 @@ mod hostile {
             if args.contains(&"--json") {
                 let items: Vec<Value> = serde_json::from_str(&run.out).unwrap();
                 assert_eq!(items[0]["status"], "[REDACTED]", "{}", run.out);
+                assert_eq!(
+                    items[0]["voice_url"], "https://[REDACTED]@cc.example.com/voice",
+                    "no URL shows its userinfo"
+                );
             }
         }
+        // A table shows the URL without its userinfo too.
+        let run = ccfn(&fake, &["numbers", "list"]).await;
+        assert_eq!(run.code, 0, "{}", run.err);
+        assert!(
+            run.out.contains("https://[REDACTED]@cc.example.com/voice"),
+            "{}",
+            run.out
+        );
+        assert!(!run.out.contains(&format!("{ACCOUNT_SID}:")), "{}", run.out);
         // A message of any length is cut; a body past its cap is not read.
         let fake = FakePlatform::start()
             .await

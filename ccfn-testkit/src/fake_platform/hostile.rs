@@ -120,9 +120,9 @@ pub enum Hostile {
     /// repeats the fake's password and the request's Basic credentials
     /// (`Basic ` and base64 of `user:password`).
     EchoedCredentialsError,
-    /// Every page has one item whose fields carry the fake's password and
-    /// its Basic form (base64 of `user:password`, padded and not, and
-    /// URL-safe).
+    /// Every page has one item whose fields carry the fake's password, its
+    /// Basic form (base64 of `user:password`, padded and not, and
+    /// URL-safe), and a URL with both as userinfo (`voice_url`).
     EchoedCredentialsItem,
 }
 
@@ -268,6 +268,8 @@ impl Hostile {
                     "from": unpadded,
                     "to": url_safe,
                     "date_created": "2026-11-20T10:00:00Z",
+                    "phone_number": "+15559870000",
+                    "voice_url": format!("https://{}:{}@cc.example.com/voice", known.username, known.password),
                     "nested": { "echo": format!("user {} token {}", known.username, known.password) },
                 });
                 ok(shaped(known, path, &key, vec![echo], Link::None))
