@@ -359,7 +359,7 @@ pub(crate) fn next_link(link: &str, field: LinkField, base: &Url) -> Result<Url,
     let refuse = |why: String| {
         let leads = match &lenient {
             Some(url) if !same_origin(url, base) || !no_userinfo(url) => {
-                format!(" (it leads to {})", url.origin().ascii_serialization())
+                format!(" (it leads to {})", destination(url))
             }
             _ => String::new(),
         };
@@ -394,10 +394,21 @@ pub(crate) fn next_link(link: &str, field: LinkField, base: &Url) -> Result<Url,
         return Err(format!(
             "{} leads to {}, not {home}: not followed, and the credentials were not sent",
             field.name(),
-            url.origin().ascii_serialization()
+            destination(&url)
         ));
     }
     Ok(url)
+}
+
+/// Where a link leads, for a message: its origin (`https://host:port`),
+/// or `a javascript: URL` for a scheme without one.
+fn destination(url: &Url) -> String {
+    let origin = url.origin();
+    if origin.is_tuple() {
+        origin.ascii_serialization()
+    } else {
+        format!("a {}: URL", url.scheme())
+    }
 }
 
 /// Reads a page of either shape: the items under `key` (or under
@@ -1082,7 +1093,16 @@ mod tests {
             ("http:evil.example/x", LinkField::NextPageUri, None),
             ("http:/evil.example/x", LinkField::NextPageUri, None),
             ("evil.example/x", LinkField::NextPageUri, None),
-            ("javascript:alert(1)", LinkField::NextPageUri, None),
+            (
+                "javascript:alert(1)",
+                LinkField::NextPageUri,
+                Some("a javascript: URL"),
+            ),
+            (
+                "data:text/plain,x",
+                LinkField::NextPageUrl,
+                Some("a data: URL"),
+            ),
             (
                 "http://127.0.0.1:4000@evil.example/x",
                 LinkField::NextPageUrl,

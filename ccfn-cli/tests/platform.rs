@@ -798,6 +798,61 @@ mod hostile {
     }
 
     #[tokio::test]
+    async fn no_spelling_of_a_link_leads_the_credentials_elsewhere() {
+        let foreign = ForeignHost::start().await;
+        let host = foreign.authority();
+        let links = [
+            format!("http://{host}/x"),
+            format!("HTTP://{host}/x"),
+            format!("//{host}/x"),
+            format!("\\\\{host}/x"),
+            format!("/\\{host}/x"),
+            format!("\\/{host}/x"),
+            format!("http:\\\\{host}\\x"),
+            format!("/\t/{host}/x"),
+            format!("/\n/{host}/x"),
+            format!(" //{host}/x"),
+            format!("http:/{host}/x"),
+            format!("https:{host}/x"),
+            format!("http://127.0.0.1@{host}/x"),
+        ];
+        for link in links {
+            for args in LISTINGS {
+                let fake = hostile_fake(Hostile::NextLink { link: link.clone() }).await;
+                let run = ccfn(&fake, args).await;
+                assert_eq!(run.code, 2, "{link:?} {args:?}: {}", run.err);
+                assert!(
+                    run.err.contains("the credentials were not sent"),
+                    "{link:?} {args:?}: {}",
+                    run.err
+                );
+                assert_eq!(fake.requests().len(), 1, "{link:?} {args:?}");
+            }
+        }
+        // On the fake's own host, a user in the link is refused too.
+        let fake = FakePlatform::start()
+            .await
+            .with_credentials(ACCOUNT_SID, TOKEN);
+        let own = format!(
+            "http://someone@{}/v1/Workspaces/{WORKSPACE}/Tasks",
+            fake.addr()
+        );
+        let fake = fake.hostile(Hostile::NextLink { link: own });
+        let run = ccfn(&fake, LISTINGS[1]).await;
+        assert_eq!(run.code, 2, "{}", run.err);
+        assert!(
+            run.err.contains("the credentials were not sent"),
+            "{}",
+            run.err
+        );
+        let reached = foreign.requests();
+        assert!(
+            reached.is_empty(),
+            "the foreign host was reached: {reached:?}"
+        );
+    }
+
+    #[tokio::test]
     async fn pagination_that_never_ends_is_cut_with_one_warning() {
         // A next link equal to the page just read.
         for (args, resource) in LISTINGS.iter().zip(["calls", "workspace"]) {

@@ -85,6 +85,13 @@ pub enum Hostile {
         /// The host and port the link points at.
         authority: String,
     },
+    /// Every page has one item and links `link` as its next page, written
+    /// as is in both shapes: the ways a link can lead elsewhere
+    /// (`\\host/x`, `/\host/x`, `/<tab>/host/x`, `http://fake@host/x`...).
+    NextLink {
+        /// The next page's link, verbatim.
+        link: String,
+    },
     /// Every page has one item and links, as its next page, itself: the
     /// path and query it was asked with.
     SelfNext,
@@ -204,6 +211,13 @@ impl Hostile {
                     Link::Raw(next),
                 ))
             }
+            Hostile::NextLink { link } => ok(shaped(
+                known,
+                path,
+                &key,
+                vec![item(&key, page)],
+                Link::Raw(link.clone()),
+            )),
             Hostile::SelfNext => {
                 let mut own = path.to_owned();
                 if !query.is_empty() {
