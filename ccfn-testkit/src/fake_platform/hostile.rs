@@ -189,7 +189,7 @@ impl Hostile {
                     "Authenticate: the token {} (Authorization: Basic {basic}) is not valid",
                     known.password
                 );
-                Some((super::error(status, 20003, &message), status))
+                Some((error(status, 20003, &message), status))
             }
             Hostile::ForeignNext { origin } => {
                 let next = format!("{origin}{}", link_to(page + 1));
@@ -257,7 +257,7 @@ impl Hostile {
             } => Some((huge(&key, *bytes, *declared, streamed), StatusCode::OK)),
             Hostile::RateLimitStorm { retry_after } => {
                 let status = StatusCode::TOO_MANY_REQUESTS;
-                let mut response = super::error(status, 20429, "Too Many Requests");
+                let mut response = error(status, 20429, "Too Many Requests");
                 let turn = retry_after
                     .get(known.received % retry_after.len().max(1))
                     .and_then(|text| HeaderValue::from_bytes(text.as_bytes()).ok());
@@ -339,7 +339,31 @@ fn shaped(known: &Known<'_>, path: &str, key: &str, items: Vec<Value>, next: Lin
 /// `IncomingPhoneNumbers.json` → `incoming_phone_numbers`.
 fn key_of(path: &str) -> String {
     let last = path.rsplit('/').next().unwrap_or_default();
-    super::snake_case(last.strip_suffix(".json").unwrap_or(last))
+    let name = last.strip_suffix(".json").unwrap_or(last);
+    let mut key = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                key.push('_');
+            }
+            key.push(c.to_ascii_lowercase());
+        } else {
+            key.push(c);
+        }
+    }
+    key
+}
+
+/// The platform's error body (`code`, `message`, `more_info`, `status`)
+/// with `status`.
+fn error(status: StatusCode, code: u32, message: &str) -> Response {
+    let body = json!({
+        "code": code,
+        "message": message,
+        "more_info": format!("https://www.twilio.com/docs/errors/{code}"),
+        "status": status.as_u16(),
+    });
+    (status, axum::Json(body)).into_response()
 }
 
 /// The two letters of a SID of `key`'s items.
