@@ -701,7 +701,8 @@ mod hostile {
         let started = Instant::now();
         let child = command.spawn().unwrap();
         let pid = child.id().unwrap();
-        // The peak resident size, read while the process lives.
+        // The peak resident size, read while the process lives (from
+        // /proc: on Linux only, else 0).
         let watch = tokio::spawn(async move {
             let mut peak = 0;
             while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
@@ -970,12 +971,15 @@ mod hostile {
             // near the cap, not the page.
             let sent = streamed.bytes();
             assert!(sent < 48 * 1024 * 1024, "{sent} bytes sent of {HUNDRED_MB}");
-            assert!(run.peak_kib > 0, "the peak was read");
-            assert!(
-                run.peak_kib < 96 * 1024,
-                "peak {} KiB for a {HUNDRED_MB}-byte page",
-                run.peak_kib
-            );
+            // The peak is read from /proc, on Linux.
+            if cfg!(target_os = "linux") {
+                assert!(run.peak_kib > 0, "the peak was read");
+                assert!(
+                    run.peak_kib < 96 * 1024,
+                    "peak {} KiB for a {HUNDRED_MB}-byte page",
+                    run.peak_kib
+                );
+            }
         }
     }
 
