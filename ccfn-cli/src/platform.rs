@@ -4,22 +4,36 @@
 //!
 //! - **Credentials** from the environment: an API key pair
 //!   (`API_KEY_SID`, `API_KEY_SECRET`) with `ACCOUNT_SID`, or the account's
-//!   `ACCOUNT_SID` and `AUTH_TOKEN`. The secret is a [`Secret`]: it is
-//!   never printed, and every error is built without it.
+//!   `ACCOUNT_SID` and `AUTH_TOKEN`. The secret is a [`Secret`], and so is
+//!   every form it takes on the wire (the Basic `Authorization` value,
+//!   base64 of `user:password`, padded or not, standard or URL-safe): none
+//!   is ever printed, the platform's own echo of them included. A base URL
+//!   that carries a user or password is refused.
 //! - **One base URL per product** (`CCFN_PLATFORM_API_URL` for the 2010
 //!   API, `CCFN_PLATFORM_TASKROUTER_URL`, ...), so that tests point the
-//!   client at a fake on loopback.
+//!   client at a fake on loopback. A request goes only to one of them.
 //! - **Both pagination shapes**: the 2010 API's `next_page_uri` (a path
 //!   on the same host) and the newer APIs' `meta.next_page_url` (an
-//!   absolute URL, followed only to the same origin: credentials never go
-//!   anywhere else). `PageSize` is the limit, at most 1 000.
+//!   absolute URL), both through [`next_link`]: followed only to the
+//!   listing's own scheme, host and port, so that the credentials go
+//!   nowhere else. `PageSize` is the limit, at most 1 000.
+//! - **Pagination always ends**: at most [`MAX_PAGES`] pages and
+//!   [`MAX_LIST_BYTES`] for one listing, never a page twice, at most
+//!   [`MAX_EMPTY_PAGES`] empty pages in a row that still link a next one.
+//!   Each ends the listing with the items so far and one warning.
+//! - **Bounded bodies**: a page is at most [`MAX_PAGE_BYTES`], an error's
+//!   body at most [`MAX_ERROR_BYTES`], read in chunks (a `Content-Length`
+//!   over the cap is refused before reading), so that memory stays
+//!   proportional to the caps whatever the answer's size.
 //! - **Errors that name the resource**: 401, 403, 404, 429 and 5xx each
-//!   say what was asked and what to do; a 429 is retried after the delay
-//!   the platform gives (`Retry-After`), at most [`RETRIES`] times and
-//!   never for longer than [`MAX_WAIT`] in all.
+//!   say what was asked and what to do, with the platform's message (at
+//!   most [`MAX_MESSAGE_CHARS`]); a 429 is retried after the delay the
+//!   platform gives (`Retry-After`, seconds or an HTTP date), at most
+//!   [`RETRIES`] times and never for longer than [`MAX_WAIT`] in all.
 
+use std::collections::HashSet;
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ccfn_core::Secret;
 use reqwest::{StatusCode, Url};
@@ -28,11 +42,42 @@ use serde_json::Value;
 /// How many times a request the platform rate-limited (429) is retried.
 pub(crate) const RETRIES: u32 = 3;
 
-/// The longest a request waits in all for the platform's rate limit.
+/// The longest a request waits in all for the platform's rate limit: a
+/// `Retry-After` asking for more is not waited for (the 429 is the
+/// answer).
 pub(crate) const MAX_WAIT: Duration = Duration::from_secs(30);
 
 /// The most items the platform returns in one page.
 pub(crate) const MAX_PAGE_SIZE: usize = 1000;
+
+/// The most pages one listing reads. A page holds up to [`MAX_PAGE_SIZE`]
+/// items, so this is 100 000 items at full pages, more than any command
+/// shows; a platform still linking a next page past it is looping.
+pub(crate) const MAX_PAGES: usize = 100;
+
+/// The most empty pages in a row that still link a next page. A filter
+/// the platform applies after paging can leave a page or two empty in the
+/// middle of a listing; more in a row is a platform paging through
+/// nothing.
+pub(crate) const MAX_EMPTY_PAGES: usize = 5;
+
+/// The largest page read: a full page of the platform's largest items
+/// (1 000 calls, flows with their definitions) is a few MiB; sixteen
+/// leaves room and bounds what one answer costs in memory.
+pub(crate) const MAX_PAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most bytes of pages one listing reads, all pages together: eight
+/// full pages at [`MAX_PAGE_BYTES`], about 100 000 calls at their usual
+/// size. What a listing holds stays bounded however many pages it has.
+pub(crate) const MAX_LIST_BYTES: usize = 8 * MAX_PAGE_BYTES;
+
+/// The largest error body read: the platform's error is a short JSON
+/// object (`code`, `message`, `more_info`, `status`).
+pub(crate) const MAX_ERROR_BYTES: usize = 64 * 1024;
+
+/// The most characters of the platform's error message shown: its
+/// messages are a sentence; more is not a message for the operator.
+pub(crate) const MAX_MESSAGE_CHARS: usize = 300;
 
 /// A product of the platform: each has its own base URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,11 +200,7 @@ impl Settings {
         let mut bases = Vec::new();
         for product in Product::ALL {
             let url = get(product.variable()).unwrap_or_else(|| product.default_url().to_owned());
-            let parsed = Url::parse(&url)
-                .ok()
-                .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
-                .ok_or_else(|| format!("{} is {url:?}: not an http(s) URL", product.variable()))?;
-            bases.push(parsed);
+            bases.push(base_url(product.variable(), &url)?);
         }
         let bases = bases.try_into().expect("one base per product");
         Ok(Settings {
@@ -170,6 +211,13 @@ impl Settings {
         })
     }
 
+    /// Whether `url` is on one of the products' base URLs (same scheme,
+    /// host and port) and carries no user or password: the only URLs the
+    /// credentials are sent to.
+    pub(crate) fn allows(&self, url: &Url) -> bool {
+        no_userinfo(url) && self.bases.iter().any(|base| same_origin(base, url))
+    }
+
     /// The base URL of `product`.
     pub(crate) fn base(&self, product: Product) -> &Url {
         let at = Product::ALL
@@ -178,6 +226,39 @@ impl Settings {
             .expect("every product");
         &self.bases[at]
     }
+}
+
+/// A product's base URL from `variable`'s `value`: http(s), with a host,
+/// and no user or password (the credentials are the variables'; a URL's
+/// would be shown and sent). The message never repeats a user or
+/// password.
+fn base_url(variable: &str, value: &str) -> Result<Url, String> {
+    let Ok(url) = Url::parse(value) else {
+        return Err(format!("{variable} is not a URL"));
+    };
+    if !no_userinfo(&url) {
+        return Err(format!(
+            "{variable} carries a user or password: give the credentials in ACCOUNT_SID and \
+             API_KEY_SID/API_KEY_SECRET or AUTH_TOKEN, and the URL without them"
+        ));
+    }
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err(format!("{variable} is {value:?}: not an http(s) URL"));
+    }
+    Ok(url)
+}
+
+/// Whether `url` has neither a user nor a password.
+fn no_userinfo(url: &Url) -> bool {
+    url.username().is_empty() && url.password().is_none()
+}
+
+/// Whether `a` and `b` have the same scheme, host and port (a default
+/// port written or not).
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host() == b.host()
+        && a.port_or_known_default() == b.port_or_known_default()
 }
 
 /// Why a request to the platform failed, naming what was asked.
@@ -233,10 +314,107 @@ pub(crate) struct Page {
     pub(crate) next: Option<Url>,
 }
 
+/// The field a next-page link came from: the 2010 API's or the newer
+/// APIs'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkField {
+    /// `next_page_uri`: a path on the listing's host.
+    NextPageUri,
+    /// `meta.next_page_url`: an absolute URL.
+    NextPageUrl,
+}
+
+impl LinkField {
+    fn name(self) -> &'static str {
+        match self {
+            LinkField::NextPageUri => "next_page_uri",
+            LinkField::NextPageUrl => "meta.next_page_url",
+        }
+    }
+}
+
+/// The URL a next-page `link` (from `field`) leads to, when it is on
+/// `base`'s scheme, host and port: the one place every next-page link
+/// passes, so that the credentials go to no other host.
+///
+/// Refused, with a message that names where the link leads (its origin,
+/// never its path or query, which may carry anything) and says the
+/// credentials were not sent:
+/// - a link that resolves to another scheme, host or port, or that
+///   carries a user or password;
+/// - for `next_page_uri`, anything but a path: `//host`, `\\host`, `/\\host`,
+///   `https:host`, a scheme;
+/// - a backslash, a control character or a space anywhere: URL parsers
+///   read `\\` as `/` and drop tabs and newlines, so `/\t/host` is
+///   `//host` once parsed.
+///
+/// Percent-encoded characters stay encoded in the path (`/%2F%2Fhost` is a
+/// path on `base`'s host), and a host is compared once parsed (`%2e`,
+/// case and IDNA decoded), so neither can lead elsewhere.
+pub(crate) fn next_link(link: &str, field: LinkField, base: &Url) -> Result<Url, String> {
+    let home = base.origin().ascii_serialization();
+    // Where the link would lead if a lenient parser followed it: named in
+    // the message when it is elsewhere.
+    let lenient = base.join(link).ok();
+    let refuse = |why: String| {
+        let leads = match &lenient {
+            Some(url) if !same_origin(url, base) || !no_userinfo(url) => {
+                format!(" (it leads to {})", destination(url))
+            }
+            _ => String::new(),
+        };
+        Err(format!(
+            "{} {why}{leads}: not followed, and the credentials were not sent",
+            field.name()
+        ))
+    };
+    if link
+        .chars()
+        .any(|c| c == '\\' || c.is_control() || c.is_whitespace())
+    {
+        return refuse("holds a backslash, a control character or a space".to_owned());
+    }
+    let url = match field {
+        LinkField::NextPageUri => {
+            if !link.starts_with('/') || link.starts_with("//") {
+                return refuse(format!("is not a path on {home}"));
+            }
+            base.join(link)
+                .map_err(|err| format!("{} is not a path: {err}", field.name()))?
+        }
+        LinkField::NextPageUrl => match Url::parse(link) {
+            Ok(url) => url,
+            Err(_) => return refuse("is not an absolute URL".to_owned()),
+        },
+    };
+    if !no_userinfo(&url) {
+        return refuse("carries a user or password".to_owned());
+    }
+    if !same_origin(&url, base) {
+        return Err(format!(
+            "{} leads to {}, not {home}: not followed, and the credentials were not sent",
+            field.name(),
+            destination(&url)
+        ));
+    }
+    Ok(url)
+}
+
+/// Where a link leads, for a message: its origin (`https://host:port`),
+/// or `a javascript: URL` for a scheme without one.
+fn destination(url: &Url) -> String {
+    let origin = url.origin();
+    if origin.is_tuple() {
+        origin.ascii_serialization()
+    } else {
+        format!("a {}: URL", url.scheme())
+    }
+}
+
 /// Reads a page of either shape: the items under `key` (or under
 /// `meta.key` when the page says), and the next page from `next_page_uri`
 /// (a path on `base`) or `meta.next_page_url` (absolute, same origin as
-/// `base`).
+/// `base`), through [`next_link`].
 pub(crate) fn read_page(body: &Value, key: &str, base: &Url) -> Result<Page, String> {
     let key = body["meta"]["key"].as_str().unwrap_or(key);
     let items = body
@@ -245,21 +423,11 @@ pub(crate) fn read_page(body: &Value, key: &str, base: &Url) -> Result<Page, Str
         .ok_or_else(|| format!("the page has no {key:?} list"))?
         .clone();
     let next = match (body.get("next_page_uri"), body["meta"].get("next_page_url")) {
-        (Some(Value::String(path)), _) if !path.is_empty() => Some(
-            base.join(path)
-                .map_err(|err| format!("next_page_uri {path:?} is not a path: {err}"))?,
-        ),
+        (Some(Value::String(path)), _) if !path.is_empty() => {
+            Some(next_link(path, LinkField::NextPageUri, base)?)
+        }
         (_, Some(Value::String(url))) if !url.is_empty() => {
-            let url = Url::parse(url)
-                .map_err(|err| format!("next_page_url {url:?} is not a URL: {err}"))?;
-            if url.origin() != base.origin() {
-                return Err(format!(
-                    "next_page_url {} is not on {}: not followed, so that the credentials go nowhere else",
-                    url.as_str(),
-                    base.origin().ascii_serialization()
-                ));
-            }
-            Some(url)
+            Some(next_link(url, LinkField::NextPageUrl, base)?)
         }
         _ => None,
     };
@@ -271,10 +439,15 @@ pub(crate) fn read_page(body: &Value, key: &str, base: &Url) -> Result<Page, Str
 pub(crate) struct Platform {
     http: reqwest::Client,
     settings: Settings,
+    /// The `Authorization` header's value: `Basic ` and base64 of
+    /// `user:password`.
+    authorization: Secret,
 }
 
 impl Platform {
-    /// A client with `settings`.
+    /// A client with `settings`. Every form the credentials take on the
+    /// wire is registered as a secret here, before any request: the
+    /// platform may echo them back in any answer.
     pub(crate) fn new(settings: Settings) -> Result<Platform, String> {
         ccfn_core::http::install_crypto_provider();
         let http = reqwest::Client::builder()
@@ -283,7 +456,22 @@ impl Platform {
             .timeout(Duration::from_secs(30))
             .build()
             .map_err(|err| err.to_string())?;
-        Ok(Platform { http, settings })
+        let pair = format!("{}:{}", settings.username, settings.password.expose());
+        for value in [pair.as_str(), settings.password.expose()] {
+            for alphabet in [STANDARD, URL_SAFE] {
+                for padded in [true, false] {
+                    // Registered for the life of the process.
+                    drop(Secret::new(base64(value.as_bytes(), alphabet, padded)));
+                }
+            }
+        }
+        let authorization =
+            Secret::new(format!("Basic {}", base64(pair.as_bytes(), STANDARD, true)));
+        Ok(Platform {
+            http,
+            settings,
+            authorization,
+        })
     }
 
     /// The URL of `path` (with `{account}` replaced by the account SID)
@@ -322,11 +510,17 @@ impl Platform {
 
     /// Fetches one resource.
     pub(crate) async fn fetch(&self, resource: &str, url: Url) -> Result<Value, PlatformError> {
-        self.get(resource, url).await
+        self.get(resource, url).await.map(|(value, _)| value)
     }
 
     /// Lists up to `limit` items of `key`, starting at `url` (with its
-    /// filters in the query), following the pages.
+    /// filters in the query), following the pages on `url`'s origin.
+    ///
+    /// A listing always ends: past [`MAX_PAGES`] pages or
+    /// [`MAX_LIST_BYTES`], at a next page already read (the current one
+    /// included), or after [`MAX_EMPTY_PAGES`] empty pages in a row that
+    /// link a next one, it stops with the items so far and says so in one
+    /// warning on standard error.
     pub(crate) async fn list(
         &self,
         resource: &str,
@@ -339,18 +533,51 @@ impl Platform {
         url.query_pairs_mut()
             .append_pair("PageSize", &size.to_string());
         let mut items = Vec::new();
+        let mut visited = HashSet::new();
+        let (mut pages, mut empty, mut bytes) = (0usize, 0usize, 0usize);
         let mut next = Some(url);
         while let Some(url) = next.take() {
             if items.len() >= limit {
                 break;
             }
-            let body = self.get(resource, url).await?;
+            let stop = if pages >= MAX_PAGES {
+                Some(format!("the platform links more than {MAX_PAGES} pages"))
+            } else if bytes >= MAX_LIST_BYTES {
+                Some(format!(
+                    "the pages read hold more than {} in all",
+                    size_text(MAX_LIST_BYTES)
+                ))
+            } else if !visited.insert(url.as_str().to_owned()) {
+                Some("the platform's next page is one already read".to_owned())
+            } else {
+                None
+            };
+            if let Some(why) = stop {
+                warn_stopped(resource, &why, items.len());
+                break;
+            }
+            let (body, read) = self.get(resource, url).await?;
+            pages += 1;
+            bytes = bytes.saturating_add(read);
             let page = read_page(&body, key, &base).map_err(|message| PlatformError {
                 resource: resource.to_owned(),
                 status: None,
                 code: None,
-                message: format!("the platform's answer is not a page: {message}"),
+                message: format!("the platform's answer is not a page to follow: {message}"),
             })?;
+            drop(body);
+            if page.items.is_empty() && page.next.is_some() {
+                empty += 1;
+                if empty >= MAX_EMPTY_PAGES {
+                    let why = format!(
+                        "the platform gave {MAX_EMPTY_PAGES} empty pages in a row, each linking another"
+                    );
+                    warn_stopped(resource, &why, items.len());
+                    break;
+                }
+            } else {
+                empty = 0;
+            }
             items.extend(page.items);
             next = page.next;
         }
@@ -358,24 +585,41 @@ impl Platform {
         Ok(items)
     }
 
-    /// One GET, retried on 429 as the platform asks.
-    async fn get(&self, resource: &str, url: Url) -> Result<Value, PlatformError> {
+    /// One GET, retried on 429 as the platform asks; the answer and how
+    /// many bytes it took.
+    async fn get(&self, resource: &str, url: Url) -> Result<(Value, usize), PlatformError> {
         let error = |status: Option<u16>, code: Option<u64>, message: String| PlatformError {
             resource: resource.to_owned(),
             status,
             code,
             message,
         };
+        if !self.settings.allows(&url) {
+            return Err(error(
+                None,
+                None,
+                format!(
+                    "{} is not one of the platform's base URLs: not asked, and the credentials were not sent",
+                    origin(&url)
+                ),
+            ));
+        }
+        let mut authorization = reqwest::header::HeaderValue::from_str(self.authorization.expose())
+            .map_err(|_| {
+                error(
+                    None,
+                    None,
+                    "the credentials cannot be written in an HTTP header".to_owned(),
+                )
+            })?;
+        authorization.set_sensitive(true);
         let mut waited = Duration::ZERO;
         let mut attempt = 0;
         loop {
-            let response = self
+            let mut response = self
                 .http
                 .get(url.clone())
-                .basic_auth(
-                    &self.settings.username,
-                    Some(self.settings.password.expose()),
-                )
+                .header(reqwest::header::AUTHORIZATION, authorization.clone())
                 .header("Accept", "application/json")
                 .send()
                 .await
@@ -383,26 +627,63 @@ impl Platform {
                     error(
                         None,
                         None,
-                        format!("no answer from {}: {}", origin(&url), causes(&err)),
+                        format!(
+                            "no answer from {}: {}",
+                            origin(&url),
+                            causes(&err.without_url())
+                        ),
                     )
                 })?;
             let status = response.status();
             if status == StatusCode::TOO_MANY_REQUESTS && attempt < RETRIES {
-                let delay = retry_after(response.headers()).unwrap_or(Duration::from_secs(1));
-                if waited + delay <= MAX_WAIT {
+                let delay = retry_after(response.headers(), SystemTime::now())
+                    .unwrap_or(Duration::from_secs(1));
+                let total = waited.saturating_add(delay);
+                if total <= MAX_WAIT {
                     attempt += 1;
-                    waited += delay;
+                    waited = total;
+                    drop(response);
                     tokio::time::sleep(delay).await;
                     continue;
                 }
             }
-            let body = response
-                .bytes()
-                .await
-                .map_err(|err| error(Some(status.as_u16()), None, causes(&err)))?;
-            let json: Option<Value> = serde_json::from_slice(&body).ok();
+            let cap = if status.is_success() {
+                MAX_PAGE_BYTES
+            } else {
+                MAX_ERROR_BYTES
+            };
+            let body = match read_capped(&mut response, cap).await {
+                Ok(body) => Some(body),
+                Err(BodyError::TooLarge(declared)) if status.is_success() => {
+                    let declared = declared
+                        .map(|n| format!(" (Content-Length {n})"))
+                        .unwrap_or_default();
+                    return Err(error(
+                        Some(status.as_u16()),
+                        None,
+                        format!(
+                            "the platform's answer is over {}{declared}: not read; ask for fewer items (--limit)",
+                            size_text(cap)
+                        ),
+                    ));
+                }
+                // An error's body past its cap: the status says enough.
+                Err(BodyError::TooLarge(_)) => None,
+                Err(BodyError::Read(err)) => {
+                    return Err(error(
+                        Some(status.as_u16()),
+                        None,
+                        causes(&err.without_url()),
+                    ))
+                }
+            };
+            let read = body.as_ref().map_or(0, Vec::len);
+            let mut json: Option<Value> = body.and_then(|b| serde_json::from_slice(&b).ok());
+            if let Some(json) = &mut json {
+                redact_userinfo(json);
+            }
             if status.is_success() {
-                return json.ok_or_else(|| {
+                return json.map(|json| (json, read)).ok_or_else(|| {
                     error(
                         Some(status.as_u16()),
                         None,
@@ -414,7 +695,7 @@ impl Platform {
             let said = json
                 .as_ref()
                 .and_then(|j| j["message"].as_str())
-                .map(|m| format!(" ({m})"))
+                .map(|m| format!(" ({})", shown_message(m)))
                 .unwrap_or_default();
             return Err(error(
                 Some(status.as_u16()),
@@ -425,10 +706,214 @@ impl Platform {
     }
 }
 
-/// The delay a `Retry-After` header asks for, in seconds.
-fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
-    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+/// Replaces, in every string of `value`, the user and password of each
+/// URL (`https://user:password@host/...`, as a webhook URL with basic
+/// authentication is written) with `[REDACTED]`: no URL the platform
+/// returns shows its credentials, in a table or in `--json`.
+fn redact_userinfo(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if let Some(redacted) = without_userinfo(text) {
+                *text = redacted;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_userinfo),
+        Value::Object(map) => map.values_mut().for_each(redact_userinfo),
+        _ => {}
+    }
+}
+
+/// `text` with the userinfo of each URL in it (what stands between
+/// `://` and the last `@` of the authority) replaced by `[REDACTED]`, or
+/// `None` when it has none.
+fn without_userinfo(text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = text;
+    let mut found = false;
+    while let Some(at) = rest.find("://") {
+        let (before, after) = rest.split_at(at + 3);
+        out.push_str(before);
+        let end = after
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '\\' | '"' | '\'' | '<' | '>') || c.is_whitespace()
+            })
+            .unwrap_or(after.len());
+        let (authority, tail) = after.split_at(end);
+        match authority.rfind('@') {
+            Some(sign) => {
+                found = true;
+                out.push_str(ccfn_core::record::REDACTED);
+                out.push_str(&authority[sign..]);
+            }
+            None => out.push_str(authority),
+        }
+        rest = tail;
+    }
+    out.push_str(rest);
+    found.then_some(out)
+}
+
+/// Says on standard error that the listing of `resource` stopped early,
+/// why, and with how many items.
+fn warn_stopped(resource: &str, why: &str, items: usize) {
+    crate::terminal::say(
+        "",
+        &format!(
+            "warning: {resource}: {why}: the listing stops there, with the {items} items read"
+        ),
+    );
+}
+
+/// The platform's error message as shown: scrubbed of every secret, then
+/// cut to [`MAX_MESSAGE_CHARS`] (scrubbed first, so that a cut never
+/// leaves part of a secret).
+fn shown_message(message: &str) -> String {
+    let scrubbed = ccfn_core::record::scrub_secrets(message);
+    match scrubbed.char_indices().nth(MAX_MESSAGE_CHARS) {
+        Some((at, _)) => format!(
+            "{}… (cut at {MAX_MESSAGE_CHARS} characters)",
+            &scrubbed[..at]
+        ),
+        None => scrubbed,
+    }
+}
+
+/// Why a body was not read whole.
+enum BodyError {
+    /// Over the cap; the `Content-Length` when it said so.
+    TooLarge(Option<u64>),
+    /// The connection failed.
+    Read(reqwest::Error),
+}
+
+/// The body of `response`, read in chunks, refused past `cap` bytes (and
+/// before reading when its `Content-Length` is over): what it costs in
+/// memory is at most `cap` and a chunk, whatever the answer's size.
+async fn read_capped(response: &mut reqwest::Response, cap: usize) -> Result<Vec<u8>, BodyError> {
+    let declared = response.content_length();
+    if declared.is_some_and(|n| n > cap as u64) {
+        return Err(BodyError::TooLarge(declared));
+    }
+    let hint = declared.map_or(0, |n| usize::try_from(n).unwrap_or(cap));
+    let mut body = Vec::with_capacity(hint.min(MAX_ERROR_BYTES));
+    while let Some(chunk) = response.chunk().await.map_err(BodyError::Read)? {
+        if body.len().saturating_add(chunk.len()) > cap {
+            return Err(BodyError::TooLarge(declared));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// `16 MiB`, `64 KiB`: a cap, for messages.
+fn size_text(bytes: usize) -> String {
+    const MIB: usize = 1024 * 1024;
+    if bytes >= MIB && bytes % MIB == 0 {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= 1024 && bytes % 1024 == 0 {
+        format!("{} KiB", bytes / 1024)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// The standard base64 alphabet.
+const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/// The URL-safe base64 alphabet.
+const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// `bytes` in base64 with `alphabet`, padded with `=` or not: the forms
+/// HTTP basic authentication writes credentials in.
+fn base64(bytes: &[u8], alphabet: &[u8; 64], padded: bool) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(alphabet[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else if padded {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The delay a `Retry-After` header asks for, at `now`: seconds (any
+/// number of digits; past `u64` it saturates) or an HTTP date (a date
+/// past is no delay). Never panics; the caller caps it ([`MAX_WAIT`]).
+fn retry_after(headers: &reqwest::header::HeaderMap, now: SystemTime) -> Option<Duration> {
+    let value = headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        let seconds = value
+            .bytes()
+            .try_fold(0u64, |n, digit| {
+                n.checked_mul(10)?.checked_add(u64::from(digit - b'0'))
+            })
+            .unwrap_or(u64::MAX);
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = UNIX_EPOCH.checked_add(Duration::from_secs(http_date(value)?))?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// Seconds since the epoch of an HTTP date in any of the three forms
+/// HTTP allows: `Sun, 06 Nov 1994 08:49:37 GMT` (the one to send),
+/// `Sunday, 06-Nov-94 08:49:37 GMT` and `Sun Nov  6 08:49:37 1994`.
+fn http_date(text: &str) -> Option<u64> {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let cleaned = text.replace([',', '-'], " ");
+    let parts: Vec<&str> = cleaned.split_whitespace().collect();
+    let (day, month, year, time) = match parts[..] {
+        [_, day, month, year, time, "GMT"] => (day, month, year, time),
+        [_, month, day, time, year] => (day, month, year, time),
+        _ => return None,
+    };
+    let number = |text: &str, digits: std::ops::RangeInclusive<usize>| {
+        if digits.contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit()) {
+            text.parse::<u64>().ok()
+        } else {
+            None
+        }
+    };
+    let month = MONTHS.iter().position(|m| *m == month)? as u64 + 1;
+    let day = number(day, 1..=2).filter(|d| (1..=31).contains(d))?;
+    let year = match year.len() {
+        // RFC 850's two digits: 70 to 99 are 1970 to 1999.
+        2 => number(year, 2..=2).map(|y| if y >= 70 { 1900 + y } else { 2000 + y })?,
+        _ => number(year, 4..=4).filter(|y| *y >= 1970)?,
+    };
+    let mut hms = time.split(':');
+    let (h, m, s) = (hms.next()?, hms.next()?, hms.next()?);
+    if hms.next().is_some() {
+        return None;
+    }
+    let h = number(h, 2..=2).filter(|h| *h < 24)?;
+    let m = number(m, 2..=2).filter(|m| *m < 60)?;
+    let s = number(s, 2..=2).filter(|s| *s < 61)?;
+    // Days since the epoch of a civil date (Howard Hinnant's algorithm).
+    let (y, mo) = if month <= 2 {
+        (year - 1, month + 9)
+    } else {
+        (year, month - 3)
+    };
+    let era = y / 400;
+    let yoe = y - era * 400;
+    let doy = (153 * mo + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = (era * 146_097 + doe).checked_sub(719_468)?;
+    days.checked_mul(86_400)?.checked_add(h * 3600 + m * 60 + s)
 }
 
 /// `https://host:port` of a URL, for messages (no path, no query).
@@ -550,5 +1035,349 @@ mod tests {
         let err = read_page(&elsewhere, "tasks", &base).unwrap_err();
         assert!(err.contains("not followed"), "{err}");
         assert!(read_page(&json!({"other": []}), "calls", &base).is_err());
+    }
+
+    fn base() -> Url {
+        Url::parse("http://127.0.0.1:4000/2010-04-01/Accounts/AC1/Calls.json?PageSize=50").unwrap()
+    }
+
+    #[test]
+    fn next_links_stay_on_the_listing_s_origin() {
+        let base = base();
+        for (link, field, leads) in [
+            (
+                "https://evil.example/2010-04-01/x?Page=1&token=q1",
+                LinkField::NextPageUri,
+                Some("https://evil.example"),
+            ),
+            (
+                "//evil.example/2010-04-01/x?token=q1",
+                LinkField::NextPageUri,
+                Some("http://evil.example"),
+            ),
+            (
+                "\\\\evil.example/x",
+                LinkField::NextPageUri,
+                Some("http://evil.example"),
+            ),
+            (
+                "/\\evil.example/x",
+                LinkField::NextPageUri,
+                Some("http://evil.example"),
+            ),
+            (
+                "\\/evil.example/x",
+                LinkField::NextPageUri,
+                Some("http://evil.example"),
+            ),
+            (
+                "/\t/evil.example/x",
+                LinkField::NextPageUri,
+                Some("http://evil.example"),
+            ),
+            (
+                "/\n/evil.example/x",
+                LinkField::NextPageUri,
+                Some("http://evil.example"),
+            ),
+            (
+                " //evil.example/x",
+                LinkField::NextPageUri,
+                Some("http://evil.example"),
+            ),
+            (
+                "https:evil.example/x",
+                LinkField::NextPageUri,
+                Some("https://evil.example"),
+            ),
+            ("http:evil.example/x", LinkField::NextPageUri, None),
+            ("http:/evil.example/x", LinkField::NextPageUri, None),
+            ("evil.example/x", LinkField::NextPageUri, None),
+            (
+                "javascript:alert(1)",
+                LinkField::NextPageUri,
+                Some("a javascript: URL"),
+            ),
+            (
+                "data:text/plain,x",
+                LinkField::NextPageUrl,
+                Some("a data: URL"),
+            ),
+            (
+                "http://127.0.0.1:4000@evil.example/x",
+                LinkField::NextPageUrl,
+                Some("http://evil.example"),
+            ),
+            (
+                "http://evil.example%2F@127.0.0.1:4000/x",
+                LinkField::NextPageUrl,
+                None,
+            ),
+            (
+                "http://user:pw@127.0.0.1:4000/x",
+                LinkField::NextPageUrl,
+                None,
+            ),
+            (
+                "https://127.0.0.1:4000/x",
+                LinkField::NextPageUrl,
+                Some("https://127.0.0.1:4000"),
+            ),
+            (
+                "http://127.0.0.1:4001/x",
+                LinkField::NextPageUrl,
+                Some("http://127.0.0.1:4001"),
+            ),
+            (
+                "http://localhost:4000/x",
+                LinkField::NextPageUrl,
+                Some("http://localhost:4000"),
+            ),
+            (
+                "//evil.example/x",
+                LinkField::NextPageUrl,
+                Some("http://evil.example"),
+            ),
+            ("/v1/x", LinkField::NextPageUrl, None),
+            (
+                "http://evil.example\\@127.0.0.1:4000/x",
+                LinkField::NextPageUrl,
+                Some("http://evil.example"),
+            ),
+        ] {
+            let err = next_link(link, field, &base).unwrap_err();
+            assert!(err.starts_with(field.name()), "{link}: {err}");
+            assert!(
+                err.contains("the credentials were not sent"),
+                "{link}: {err}"
+            );
+            assert!(
+                !err.contains("token=q1") && !err.contains("pw"),
+                "{link}: {err}"
+            );
+            if let Some(origin) = leads {
+                assert!(err.contains(origin), "{link}: {err}");
+            }
+        }
+        // Paths on the same host, encoded tricks included, are followed
+        // there.
+        for (link, field, to) in [
+            (
+                "/2010-04-01/Accounts/AC1/Calls.json?Page=1",
+                LinkField::NextPageUri,
+                "http://127.0.0.1:4000/2010-04-01/Accounts/AC1/Calls.json?Page=1",
+            ),
+            (
+                "/%2F%2Fevil.example/x",
+                LinkField::NextPageUri,
+                "http://127.0.0.1:4000/%2F%2Fevil.example/x",
+            ),
+            (
+                "/%5C%5Cevil.example/x",
+                LinkField::NextPageUri,
+                "http://127.0.0.1:4000/%5C%5Cevil.example/x",
+            ),
+            (
+                "/x?next=//evil.example",
+                LinkField::NextPageUri,
+                "http://127.0.0.1:4000/x?next=//evil.example",
+            ),
+            (
+                "http://127.0.0.1:4000/v1/x?Page=1",
+                LinkField::NextPageUrl,
+                "http://127.0.0.1:4000/v1/x?Page=1",
+            ),
+            (
+                "HTTP://127.0.0.1:4000/v1/x",
+                LinkField::NextPageUrl,
+                "http://127.0.0.1:4000/v1/x",
+            ),
+        ] {
+            assert_eq!(
+                next_link(link, field, &base).unwrap().as_str(),
+                to,
+                "{link}"
+            );
+        }
+        // The default port, written or not, is the same origin.
+        let https = Url::parse("https://api.twilio.com/2010-04-01/x").unwrap();
+        assert!(next_link(
+            "https://api.twilio.com:443/v1/x",
+            LinkField::NextPageUrl,
+            &https
+        )
+        .is_ok());
+        assert!(next_link("http://api.twilio.com/v1/x", LinkField::NextPageUrl, &https).is_err());
+    }
+
+    #[test]
+    fn a_2010_page_linking_elsewhere_is_refused() {
+        let page = json!({"calls": [], "next_page_uri": "https://evil.example/2010-04-01/Accounts/AC1/Calls.json?PageToken=PA1"});
+        let err = read_page(&page, "calls", &base()).unwrap_err();
+        assert!(err.contains("https://evil.example"), "{err}");
+        assert!(!err.contains("PageToken"), "{err}");
+    }
+
+    fn headers(value: &str) -> reqwest::header::HeaderMap {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(
+            reqwest::header::RETRY_AFTER,
+            reqwest::header::HeaderValue::from_str(value).unwrap(),
+        );
+        headers
+    }
+
+    #[test]
+    fn retry_after_saturates_and_reads_http_dates() {
+        let now = UNIX_EPOCH + Duration::from_secs(784_111_777);
+        let delay = |value: &str| retry_after(&headers(value), now);
+        assert_eq!(delay("0"), Some(Duration::ZERO));
+        assert_eq!(delay(" 7 "), Some(Duration::from_secs(7)));
+        assert_eq!(
+            delay("18446744073709551615"),
+            Some(Duration::from_secs(u64::MAX))
+        );
+        assert_eq!(
+            delay("18446744073709551616"),
+            Some(Duration::from_secs(u64::MAX))
+        );
+        assert_eq!(delay(&"9".repeat(400)), Some(Duration::from_secs(u64::MAX)));
+        assert_eq!(
+            delay("Sun, 06 Nov 1994 08:50:07 GMT"),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            delay("Sunday, 06-Nov-94 08:49:47 GMT"),
+            Some(Duration::from_secs(10))
+        );
+        assert_eq!(
+            delay("Sun Nov  6 08:49:57 1994"),
+            Some(Duration::from_secs(20))
+        );
+        assert_eq!(delay("Sat, 05 Nov 1994 08:49:37 GMT"), Some(Duration::ZERO));
+        assert_eq!(
+            delay("Fri, 31 Dec 9999 23:59:59 GMT"),
+            Some(Duration::from_secs(253_402_300_799 - 784_111_777))
+        );
+        for bad in [
+            "-1",
+            "1.5",
+            "soon",
+            "",
+            "Sun, 06 Nov 1994 25:00:00 GMT",
+            "Sun, 99 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 CET",
+        ] {
+            assert_eq!(delay(bad), None, "{bad}");
+        }
+        assert_eq!(http_date("Thu, 01 Jan 1970 00:00:00 GMT"), Some(0));
+        assert_eq!(
+            http_date("Sun, 29 Feb 2004 12:00:00 GMT"),
+            Some(1_078_056_000)
+        );
+    }
+
+    #[test]
+    fn base64_as_basic_authentication_writes_it() {
+        assert_eq!(
+            base64(b"Aladdin:open sesame", STANDARD, true),
+            "QWxhZGRpbjpvcGVuIHNlc2FtZQ=="
+        );
+        assert_eq!(
+            base64(b"Aladdin:open sesame", STANDARD, false),
+            "QWxhZGRpbjpvcGVuIHNlc2FtZQ"
+        );
+        assert_eq!(base64(b"\xfb\xff", STANDARD, true), "+/8=");
+        assert_eq!(base64(b"\xfb\xff", URL_SAFE, false), "-_8");
+        assert_eq!(base64(b"abc", STANDARD, true), "YWJj");
+        assert_eq!(base64(b"", STANDARD, true), "");
+    }
+
+    #[test]
+    fn every_wire_form_of_the_credentials_is_a_secret() {
+        let settings = Settings::from_vars(vars(&[
+            ("ACCOUNT_SID", "AC1"),
+            ("API_KEY_SID", "SKunit"),
+            ("API_KEY_SECRET", "canary-unit-secret-77?>"),
+        ]))
+        .unwrap();
+        let _platform = Platform::new(settings).unwrap();
+        let pair = b"SKunit:canary-unit-secret-77?>";
+        for form in [
+            base64(pair, STANDARD, true),
+            base64(pair, URL_SAFE, false),
+            base64(b"canary-unit-secret-77?>", STANDARD, true),
+        ] {
+            let text = format!("{{\"echo\":\"Basic {form}\"}}");
+            let scrubbed = ccfn_core::record::scrub_secrets(&text);
+            assert!(!scrubbed.contains(&form), "{scrubbed}");
+        }
+        // The platform's message: scrubbed, then cut, so that a cut never
+        // leaves half a secret.
+        let long = format!(
+            "{}canary-unit-secret-77?>",
+            "x".repeat(MAX_MESSAGE_CHARS - 5)
+        );
+        let shown = shown_message(&long);
+        assert!(!shown.contains("canary-unit"), "{shown}");
+        assert!(shown.ends_with("(cut at 300 characters)"), "{shown}");
+        assert_eq!(shown_message("Authenticate"), "Authenticate");
+    }
+
+    #[test]
+    fn a_base_url_with_credentials_is_refused_without_showing_them() {
+        for url in [
+            "https://SK1:canary-url-pw@api.twilio.com",
+            "ftp://u:canary-url-pw@x",
+            "not a url canary-url-pw",
+        ] {
+            let err = Settings::from_vars(vars(&[
+                ("ACCOUNT_SID", "AC1"),
+                ("AUTH_TOKEN", "t"),
+                ("CCFN_PLATFORM_API_URL", url),
+            ]))
+            .unwrap_err();
+            assert!(err.starts_with("CCFN_PLATFORM_API_URL"), "{err}");
+            assert!(!err.contains("canary-url-pw"), "{err}");
+        }
+    }
+
+    #[test]
+    fn requests_go_only_to_the_products_base_urls() {
+        let settings = Settings::from_vars(vars(&[
+            ("ACCOUNT_SID", "AC1"),
+            ("AUTH_TOKEN", "canary-token"),
+            ("CCFN_PLATFORM_API_URL", "http://127.0.0.1:4000"),
+        ]))
+        .unwrap();
+        assert!(settings.allows(&Url::parse("http://127.0.0.1:4000/x").unwrap()));
+        assert!(settings.allows(&Url::parse("https://studio.twilio.com/v2/Flows").unwrap()));
+        assert!(!settings.allows(&Url::parse("http://127.0.0.1:4001/x").unwrap()));
+        assert!(!settings.allows(&Url::parse("http://u:p@127.0.0.1:4000/x").unwrap()));
+        assert!(!settings.allows(&Url::parse("https://evil.example/x").unwrap()));
+    }
+
+    #[test]
+    fn urls_in_answers_lose_their_userinfo() {
+        let mut answer = json!({
+            "voice_url": "https://hook:canary-hook-pw@cc.example.com/voice?x=a@b",
+            "nested": [{"text": "see http://u@h.example:8080/x and ftp://a:b@c/ then"}],
+            "plain": "https://cc.example.com/voice?to=a@b.example",
+            "mail": "ops@example.com",
+        });
+        redact_userinfo(&mut answer);
+        assert_eq!(
+            answer["voice_url"],
+            "https://[REDACTED]@cc.example.com/voice?x=a@b"
+        );
+        assert_eq!(
+            answer["nested"][0]["text"],
+            "see http://[REDACTED]@h.example:8080/x and ftp://[REDACTED]@c/ then"
+        );
+        assert_eq!(
+            answer["plain"],
+            "https://cc.example.com/voice?to=a@b.example"
+        );
+        assert_eq!(answer["mail"], "ops@example.com");
     }
 }

@@ -595,3 +595,477 @@ async fn forbidden_and_failing_answers_name_the_resource_and_what_to_do() {
         "{err}"
     );
 }
+
+// Hostile answers: a platform (or whoever answers in its place) that
+// sends the client elsewhere, pages for ever, streams without end, rate
+// limits past any bound, writes terminal control sequences or echoes the
+// credentials. Each run must end, with no credential in any form and no
+// raw control character in its output.
+
+mod hostile {
+    use std::time::{Duration, Instant};
+
+    use ccfn_testkit::fake_platform::hostile::{ForeignHost, Hostile, Streamed, CONTROL_TEXT};
+    use ccfn_testkit::fake_platform::{FakePlatform, ACCOUNT_SID};
+    use serde_json::Value;
+
+    const TOKEN: &str = "canary-hostile-token-1f9a7c";
+    const WORKSPACE: &str = super::WORKSPACE;
+
+    /// The longest a run may take: far more than any of these needs, far
+    /// less than a loop or a wait without end.
+    const BOUND: Duration = Duration::from_secs(60);
+
+    /// A fake with the canary token, misbehaving as `hostile` says.
+    async fn hostile_fake(hostile: Hostile) -> FakePlatform {
+        FakePlatform::start()
+            .await
+            .with_credentials(ACCOUNT_SID, TOKEN)
+            .hostile(hostile)
+    }
+
+    /// Base64 as basic authentication writes it, standard or URL-safe,
+    /// padded or not.
+    fn base64(bytes: &[u8], url_safe: bool, padded: bool) -> String {
+        let alphabet: &[u8] = if url_safe {
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        } else {
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        };
+        let mut out = String::new();
+        for chunk in bytes.chunks(3) {
+            let n = (u32::from(chunk[0]) << 16)
+                | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
+                | u32::from(*chunk.get(2).unwrap_or(&0));
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    out.push(char::from(alphabet[((n >> (18 - 6 * i)) & 63) as usize]));
+                } else if padded {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+
+    /// Every form the credentials take on the wire or in an echo.
+    fn credential_forms() -> Vec<String> {
+        let pair = format!("{ACCOUNT_SID}:{TOKEN}");
+        let mut forms = vec![TOKEN.to_owned()];
+        for value in [pair.as_bytes(), TOKEN.as_bytes()] {
+            for url_safe in [false, true] {
+                for padded in [false, true] {
+                    forms.push(base64(value, url_safe, padded));
+                }
+            }
+        }
+        forms
+    }
+
+    /// Fails when `text` holds a credential in any form, or a control
+    /// character a terminal acts on (anything but newline and tab).
+    fn assert_clean(what: &str, text: &str) {
+        for form in credential_forms() {
+            assert!(!text.contains(&form), "{what} holds {form:?}: {text}");
+        }
+        let raw: Vec<char> = text
+            .chars()
+            .filter(|c| c.is_control() && *c != '\n' && *c != '\t')
+            .collect();
+        assert!(raw.is_empty(), "{what} holds raw {raw:?}: {text}");
+    }
+
+    /// What a run gave: exit status, stdout, stderr, its peak memory in
+    /// KiB (as far as it was seen), and how long it took.
+    struct Run {
+        code: i32,
+        out: String,
+        err: String,
+        peak_kib: u64,
+        took: Duration,
+    }
+
+    /// Runs `ccfn args..` against `fake`, killed and failed past [`BOUND`];
+    /// its output checked with [`assert_clean`].
+    async fn ccfn(fake: &FakePlatform, args: &[&str]) -> Run {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"));
+        command
+            .args(args)
+            .env_remove("API_KEY_SID")
+            .env_remove("API_KEY_SECRET")
+            .env_remove("PLATFORM_WORKSPACE_SID")
+            .envs(fake.vars())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        let started = Instant::now();
+        let child = command.spawn().unwrap();
+        let pid = child.id().unwrap();
+        // The peak resident size, read while the process lives (from
+        // /proc: on Linux only, else 0).
+        let watch = tokio::spawn(async move {
+            let mut peak = 0;
+            while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
+                let Some(kib) = status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                else {
+                    break;
+                };
+                peak = peak.max(kib);
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            peak
+        });
+        let output = tokio::time::timeout(BOUND, child.wait_with_output())
+            .await
+            .unwrap_or_else(|_| panic!("ccfn {args:?} did not end within {BOUND:?}"))
+            .unwrap();
+        let took = started.elapsed();
+        let peak_kib = watch.await.unwrap();
+        let out = String::from_utf8(output.stdout).unwrap();
+        let err = String::from_utf8(output.stderr).unwrap();
+        assert_clean("stdout", &out);
+        assert_clean("stderr", &err);
+        assert!(!err.contains("panicked"), "{err}");
+        let code = output
+            .status
+            .code()
+            .unwrap_or_else(|| panic!("ccfn {args:?} was killed: {err}"));
+        Run {
+            code,
+            out,
+            err,
+            peak_kib,
+            took,
+        }
+    }
+
+    /// A listing of each page shape: calls (2010 API) and tasks (newer).
+    const LISTINGS: [&[&str]; 2] = [
+        &["calls", "list", "--limit", "100", "--json"],
+        &[
+            "tasks",
+            "list",
+            "--workspace",
+            WORKSPACE,
+            "--limit",
+            "100",
+            "--json",
+        ],
+    ];
+
+    #[tokio::test]
+    async fn a_next_link_to_another_host_is_not_followed_and_gets_no_credentials() {
+        let foreign = ForeignHost::start().await;
+        let behaviours = [
+            Hostile::ForeignNext {
+                origin: foreign.origin(),
+            },
+            Hostile::ProtocolRelativeNext {
+                authority: foreign.authority(),
+            },
+        ];
+        for hostile in behaviours {
+            for args in LISTINGS {
+                let fake = hostile_fake(hostile.clone()).await;
+                let run = ccfn(&fake, args).await;
+                assert_eq!(run.code, 2, "{hostile:?} {args:?}: {}", run.err);
+                assert!(
+                    run.err.contains("the credentials were not sent"),
+                    "{hostile:?} {args:?}: {}",
+                    run.err
+                );
+                assert!(
+                    run.err.contains(&foreign.origin()),
+                    "the message names where the link leads: {}",
+                    run.err
+                );
+                assert!(
+                    !run.err.contains("Page=1"),
+                    "the link's query is not shown: {}",
+                    run.err
+                );
+                assert_eq!(fake.requests().len(), 1, "{hostile:?} {args:?}");
+            }
+        }
+        let reached = foreign.requests();
+        assert!(
+            reached.iter().all(|r| !r.authorization),
+            "credentials reached the foreign host: {reached:?}"
+        );
+        assert!(reached.is_empty(), "{reached:?}");
+    }
+
+    #[tokio::test]
+    async fn no_spelling_of_a_link_leads_the_credentials_elsewhere() {
+        let foreign = ForeignHost::start().await;
+        let host = foreign.authority();
+        let links = [
+            format!("http://{host}/x"),
+            format!("HTTP://{host}/x"),
+            format!("//{host}/x"),
+            format!("\\\\{host}/x"),
+            format!("/\\{host}/x"),
+            format!("\\/{host}/x"),
+            format!("http:\\\\{host}\\x"),
+            format!("/\t/{host}/x"),
+            format!("/\n/{host}/x"),
+            format!(" //{host}/x"),
+            format!("http:/{host}/x"),
+            format!("https:{host}/x"),
+            format!("http://127.0.0.1@{host}/x"),
+        ];
+        for link in links {
+            for args in LISTINGS {
+                let fake = hostile_fake(Hostile::NextLink { link: link.clone() }).await;
+                let run = ccfn(&fake, args).await;
+                assert_eq!(run.code, 2, "{link:?} {args:?}: {}", run.err);
+                assert!(
+                    run.err.contains("the credentials were not sent"),
+                    "{link:?} {args:?}: {}",
+                    run.err
+                );
+                assert_eq!(fake.requests().len(), 1, "{link:?} {args:?}");
+            }
+        }
+        // On the fake's own host, a user in the link is refused too.
+        let fake = FakePlatform::start()
+            .await
+            .with_credentials(ACCOUNT_SID, TOKEN);
+        let own = format!(
+            "http://someone@{}/v1/Workspaces/{WORKSPACE}/Tasks",
+            fake.addr()
+        );
+        let fake = fake.hostile(Hostile::NextLink { link: own });
+        let run = ccfn(&fake, LISTINGS[1]).await;
+        assert_eq!(run.code, 2, "{}", run.err);
+        assert!(
+            run.err.contains("the credentials were not sent"),
+            "{}",
+            run.err
+        );
+        let reached = foreign.requests();
+        assert!(
+            reached.is_empty(),
+            "the foreign host was reached: {reached:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn pagination_that_never_ends_is_cut_with_one_warning() {
+        // A next link equal to the page just read.
+        for (args, resource) in LISTINGS.iter().zip(["calls", "workspace"]) {
+            let fake = hostile_fake(Hostile::SelfNext).await;
+            let run = ccfn(&fake, args).await;
+            assert_eq!(run.code, 0, "{}", run.err);
+            assert_eq!(
+                serde_json::from_str::<Vec<Value>>(&run.out).unwrap().len(),
+                1
+            );
+            assert_eq!(fake.requests().len(), 1);
+            assert_eq!(run.err.lines().count(), 1, "{}", run.err);
+            assert!(
+                run.err.starts_with(&format!("ccfn: warning: {resource}"))
+                    && run.err.contains("next page is one already read")
+                    && run.err.contains("with the 1 items read"),
+                "{}",
+                run.err
+            );
+        }
+        // Empty pages, each linking another, for ever.
+        for args in LISTINGS {
+            let fake = hostile_fake(Hostile::EndlessEmpty).await;
+            let run = ccfn(&fake, args).await;
+            assert_eq!(run.code, 0, "{}", run.err);
+            assert_eq!(run.out.trim(), "[]");
+            assert_eq!(fake.requests().len(), 5, "MAX_EMPTY_PAGES");
+            assert_eq!(run.err.lines().count(), 1, "{}", run.err);
+            assert!(run.err.contains("5 empty pages in a row"), "{}", run.err);
+        }
+        // Pages with items, each linking another, for ever.
+        let fake = hostile_fake(Hostile::EndlessPages).await;
+        let run = ccfn(&fake, &["calls", "list", "--limit", "10000", "--json"]).await;
+        assert_eq!(run.code, 0, "{}", run.err);
+        assert_eq!(
+            serde_json::from_str::<Vec<Value>>(&run.out).unwrap().len(),
+            100
+        );
+        assert_eq!(fake.requests().len(), 100, "MAX_PAGES");
+        assert_eq!(run.err.lines().count(), 1, "{}", run.err);
+        assert!(
+            run.err
+                .starts_with("ccfn: warning: calls: the platform links more than 100 pages"),
+            "{}",
+            run.err
+        );
+    }
+
+    #[tokio::test]
+    async fn a_retry_after_past_any_bound_is_not_waited_for() {
+        // After a first wait of a second, so that the waits add up.
+        for retry_after in [
+            "18446744073709551615",
+            "99999999999999999999999999999999999999",
+            "Fri, 31 Dec 9999 23:59:59 GMT",
+            "31",
+        ] {
+            let fake = hostile_fake(Hostile::RateLimitStorm {
+                retry_after: vec!["1".to_owned(), retry_after.to_owned()],
+            })
+            .await;
+            let run = ccfn(&fake, &["calls", "list"]).await;
+            assert_eq!(run.code, 2, "{retry_after}: {}", run.err);
+            assert!(
+                run.err.contains("calls: 429 Too Many Requests")
+                    && run.err.contains("rate limit held after the retries"),
+                "{retry_after}: {}",
+                run.err
+            );
+            assert_eq!(fake.requests().len(), 2, "{retry_after}: no retry after it");
+            assert!(
+                run.took < Duration::from_secs(10),
+                "{retry_after}: waited {:?}",
+                run.took
+            );
+        }
+        // A storm with no delay: one try and three retries, then the 429.
+        let fake = hostile_fake(Hostile::RateLimitStorm {
+            retry_after: vec!["0".to_owned()],
+        })
+        .await;
+        let run = ccfn(&fake, &["tasks", "list", "--workspace", WORKSPACE]).await;
+        assert_eq!(run.code, 2, "{}", run.err);
+        assert_eq!(fake.requests().len(), 4);
+    }
+
+    #[tokio::test]
+    async fn a_huge_page_is_refused_at_the_cap_without_being_held() {
+        const HUNDRED_MB: u64 = 100 * 1000 * 1000;
+        for declared in [false, true] {
+            let streamed = Streamed::default();
+            let fake = hostile_fake(Hostile::HugePage {
+                bytes: HUNDRED_MB,
+                declared,
+                streamed: streamed.clone(),
+            })
+            .await;
+            let run = ccfn(&fake, &["calls", "list", "--limit", "1000", "--json"]).await;
+            assert_eq!(run.code, 2, "{}", run.err);
+            assert!(
+                run.err
+                    .contains("calls: the platform's answer is over 16 MiB"),
+                "{}",
+                run.err
+            );
+            if declared {
+                assert!(
+                    run.err.contains("(Content-Length 100000000)"),
+                    "{}",
+                    run.err
+                );
+            }
+            // What was read is at most the cap (the rest of what was sent
+            // sat in the sockets' buffers); what the process held stays
+            // near the cap, not the page.
+            let sent = streamed.bytes();
+            assert!(sent < 48 * 1024 * 1024, "{sent} bytes sent of {HUNDRED_MB}");
+            // The peak is read from /proc, on Linux.
+            if cfg!(target_os = "linux") {
+                assert!(run.peak_kib > 0, "the peak was read");
+                assert!(
+                    run.peak_kib < 96 * 1024,
+                    "peak {} KiB for a {HUNDRED_MB}-byte page",
+                    run.peak_kib
+                );
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn control_sequences_from_the_platform_reach_no_terminal() {
+        let fake = hostile_fake(Hostile::ControlSequences).await;
+        for args in [
+            &["calls", "list"][..],
+            &["tasks", "list", "--workspace", WORKSPACE],
+            &["flows", "list"],
+            &["numbers", "list"],
+            &["account", "alerts"],
+        ] {
+            let run = ccfn(&fake, args).await;
+            assert_eq!(run.code, 0, "{args:?}: {}", run.err);
+            // Tables show the text with its controls blanked, other
+            // output with them escaped: shown either way, never obeyed.
+            assert!(
+                run.out.contains("[2J") && run.out.contains("52;c;Y2FuYXJ5"),
+                "{args:?}: shown, not obeyed: {}",
+                run.out
+            );
+        }
+        for args in LISTINGS {
+            let run = ccfn(&fake, args).await;
+            assert_eq!(run.code, 0, "{}", run.err);
+            // Still the platform's JSON, the text intact once parsed.
+            let items: Vec<Value> = serde_json::from_str(&run.out).unwrap();
+            assert_eq!(items.len(), 2);
+            assert_eq!(items[0]["status"], CONTROL_TEXT);
+        }
+    }
+
+    #[tokio::test]
+    async fn echoed_credentials_are_never_shown() {
+        // A 401 whose message repeats the token and the Basic value.
+        let fake = hostile_fake(Hostile::EchoedCredentialsError).await;
+        for args in LISTINGS.iter().copied().chain([&["account"][..]]) {
+            let run = ccfn(&fake, args).await;
+            assert_eq!(run.code, 2, "{}", run.err);
+            assert!(run.err.contains("401 Unauthorized"), "{}", run.err);
+            assert!(run.err.contains("[REDACTED]"), "{}", run.err);
+        }
+        // A page whose item carries them.
+        let fake = hostile_fake(Hostile::EchoedCredentialsItem).await;
+        for args in LISTINGS.iter().copied().chain([
+            &["calls", "list"][..],
+            &["tasks", "list", "--workspace", WORKSPACE],
+        ]) {
+            let run = ccfn(&fake, args).await;
+            assert_eq!(run.code, 0, "{args:?}: {}", run.err);
+            if args.contains(&"--json") {
+                let items: Vec<Value> = serde_json::from_str(&run.out).unwrap();
+                assert_eq!(items[0]["status"], "[REDACTED]", "{}", run.out);
+                assert_eq!(
+                    items[0]["voice_url"], "https://[REDACTED]@cc.example.com/voice",
+                    "no URL shows its userinfo"
+                );
+            }
+        }
+        // A table shows the URL without its userinfo too.
+        let run = ccfn(&fake, &["numbers", "list"]).await;
+        assert_eq!(run.code, 0, "{}", run.err);
+        assert!(
+            run.out.contains("https://[REDACTED]@cc.example.com/voice"),
+            "{}",
+            run.out
+        );
+        assert!(!run.out.contains(&format!("{ACCOUNT_SID}:")), "{}", run.out);
+        // A message of any length is cut; a body past its cap is not read.
+        let fake = FakePlatform::start()
+            .await
+            .with_credentials(ACCOUNT_SID, TOKEN);
+        fake.fail_with(500, format!("{}{TOKEN}", "x".repeat(5000)));
+        let run = ccfn(&fake, &["calls", "list"]).await;
+        assert_eq!(run.code, 2, "{}", run.err);
+        assert!(run.err.contains("cut at 300 characters"), "{}", run.err);
+        assert!(run.err.len() < 1000, "{}", run.err);
+        fake.fail_with(500, "y".repeat(100 * 1024));
+        let run = ccfn(&fake, &["calls", "list"]).await;
+        assert_eq!(run.code, 2, "{}", run.err);
+        assert!(
+            run.err
+                .contains("calls: 500 Internal Server Error: the platform failed to answer"),
+            "{}",
+            run.err
+        );
+    }
+}

@@ -65,6 +65,9 @@ use serde_json::{json, Value};
 
 use crate::loopback::{basic_auth, lock, Server};
 
+pub mod hostile;
+use hostile::Hostile;
+
 /// The account the fake's resources belong to.
 pub const ACCOUNT_SID: &str = "ACf0000000000000000000000000000000";
 
@@ -223,6 +226,7 @@ struct State {
     retry_after: u64,
     failure: Option<(u16, String)>,
     requests: Vec<FakeRequest>,
+    hostile: Option<Hostile>,
 }
 
 /// The fake platform: an HTTP server on `127.0.0.1` (a random port),
@@ -425,6 +429,25 @@ impl FakePlatform {
         self.lock().failure = (status != 0).then(|| (status, message.into()));
     }
 
+    /// Answers every request from now on as `behaviour` says (see
+    /// [`hostile`]): foreign next links, endless pages, a huge page, a
+    /// rate-limit storm, control sequences, echoed credentials.
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_platform::hostile::Hostile;
+    /// use ccfn_testkit::fake_platform::FakePlatform;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakePlatform::start().await.hostile(Hostile::SelfNext);
+    /// # let _ = fake;
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn hostile(self, behaviour: Hostile) -> Self {
+        self.lock().hostile = Some(behaviour);
+        self
+    }
+
     /// The requests received so far, in order.
     #[must_use]
     pub fn requests(&self) -> Vec<FakeRequest> {
@@ -512,6 +535,17 @@ fn answer(
 ) -> (Response, StatusCode) {
     let authenticated = credentials
         .is_some_and(|(user, password)| *user == state.username && *password == state.password);
+    if let Some(hostile) = &state.hostile {
+        let known = hostile::Known {
+            origin: &state.origin,
+            username: &state.username,
+            password: &state.password,
+            received: state.requests.len(),
+        };
+        if let Some(answer) = hostile.answer(&known, path, query, authenticated) {
+            return answer;
+        }
+    }
     if !authenticated {
         let status = StatusCode::UNAUTHORIZED;
         return (error(status, 20003, "Authenticate"), status);
