@@ -11,13 +11,25 @@
 //! | the 2010 API (`/2010-04-01/Accounts/{AccountSid}/...`) | `GET .../Calls.json` | `GET .../Calls/{Sid}.json` | `{"calls": [..], "page", "page_size", "start", "end", "uri", "first_page_uri", "previous_page_uri", "next_page_uri"}`: `next_page_uri` a path, null on the last page |
 //! | the newer APIs (`/v1/...`, `/v2/...`) | `GET /v1/Workspaces/{Sid}/Tasks` | `GET /v1/Workspaces/{Sid}/Tasks/{Sid}` | `{"tasks": [..], "meta": {"page", "page_size", "first_page_url", "previous_page_url", "url", "next_page_url", "key"}}`: `next_page_url` absolute, null on the last page |
 //!
+//! - What the fake serves follows the platform's published definitions,
+//!   checked into this crate (`platform-api/oai-subset.json`): every
+//!   answer carries each field its operation's schema lists, null where
+//!   the item has none and the schema allows null, and no other field; a
+//!   list leaves null what the platform gives only to a fetched item (a
+//!   flow's `definition`, `valid`, `errors` and `warnings`, a task's
+//!   `attributes`). A test can add partial items: what they lack is null.
 //! - `PageSize` (default 50, at most 1 000) and `Page` (from 0) page the
-//!   list; any other query parameter filters it on the item's field of
-//!   the same name in snake case (`Status=failed` keeps the items whose
-//!   `status` is `failed`); `Name>` and `Name<` keep the items of that day
-//!   or after, or before (`StartTime>=2026-11-20`), and `StartDate` and
-//!   `EndDate` (`DateCreatedFrom` and `DateCreatedTo`) do the same on
-//!   `date_created`.
+//!   list. The operation's own query parameters filter and order it, each
+//!   as its description in the definitions says: `PhoneNumber` partially,
+//!   `*` standing for a digit; calls' `StartTime>=2026-11-20` on or after
+//!   that day, `StartTime<` before it; executions' `DateCreatedFrom` on or
+//!   after and `DateCreatedTo` strictly before an instant; logs of the
+//!   last day unless `StartDate` says otherwise; alerts' `StartDate` and
+//!   `EndDate` a 400 when older than 30 days; tasks oldest first unless
+//!   `Ordering` (`Priority:desc,DateCreated:asc`) says otherwise. A query
+//!   parameter the operation does not have is ignored, as on the platform;
+//!   [`FakePlatform::unconforming_requests`] reports it.
+//! - Only `GET` is served; a write is refused (405, code 20004).
 //! - Requests need HTTP basic authentication with the fake's
 //!   [`FakePlatform::username`] and [`FakePlatform::password`]; others get
 //!   the platform's 401 (`{"code": 20003, "message": "Authenticate", ...}`).
