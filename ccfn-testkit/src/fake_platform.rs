@@ -949,7 +949,7 @@ fn select<'a>(
                 if start < oldest.div_euclid(DAY) * DAY {
                     return Err(format!("StartDate {value} is older than 30 days"));
                 }
-                keeps.push(at("date_generated", move |t| t >= start));
+                keeps.push(generated(move |t| t >= start));
             }
             if let Some(value) = first("EndDate") {
                 let mut end = bound("EndDate", &value)?;
@@ -959,7 +959,7 @@ fn select<'a>(
                 if end < oldest {
                     return Err(format!("EndDate {value} is older than 30 days"));
                 }
-                keeps.push(at("date_generated", move |t| t <= end));
+                keeps.push(generated(move |t| t <= end));
             }
         }
         "ListLog" => {
@@ -1068,6 +1068,23 @@ fn select<'a>(
 /// RFC 2822); an item without the date fails it.
 fn at(field: &'static str, test: impl Fn(i64) -> bool + 'static) -> Keep {
     Box::new(move |item| {
+        item[field]
+            .as_str()
+            .and_then(definitions::instant)
+            .is_some_and(&test)
+    })
+}
+
+/// A test on when an alert occurred: its `date_generated` ("when the alert
+/// was generated"), or its `date_created` when a test gave no
+/// `date_generated` (the platform always gives both).
+fn generated(test: impl Fn(i64) -> bool + 'static) -> Keep {
+    Box::new(move |item| {
+        let field = if item["date_generated"].is_string() {
+            "date_generated"
+        } else {
+            "date_created"
+        };
         item[field]
             .as_str()
             .and_then(definitions::instant)
@@ -1696,7 +1713,8 @@ mod tests {
     fn alerts_older_than_30_days_are_refused_and_days_are_whole() {
         let alerts = [
             json!({"sid": "NO1", "log_level": "error", "date_generated": "2026-11-20T23:30:00Z"}),
-            json!({"sid": "NO2", "log_level": "warning", "date_generated": "2026-11-21T00:00:00Z"}),
+            json!({"sid": "NO2", "log_level": "warning", "date_generated": "2026-11-21T00:00:00Z", "date_created": "2026-11-20T00:00:00Z"}),
+            json!({"sid": "NO3", "log_level": "notice", "date_generated": null, "date_created": "2026-11-22T00:00:00Z"}),
         ];
         assert_eq!(
             kept("ListAlert", &alerts, &[("EndDate", "2026-11-20")]),
@@ -1714,7 +1732,12 @@ mod tests {
         // 30 days before NOW is 2026-10-27.
         assert_eq!(
             kept("ListAlert", &alerts, &[("StartDate", "2026-10-27")]).len(),
-            2
+            3
+        );
+        // Without `date_generated`, when it was created.
+        assert_eq!(
+            kept("ListAlert", &alerts, &[("StartDate", "2026-11-22")]),
+            ["NO3"]
         );
         let old = select(
             "ListAlert",
