@@ -235,12 +235,37 @@ fn validator(operation: &Operation) -> jsonschema::Validator {
         .unwrap_or_else(|e| panic!("{}'s schema: {e}", operation.id))
 }
 
+/// Every field `schema` lists is in `value`, and no other, at every level
+/// the schema lists fields (the schemas require none, so validation alone
+/// would pass an answer missing fields).
+fn assert_every_field(schema: &Value, value: &Value, at: &str) {
+    if let (Some(properties), Some(object)) = (schema["properties"].as_object(), value.as_object())
+    {
+        let listed: std::collections::BTreeSet<&String> = properties.keys().collect();
+        let given: std::collections::BTreeSet<&String> = object.keys().collect();
+        assert_eq!(given, listed, "the fields at {at}");
+        for (field, property) in properties {
+            assert_every_field(property, &object[field], &format!("{at}.{field}"));
+        }
+    }
+    if let (Some(items), Some(values)) = (schema.get("items"), value.as_array()) {
+        for (i, value) in values.iter().enumerate() {
+            assert_every_field(items, value, &format!("{at}[{i}]"));
+        }
+    }
+}
+
 fn assert_valid(
     validator: &jsonschema::Validator,
     operation: &Operation,
     what: &str,
     answer: &Value,
 ) {
+    assert_every_field(
+        &operation.response,
+        answer,
+        &format!("{} ({what})", operation.id),
+    );
     let errors: Vec<String> = validator
         .iter_errors(answer)
         .map(|e| format!("{} at {}", e, e.instance_path()))
@@ -445,6 +470,17 @@ fn the_schemas_refuse_what_the_platform_would_not_send() {
         let mut item = good.clone();
         item[field] = wrong;
         assert!(!validate.is_valid(&item), "{field}");
+    }
+    // A field missing, or one the definitions do not have, is caught.
+    let mut missing = good.clone();
+    missing.as_object_mut().unwrap().remove("webhook_url");
+    let mut extra = good.clone();
+    extra["webhook"] = json!("https://cc.example.com");
+    for item in [missing, extra] {
+        let caught = std::panic::catch_unwind(|| {
+            assert_every_field(&operation.response, &item, "a flow");
+        });
+        assert!(caught.is_err(), "{item}");
     }
     let calls = definitions::by_id("FetchCall").unwrap();
     let mut call = example(&calls.response, "call", 1);
