@@ -11,13 +11,25 @@
 //! | the 2010 API (`/2010-04-01/Accounts/{AccountSid}/...`) | `GET .../Calls.json` | `GET .../Calls/{Sid}.json` | `{"calls": [..], "page", "page_size", "start", "end", "uri", "first_page_uri", "previous_page_uri", "next_page_uri"}`: `next_page_uri` a path, null on the last page |
 //! | the newer APIs (`/v1/...`, `/v2/...`) | `GET /v1/Workspaces/{Sid}/Tasks` | `GET /v1/Workspaces/{Sid}/Tasks/{Sid}` | `{"tasks": [..], "meta": {"page", "page_size", "first_page_url", "previous_page_url", "url", "next_page_url", "key"}}`: `next_page_url` absolute, null on the last page |
 //!
+//! - What the fake serves follows the platform's published definitions,
+//!   checked into this crate (`platform-api/oai-subset.json`): every
+//!   answer carries each field its operation's schema lists, null where
+//!   the item has none and the schema allows null, and no other field; a
+//!   list leaves null what the platform gives only to a fetched item (a
+//!   flow's `definition`, `valid`, `errors` and `warnings`, a task's
+//!   `attributes`). A test can add partial items: what they lack is null.
 //! - `PageSize` (default 50, at most 1 000) and `Page` (from 0) page the
-//!   list; any other query parameter filters it on the item's field of
-//!   the same name in snake case (`Status=failed` keeps the items whose
-//!   `status` is `failed`); `Name>` and `Name<` keep the items of that day
-//!   or after, or before (`StartTime>=2026-11-20`), and `StartDate` and
-//!   `EndDate` (`DateCreatedFrom` and `DateCreatedTo`) do the same on
-//!   `date_created`.
+//!   list. The operation's own query parameters filter and order it, each
+//!   as its description in the definitions says: `PhoneNumber` partially,
+//!   `*` standing for a digit; calls' `StartTime>=2026-11-20` on or after
+//!   that day, `StartTime<` before it; executions' `DateCreatedFrom` on or
+//!   after and `DateCreatedTo` strictly before an instant; logs of the
+//!   last day unless `StartDate` says otherwise; alerts' `StartDate` and
+//!   `EndDate` a 400 when older than 30 days; tasks oldest first unless
+//!   `Ordering` (`Priority:desc,DateCreated:asc`) says otherwise. A query
+//!   parameter the operation does not have is ignored, as on the platform;
+//!   [`FakePlatform::unconforming_requests`] reports it.
+//! - Only `GET` is served; a write is refused (405, code 20004).
 //! - Requests need HTTP basic authentication with the fake's
 //!   [`FakePlatform::username`] and [`FakePlatform::password`]; others get
 //!   the platform's 401 (`{"code": 20003, "message": "Authenticate", ...}`).
@@ -58,13 +70,16 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::extract::State as Shared;
-use axum::http::{header, HeaderMap, StatusCode, Uri};
+use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde_json::{json, Value};
 
 use crate::loopback::{basic_auth, lock, Server};
 
+#[cfg(test)]
+mod conformance;
+mod definitions;
 pub mod hostile;
 use hostile::Hostile;
 
@@ -205,6 +220,8 @@ impl Resource {
 /// One request the fake received (the basic-auth password is left out).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FakeRequest {
+    /// The method, upper case (`GET`).
+    pub method: String,
     /// The path, as sent.
     pub path: String,
     /// The query parameters, decoded, in order.
@@ -213,6 +230,73 @@ pub struct FakeRequest {
     pub username: Option<String>,
     /// The status the fake answered with.
     pub status: u16,
+}
+
+impl FakeRequest {
+    /// What is wrong with this request by the platform's definitions,
+    /// empty when nothing is: no operation has its path (matched against
+    /// the operations' path templates); the operation has no such method,
+    /// or the method is not `GET` (ccfn only reads); a path parameter's
+    /// value breaks its schema (a SID's pattern); a query parameter the
+    /// operation does not have (names are case-sensitive); a query
+    /// parameter whose value breaks its schema (type, `enum`, `pattern`,
+    /// length, `minimum`/`maximum`, `format: date-time` or `date`, widened
+    /// only where the parameter's description allows a day alone or an
+    /// offset), or given more than once when it is not an array.
+    #[must_use]
+    pub fn nonconformities(&self) -> Vec<String> {
+        let Some((operation, path_values)) = definitions::find(&self.path) else {
+            return vec!["no operation of the platform's definitions has this path".to_owned()];
+        };
+        let mut faults = Vec::new();
+        if !operation.methods.contains(&self.method) {
+            faults.push(format!(
+                "{} has no method {} (only {})",
+                operation.path,
+                self.method,
+                operation.methods.join(", ")
+            ));
+        } else if self.method != "GET" {
+            faults.push(format!(
+                "{} is a write; ccfn only reads the platform",
+                self.method
+            ));
+        }
+        for (name, value) in &path_values {
+            if let Some(why) = operation
+                .parameter("path", name)
+                .and_then(|parameter| definitions::check(parameter, &[value]))
+            {
+                faults.push(format!("path parameter {why}"));
+            }
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for (name, _) in &self.query {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+        for name in names {
+            let values: Vec<&str> = self
+                .query
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+                .collect();
+            match operation.parameter("query", name) {
+                None => faults.push(format!(
+                    "query parameter {name:?}: {} has no such parameter",
+                    operation.id
+                )),
+                Some(parameter) => {
+                    if let Some(why) = definitions::check(parameter, &values) {
+                        faults.push(format!("query parameter {why}"));
+                    }
+                }
+            }
+        }
+        faults
+    }
 }
 
 #[derive(Default)]
@@ -454,6 +538,66 @@ impl FakePlatform {
         self.lock().requests.clone()
     }
 
+    /// What is wrong with the requests received so far, measured against
+    /// the platform's published definitions (checked into this crate):
+    /// one line per fault, `GET /path: why`, empty when every request
+    /// conforms. See [`FakeRequest::nonconformities`] for what is checked.
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_platform::{FakePlatform, Resource};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakePlatform::start().await.with_list(Resource::Alerts);
+    /// ccfn_core::http::install_crypto_provider();
+    /// let client = reqwest::Client::new();
+    /// for query in ["LogLevel=error&PageSize=20", "Level=error&PageSize=5000"] {
+    ///     let url = format!("{}/v1/Alerts?{query}", fake.base_url());
+    ///     client.get(&url).basic_auth(fake.username(), Some(fake.password())).send().await.unwrap();
+    /// }
+    /// let faults = fake.unconforming_requests();
+    /// assert_eq!(faults.len(), 2, "{faults:?}");
+    /// assert!(faults[0].contains("Level") && faults[0].contains("ListAlert has no such parameter"));
+    /// assert!(faults[1].contains("PageSize=\"5000\": above the maximum 1000"));
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn unconforming_requests(&self) -> Vec<String> {
+        self.requests()
+            .iter()
+            .flat_map(|request| {
+                request
+                    .nonconformities()
+                    .into_iter()
+                    .map(move |why| format!("{} {}: {why}", request.method, request.path))
+            })
+            .collect()
+    }
+
+    /// Panics, listing them, when any request the fake received does not
+    /// conform to the platform's definitions
+    /// ([`FakePlatform::unconforming_requests`]). A test of a command
+    /// that reads the platform ends with it.
+    ///
+    /// # Panics
+    /// A request does not conform.
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_platform::FakePlatform;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakePlatform::start().await;
+    /// fake.assert_requests_conform(); // none received: none wrong
+    /// # });
+    /// ```
+    pub fn assert_requests_conform(&self) {
+        let faults = self.unconforming_requests();
+        assert!(
+            faults.is_empty(),
+            "requests that do not conform to the platform's definitions:\n{}",
+            faults.join("\n")
+        );
+    }
+
     /// The variables that point `ccfn`'s platform commands at the fake
     /// and authenticate them: every `CCFN_PLATFORM_*_URL`, `ACCOUNT_SID`
     /// and `AUTH_TOKEN` (the password).
@@ -505,6 +649,7 @@ fn error(status: StatusCode, code: u32, message: &str) -> Response {
 
 async fn handle(
     Shared(state): Shared<Arc<Mutex<State>>>,
+    method: Method,
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
@@ -517,8 +662,16 @@ async fn handle(
         _ => None,
     };
     let mut state = lock(&state);
-    let (response, status) = answer(&mut state, &path, &query, credentials.as_ref());
+    // The fake serves reads: a write is refused as the platform refuses a
+    // method a resource does not have (405, code 20004).
+    let (response, status) = if method == Method::GET {
+        answer(&mut state, &path, &query, credentials.as_ref())
+    } else {
+        let status = StatusCode::METHOD_NOT_ALLOWED;
+        (error(status, 20004, "Method not allowed"), status)
+    };
     state.requests.push(FakeRequest {
+        method: method.as_str().to_owned(),
         path,
         query,
         username: credentials.map(|(user, _)| user),
@@ -564,8 +717,16 @@ fn answer(
             .insert(header::RETRY_AFTER, state.retry_after.into());
         return (response, status);
     }
+    let operation = definitions::find(path).map(|(operation, _)| operation);
     if let Some((_, object)) = state.objects.iter().find(|(p, _)| p == path) {
-        return (axum::Json(object.clone()).into_response(), StatusCode::OK);
+        // One item, fetched: in the shape of the operation's answer.
+        let object = match operation {
+            Some(operation) if operation.list_items().is_none() => {
+                definitions::shape(object, &operation.response, None)
+            }
+            _ => object.clone(),
+        };
+        return (axum::Json(object).into_response(), StatusCode::OK);
     }
     let empty = Vec::new();
     let (key, items): (String, &Vec<Value>) = match state.lists.iter().find(|(p, _, _)| p == path) {
@@ -590,32 +751,28 @@ fn answer(
     };
     let size = number("PageSize", 50).clamp(1, 1000);
     let page = number("Page", 0);
-    let filters: Vec<(String, &str)> = query
-        .iter()
-        .filter(|(name, _)| !matches!(name.as_str(), "PageSize" | "Page" | "PageToken"))
-        .map(|(name, value)| {
-            // The newer APIs' date range, on the item's creation date.
-            let field = match name.as_str() {
-                "StartDate" | "DateCreatedFrom" => "date_created>".to_owned(),
-                "EndDate" | "DateCreatedTo" => "date_created<".to_owned(),
-                _ => snake_case(name),
-            };
-            (field, value.as_str())
-        })
-        .collect();
-    let kept: Vec<&Value> = items
-        .iter()
-        .filter(|item| {
-            filters
-                .iter()
-                .all(|(field, value)| keeps(item, field, value))
-        })
-        .collect();
+    let list =
+        operation.and_then(|operation| operation.list_items().map(|(_, items)| (operation, items)));
+    let kept: Vec<&Value> = match list {
+        Some((operation, _)) => match select(&operation.id, items, query, now()) {
+            Ok(kept) => kept,
+            Err(message) => {
+                let status = StatusCode::BAD_REQUEST;
+                return (error(status, 20001, &message), status);
+            }
+        },
+        None => items.iter().collect(),
+    };
     let start = (page * size).min(kept.len());
     let end = (start + size).min(kept.len());
+    // Items in a list: in the shape of the list's item schema, with the
+    // fields the platform gives only to a fetched item null.
     let items: Vec<Value> = kept[start..end]
         .iter()
-        .map(|item| (*item).clone())
+        .map(|item| match list {
+            Some((operation, schema)) => definitions::shape(item, schema, Some(&operation.id)),
+            None => (*item).clone(),
+        })
         .collect();
     let more = end < kept.len();
     let filters_query: String = form_urlencoded::Serializer::new(String::new())
@@ -671,51 +828,412 @@ fn sublist(state: &State, path: &str) -> Option<String> {
         Some(last) => (format!("{parent}.json"), last),
         None => (parent.to_owned(), last),
     };
+    let key = match definitions::find(path).and_then(|(operation, _)| operation.list_items()) {
+        Some((key, _)) => key.to_owned(),
+        None => snake_case(last),
+    };
     state
         .objects
         .iter()
         .any(|(p, _)| *p == parent)
-        .then(|| snake_case(last))
+        .then_some(key)
 }
 
-/// Whether `item` passes the filter `field=value`: equal, or for `field>`
-/// and `field<` (dates, as `StartTime>=2026-11-20` asks), on or after and
-/// on or before the day.
-fn keeps(item: &Value, field: &str, value: &str) -> bool {
-    let (field, order) = match field.strip_suffix('>') {
-        Some(field) => (field, Some(std::cmp::Ordering::Greater)),
-        None => match field.strip_suffix('<') {
-            Some(field) => (field, Some(std::cmp::Ordering::Less)),
-            None => (field, None),
-        },
+/// Now, in seconds since 1970-01-01T00:00:00Z.
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX)
+        })
+}
+
+const DAY: i64 = 86_400;
+
+/// A test an item passes or not.
+type Keep = Box<dyn Fn(&Value) -> bool>;
+
+/// The items of the list `operation` that the request's `query` keeps, in
+/// the order the platform gives them, or the message of the platform's
+/// 400 (code 20001, an invalid parameter).
+///
+/// Only the parameters the definitions give the operation filter or
+/// order, each as its description says. A parameter the operation does
+/// not have is ignored, as the platform does: neither the definitions
+/// nor the platform's documentation give an error for one (the request
+/// checker, [`FakePlatform::unconforming_requests`], reports it).
+fn select<'a>(
+    operation: &str,
+    items: &'a [Value],
+    query: &[(String, String)],
+    now: i64,
+) -> Result<Vec<&'a Value>, String> {
+    let mut keeps: Vec<Keep> = Vec::new();
+    let values = |name: &str| -> Vec<String> {
+        query
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .collect()
     };
-    match (&item[field], order) {
-        (Value::String(text), None) => text == value,
-        (Value::Null, _) => false,
-        (Value::String(text), Some(order)) => {
-            let bound = day(value).unwrap_or_else(|| value.to_owned());
-            day(text).is_some_and(|day| day.cmp(&bound) != order.reverse())
+    let first = |name: &str| {
+        query
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    let bound = |name: &str, value: &str| {
+        definitions::instant(value).ok_or_else(|| format!("Invalid {name}: {value}"))
+    };
+    // Equal to the item's field.
+    let equal = |keeps: &mut Vec<Keep>, name: &str, field: &'static str| {
+        if let Some(value) = first(name) {
+            keeps.push(Box::new(move |item| same(&item[field], &value)));
         }
-        (other, None) => value.parse::<Value>().is_ok_and(|parsed| parsed == *other),
-        (_, Some(_)) => false,
+    };
+    match operation {
+        "ListCall" => {
+            equal(&mut keeps, "To", "to");
+            equal(&mut keeps, "From", "from");
+            equal(&mut keeps, "ParentCallSid", "parent_call_sid");
+            equal(&mut keeps, "Status", "status");
+            for (param, field) in [("StartTime", "start_time"), ("EndTime", "end_time")] {
+                // "on this date", "on or after this date", "before this
+                // date": a day (a date-time's day), from its midnight UTC.
+                if let Some(value) = first(param) {
+                    let day = bound(param, &value)?.div_euclid(DAY) * DAY;
+                    keeps.push(at(field, move |t| t >= day && t < day + DAY));
+                }
+                if let Some(value) = first(&format!("{param}>")) {
+                    let day = bound(param, &value)?.div_euclid(DAY) * DAY;
+                    keeps.push(at(field, move |t| t >= day));
+                }
+                if let Some(value) = first(&format!("{param}<")) {
+                    let day = bound(param, &value)?.div_euclid(DAY) * DAY;
+                    keeps.push(at(field, move |t| t < day));
+                }
+            }
+        }
+        "ListCallRecording" => {
+            // `DateCreated=` the day; `DateCreated<=` "at or before
+            // midnight on a given date", `DateCreated>=` "at or after
+            // midnight on a date": that day's midnight, inclusive.
+            if let Some(value) = first("DateCreated") {
+                let day = bound("DateCreated", &value)?;
+                keeps.push(at("date_created", move |t| t >= day && t < day + DAY));
+            }
+            if let Some(value) = first("DateCreated<") {
+                let midnight = bound("DateCreated", &value)?;
+                keeps.push(at("date_created", move |t| t <= midnight));
+            }
+            if let Some(value) = first("DateCreated>") {
+                let midnight = bound("DateCreated", &value)?;
+                keeps.push(at("date_created", move |t| t >= midnight));
+            }
+        }
+        "ListIncomingPhoneNumber" => {
+            equal(&mut keeps, "FriendlyName", "friendly_name");
+            equal(&mut keeps, "Origin", "origin");
+            // "You can specify partial numbers and use '*' as a wildcard
+            // for any digit."
+            if let Some(pattern) = first("PhoneNumber") {
+                keeps.push(Box::new(move |item| {
+                    item["phone_number"]
+                        .as_str()
+                        .is_some_and(|number| partial_number(number, &pattern))
+                }));
+            }
+            // "Whether to include phone numbers new to the platform ...
+            // the default is `true`."
+            if first("Beta").as_deref() == Some("false") {
+                keeps.push(Box::new(|item| item["beta"] != true));
+            }
+        }
+        "ListUsageRecord" => {
+            equal(&mut keeps, "Category", "category");
+            // A day, or an offset from today (`-30days`); usage on or
+            // after the start, on or before the end.
+            let day = |name: &str, value: &str| match definitions::offset_days(value) {
+                Some(days) => Ok((now.div_euclid(DAY) + days) * DAY),
+                None => bound(name, value),
+            };
+            if let Some(value) = first("StartDate") {
+                let start = day("StartDate", &value)?;
+                keeps.push(at("start_date", move |t| t >= start));
+            }
+            if let Some(value) = first("EndDate") {
+                let end = day("EndDate", &value)?;
+                keeps.push(at("end_date", move |t| t <= end));
+            }
+        }
+        "ListApplication" | "ListWorkflow" => equal(&mut keeps, "FriendlyName", "friendly_name"),
+        "ListAlert" => {
+            equal(&mut keeps, "LogLevel", "log_level");
+            // "Queries for alerts older than 30 days are not supported."
+            // The definitions do not give the platform's answer; its
+            // documentation of the same 30-day limit elsewhere (error
+            // 14241) is a 400 for a start date older than 30 days, so the
+            // fake answers that, for either bound.
+            let oldest = now - 30 * DAY;
+            // On or after the start; on or before the end, a day alone
+            // meaning the whole day.
+            if let Some(value) = first("StartDate") {
+                let start = bound("StartDate", &value)?;
+                if start < oldest.div_euclid(DAY) * DAY {
+                    return Err(format!("StartDate {value} is older than 30 days"));
+                }
+                keeps.push(generated(move |t| t >= start));
+            }
+            if let Some(value) = first("EndDate") {
+                let mut end = bound("EndDate", &value)?;
+                if definitions::is_date(&value) {
+                    end += DAY - 1;
+                }
+                if end < oldest {
+                    return Err(format!("EndDate {value} is older than 30 days"));
+                }
+                keeps.push(generated(move |t| t <= end));
+            }
+        }
+        "ListLog" => {
+            equal(&mut keeps, "FunctionSid", "function_sid");
+            // Created after the start ("Defaults to 1 day prior to current
+            // date/time") and before the end ("Defaults to current
+            // date/time").
+            let start = match first("StartDate") {
+                Some(value) => bound("StartDate", &value)?,
+                None => now - DAY,
+            };
+            let end = match first("EndDate") {
+                Some(value) => bound("EndDate", &value)?,
+                None => now,
+            };
+            keeps.push(at("date_created", move |t| t > start && t < end));
+        }
+        "ListExecution" => {
+            equal(&mut keeps, "status", "status");
+            // "starting on or after this date-time"; "starting before
+            // this date-time".
+            if let Some(value) = first("DateCreatedFrom") {
+                let from = bound("DateCreatedFrom", &value)?;
+                keeps.push(at("date_created", move |t| t >= from));
+            }
+            if let Some(value) = first("DateCreatedTo") {
+                let to = bound("DateCreatedTo", &value)?;
+                keeps.push(at("date_created", move |t| t < to));
+            }
+        }
+        "ListTask" => {
+            equal(&mut keeps, "Priority", "priority");
+            equal(&mut keeps, "WorkflowSid", "workflow_sid");
+            equal(&mut keeps, "WorkflowName", "workflow_friendly_name");
+            equal(&mut keeps, "TaskQueueSid", "task_queue_sid");
+            equal(&mut keeps, "TaskQueueName", "task_queue_friendly_name");
+            equal(&mut keeps, "RoutingTarget", "routing_target");
+            let statuses = values("AssignmentStatus");
+            if !statuses.is_empty() {
+                keeps.push(Box::new(move |item| {
+                    statuses.iter().any(|s| same(&item["assignment_status"], s))
+                }));
+            }
+            if let Some(value) = first("HasAddons") {
+                let wanted = value == "true";
+                keeps.push(Box::new(move |item| {
+                    let has = item["addons"]
+                        .as_str()
+                        .is_some_and(|addons| !matches!(addons.trim(), "" | "{}"));
+                    has == wanted
+                }));
+            }
+            if let Some(expression) = first("EvaluateTaskAttributes") {
+                let clauses = attribute_clauses(&expression)
+                    .ok_or_else(|| format!("Invalid EvaluateTaskAttributes: {expression}"))?;
+                keeps.push(Box::new(move |item| {
+                    let attributes = item["attributes"]
+                        .as_str()
+                        .and_then(|text| serde_json::from_str::<Value>(text).ok())
+                        .unwrap_or(Value::Null);
+                    clauses.iter().all(|(path, equal, value)| {
+                        let found = path.iter().fold(&attributes, |v, key| &v[key.as_str()]);
+                        (found == value) == *equal
+                    })
+                }));
+            }
+        }
+        "ListTaskQueue" => {
+            equal(&mut keeps, "FriendlyName", "friendly_name");
+            // Queues "with Workers that match": the fake has no workers,
+            // so no queue has one.
+            if first("EvaluateWorkerAttributes").is_some() || first("WorkerSid").is_some() {
+                keeps.push(Box::new(|_| false));
+            }
+            // `Ordering`: "Sorting parameter for TaskQueues", with no
+            // syntax given; the fake keeps the queues' order.
+        }
+        // The other lists have no parameter but paging.
+        _ => {}
+    }
+    let mut kept: Vec<&Value> = items
+        .iter()
+        .filter(|item| keeps.iter().all(|keep| keep(item)))
+        .collect();
+    if operation == "ListTask" {
+        let order = task_order(first("Ordering").as_deref().unwrap_or("DateCreated:asc"))?;
+        kept.sort_by(|a, b| {
+            order
+                .iter()
+                .map(|(field, descending)| {
+                    let ordering = compare(&a[*field], &b[*field]);
+                    if *descending {
+                        ordering.reverse()
+                    } else {
+                        ordering
+                    }
+                })
+                .find(|ordering| ordering.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    }
+    Ok(kept)
+}
+
+/// A test on the instant of the item's date field `field` (ISO 8601 or
+/// RFC 2822); an item without the date fails it.
+fn at(field: &'static str, test: impl Fn(i64) -> bool + 'static) -> Keep {
+    Box::new(move |item| {
+        item[field]
+            .as_str()
+            .and_then(definitions::instant)
+            .is_some_and(&test)
+    })
+}
+
+/// A test on when an alert occurred: its `date_generated` ("when the alert
+/// was generated"), or its `date_created` when a test gave no
+/// `date_generated` (the platform always gives both).
+fn generated(test: impl Fn(i64) -> bool + 'static) -> Keep {
+    Box::new(move |item| {
+        let field = if item["date_generated"].is_string() {
+            "date_generated"
+        } else {
+            "date_created"
+        };
+        item[field]
+            .as_str()
+            .and_then(definitions::instant)
+            .is_some_and(&test)
+    })
+}
+
+/// Whether the item's `field` is `value` as a query gives it (text, or
+/// the number or boolean it spells).
+fn same(field: &Value, value: &str) -> bool {
+    match field {
+        Value::String(text) => text == value,
+        Value::Null => false,
+        other => value.parse::<Value>().is_ok_and(|parsed| parsed == *other),
     }
 }
 
-/// `YYYY-MM-DD` of an RFC 2822 date (`Tue, 10 Aug 2010 08:02:17 +0000`,
-/// as the 2010 API writes them) or of an ISO 8601 one.
-fn day(date: &str) -> Option<String> {
-    if date.len() >= 10 && date.as_bytes()[4] == b'-' {
-        return Some(date[..10].to_owned());
+/// Whether `number` contains `pattern`, `*` standing for any digit.
+fn partial_number(number: &str, pattern: &str) -> bool {
+    let (number, pattern): (Vec<char>, Vec<char>) =
+        (number.chars().collect(), pattern.chars().collect());
+    if pattern.is_empty() {
+        return true;
     }
-    let parts: Vec<&str> = date.split_whitespace().collect();
-    let [_, d, month, year, ..] = parts[..] else {
-        return None;
-    };
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let m = MONTHS.iter().position(|name| *name == month)? + 1;
-    Some(format!("{year}-{m:02}-{:02}", d.parse::<u32>().ok()?))
+    number.windows(pattern.len()).any(|window| {
+        window
+            .iter()
+            .zip(&pattern)
+            .all(|(n, p)| n == p || (*p == '*' && n.is_ascii_digit()))
+    })
+}
+
+/// The fields and directions of the tasks' `Ordering`: "`Attribute:Order`,
+/// where `Attribute` can be either `DateCreated`, `Priority`, or
+/// `VirtualStartTime` and `Order` can be either `asc` or `desc`", pairs
+/// comma-separated; "The only ordering pairing not allowed is DateCreated
+/// and VirtualStartTime."
+fn task_order(ordering: &str) -> Result<Vec<(&'static str, bool)>, String> {
+    let invalid = || format!("Invalid Ordering: {ordering}");
+    let mut order = Vec::new();
+    for pair in ordering.split(',') {
+        let (attribute, direction) = pair.trim().split_once(':').ok_or_else(invalid)?;
+        let field = match attribute {
+            "DateCreated" => "date_created",
+            "Priority" => "priority",
+            "VirtualStartTime" => "virtual_start_time",
+            _ => return Err(invalid()),
+        };
+        let descending = match direction {
+            "asc" => false,
+            "desc" => true,
+            _ => return Err(invalid()),
+        };
+        if order.iter().any(|(f, _)| *f == field) {
+            return Err(invalid());
+        }
+        order.push((field, descending));
+    }
+    let has = |field: &str| order.iter().any(|(f, _)| *f == field);
+    if has("date_created") && has("virtual_start_time") {
+        return Err(invalid());
+    }
+    Ok(order)
+}
+
+/// Two field values in order: dates by instant, numbers by value, nulls
+/// first.
+fn compare(a: &Value, b: &Value) -> std::cmp::Ordering {
+    match (a, b) {
+        (Value::Number(a), Value::Number(b)) => a
+            .as_f64()
+            .partial_cmp(&b.as_f64())
+            .unwrap_or(std::cmp::Ordering::Equal),
+        (Value::String(a), Value::String(b)) => {
+            match (definitions::instant(a), definitions::instant(b)) {
+                (Some(a), Some(b)) => a.cmp(&b),
+                _ => a.cmp(b),
+            }
+        }
+        (Value::Null, Value::Null) => std::cmp::Ordering::Equal,
+        (Value::Null, _) => std::cmp::Ordering::Less,
+        (_, Value::Null) => std::cmp::Ordering::Greater,
+        _ => std::cmp::Ordering::Equal,
+    }
+}
+
+/// The clauses of a task-attributes expression the fake evaluates:
+/// `key == value` and `key != value` (a dotted key into the task's
+/// `attributes`; a value quoted, a number, `true`, `false` or `null`),
+/// joined by `AND`; `None` for any other expression.
+fn attribute_clauses(expression: &str) -> Option<Vec<(Vec<String>, bool, Value)>> {
+    let mut clauses = Vec::new();
+    for clause in expression.split(" AND ").flat_map(|c| c.split(" and ")) {
+        let (key, equal, value) = match clause.split_once("==") {
+            Some((key, value)) => (key, true, value),
+            None => {
+                let (key, value) = clause.split_once("!=")?;
+                (key, false, value)
+            }
+        };
+        let key = key.trim();
+        if key.is_empty()
+            || !key
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        {
+            return None;
+        }
+        let value = value.trim();
+        let value = match value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
+            Some(text) => Value::from(text),
+            None => serde_json::from_str::<Value>(value).ok()?,
+        };
+        clauses.push((key.split('.').map(str::to_owned).collect(), equal, value));
+    }
+    Some(clauses)
 }
 
 /// `AssignmentStatus` → `assignment_status`.
@@ -950,21 +1468,644 @@ impl FakePlatform {
 mod tests {
     use super::*;
 
+    /// 2026-11-26T12:00:00Z.
+    const NOW: i64 = 1_795_694_400;
+
+    fn sids(kept: &[&Value]) -> Vec<String> {
+        kept.iter()
+            .map(|item| item["sid"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    fn query(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    fn kept(operation: &str, items: &[Value], pairs: &[(&str, &str)]) -> Vec<String> {
+        sids(&select(operation, items, &query(pairs), NOW).unwrap())
+    }
+
     #[test]
-    fn date_filters_compare_days() {
-        let call = json!({"start_time": "Tue, 10 Aug 2010 08:02:17 +0000", "status": "failed"});
-        assert!(keeps(&call, "start_time>", "2010-08-10"));
-        assert!(keeps(&call, "start_time>", "2010-08-01"));
-        assert!(!keeps(&call, "start_time>", "2010-08-11"));
-        assert!(keeps(&call, "start_time<", "2010-08-10"));
-        assert!(!keeps(&call, "start_time<", "2010-08-09"));
-        assert!(keeps(&call, "status", "failed"));
-        assert!(!keeps(&call, "status", "completed"));
-        assert!(!keeps(&call, "missing", "x"));
-        assert_eq!(day("2026-11-20T10:00:00Z").as_deref(), Some("2026-11-20"));
-        let log = json!({"date_created": "2026-11-20T10:00:00Z"});
-        assert!(keeps(&log, "date_created>", "2026-11-20T00:00:00Z"));
-        assert!(!keeps(&log, "date_created>", "2026-11-21T00:00:00Z"));
+    fn dates_parse_as_the_platform_writes_them() {
+        assert_eq!(NOW, definitions::instant("2026-11-26T12:00:00Z").unwrap());
+        let rfc = definitions::instant("Fri, 20 Nov 2026 10:00:00 +0000").unwrap();
+        assert_eq!(Some(rfc), definitions::instant("2026-11-20T10:00:00Z"));
+        assert_eq!(Some(rfc), definitions::instant("2026-11-20T05:00:00-05:00"));
+        assert_eq!(Some(rfc), definitions::instant("2026-11-20T10:00:00.250Z"));
+        assert_eq!(Some(rfc - 36_000), definitions::instant("2026-11-20"));
+        for wrong in [
+            "2026-02-30",
+            "2026-13-01",
+            "2026-11-20T24:00:00Z",
+            "20 Nov 2026",
+            "yesterday",
+            "",
+        ] {
+            assert_eq!(definitions::instant(wrong), None, "{wrong}");
+        }
+    }
+
+    #[test]
+    fn execution_date_bounds_are_from_inclusive_and_to_exclusive_instants() {
+        let executions = [
+            json!({"sid": "FN1", "status": "ended", "date_created": "2026-11-20T00:00:00Z"}),
+            json!({"sid": "FN2", "status": "active", "date_created": "2026-11-20T23:59:59Z"}),
+            json!({"sid": "FN3", "status": "ended", "date_created": "2026-11-21T00:00:00Z"}),
+        ];
+        let day = [
+            ("DateCreatedFrom", "2026-11-20T00:00:00Z"),
+            ("DateCreatedTo", "2026-11-20T23:59:59Z"),
+        ];
+        // "starting before this date-time": 23:59:59 itself is out.
+        assert_eq!(kept("ListExecution", &executions, &day), ["FN1"]);
+        let next_midnight = [
+            ("DateCreatedFrom", "2026-11-20T00:00:00Z"),
+            ("DateCreatedTo", "2026-11-21T00:00:00Z"),
+        ];
+        assert_eq!(
+            kept("ListExecution", &executions, &next_midnight),
+            ["FN1", "FN2"]
+        );
+        assert_eq!(
+            kept("ListExecution", &executions, &[("status", "active")]),
+            ["FN2"]
+        );
+        // `Status` is not the operation's parameter (`status` is): ignored.
+        assert_eq!(
+            kept("ListExecution", &executions, &[("Status", "active")]).len(),
+            3
+        );
+        let garbage = select(
+            "ListExecution",
+            &executions,
+            &query(&[("DateCreatedTo", "tomorrow")]),
+            NOW,
+        );
+        assert!(garbage.unwrap_err().contains("DateCreatedTo"));
+    }
+
+    #[test]
+    fn call_times_are_days_on_before_and_on_or_after() {
+        let calls = [
+            json!({"sid": "CA1", "start_time": "Thu, 19 Nov 2026 23:59:59 +0000", "end_time": null}),
+            json!({"sid": "CA2", "start_time": "Fri, 20 Nov 2026 00:00:00 +0000", "end_time": "Fri, 20 Nov 2026 00:01:00 +0000"}),
+            json!({"sid": "CA3", "start_time": "Fri, 20 Nov 2026 23:59:59 +0000", "end_time": null}),
+            json!({"sid": "CA4", "start_time": "Sat, 21 Nov 2026 00:00:00 +0000", "end_time": null}),
+        ];
+        assert_eq!(
+            kept("ListCall", &calls, &[("StartTime", "2026-11-20")]),
+            ["CA2", "CA3"]
+        );
+        assert_eq!(
+            kept("ListCall", &calls, &[("StartTime>", "2026-11-20")]),
+            ["CA2", "CA3", "CA4"]
+        );
+        // "before this date": the day itself is out.
+        assert_eq!(
+            kept("ListCall", &calls, &[("StartTime<", "2026-11-20")]),
+            ["CA1"]
+        );
+        assert_eq!(
+            kept(
+                "ListCall",
+                &calls,
+                &[("StartTime>", "2026-11-20"), ("StartTime<", "2026-11-21")]
+            ),
+            ["CA2", "CA3"]
+        );
+        // A call that has not ended has no end time to match.
+        assert_eq!(
+            kept("ListCall", &calls, &[("EndTime", "2026-11-20")]),
+            ["CA2"]
+        );
+    }
+
+    #[test]
+    fn recordings_inequalities_include_the_midnight() {
+        let recordings = [
+            json!({"sid": "RE1", "date_created": "Fri, 20 Nov 2026 00:00:00 +0000"}),
+            json!({"sid": "RE2", "date_created": "Fri, 20 Nov 2026 08:00:00 +0000"}),
+        ];
+        assert_eq!(
+            kept(
+                "ListCallRecording",
+                &recordings,
+                &[("DateCreated<", "2026-11-20")]
+            ),
+            ["RE1"]
+        );
+        assert_eq!(
+            kept(
+                "ListCallRecording",
+                &recordings,
+                &[("DateCreated>", "2026-11-20")]
+            ),
+            ["RE1", "RE2"]
+        );
+        assert_eq!(
+            kept(
+                "ListCallRecording",
+                &recordings,
+                &[("DateCreated", "2026-11-20")]
+            ),
+            ["RE1", "RE2"]
+        );
+    }
+
+    #[test]
+    fn tasks_are_oldest_first_unless_ordering_says_otherwise() {
+        let tasks = [
+            json!({"sid": "WT2", "priority": 5, "date_created": "2026-11-20T10:00:02Z", "assignment_status": "pending"}),
+            json!({"sid": "WT1", "priority": 0, "date_created": "2026-11-20T10:00:01Z", "assignment_status": "canceled"}),
+            json!({"sid": "WT3", "priority": 5, "date_created": "2026-11-20T10:00:03Z", "assignment_status": "assigned"}),
+        ];
+        assert_eq!(kept("ListTask", &tasks, &[]), ["WT1", "WT2", "WT3"]);
+        assert_eq!(
+            kept("ListTask", &tasks, &[("Ordering", "DateCreated:desc")]),
+            ["WT3", "WT2", "WT1"]
+        );
+        assert_eq!(
+            kept(
+                "ListTask",
+                &tasks,
+                &[("Ordering", "Priority:desc,DateCreated:asc")]
+            ),
+            ["WT2", "WT3", "WT1"]
+        );
+        assert_eq!(
+            kept(
+                "ListTask",
+                &tasks,
+                &[
+                    ("AssignmentStatus", "pending"),
+                    ("AssignmentStatus", "assigned")
+                ]
+            ),
+            ["WT2", "WT3"]
+        );
+        assert_eq!(
+            kept(
+                "ListTask",
+                &tasks,
+                &[("Priority", "5"), ("Ordering", "DateCreated:desc")]
+            ),
+            ["WT3", "WT2"]
+        );
+        for wrong in [
+            "DateCreated:asc,VirtualStartTime:desc",
+            "Priority",
+            "Priority:up",
+            "Name:asc",
+            "Priority:asc,Priority:desc",
+        ] {
+            let refused = select("ListTask", &tasks, &query(&[("Ordering", wrong)]), NOW);
+            assert!(refused.is_err(), "{wrong}");
+        }
+    }
+
+    #[test]
+    fn task_attributes_expressions_filter_on_the_attributes() {
+        let tasks = [
+            json!({"sid": "WT1", "date_created": "2026-11-20T10:00:01Z", "attributes": r#"{"type":"callback","call":{"from":"+1555"}}"#}),
+            json!({"sid": "WT2", "date_created": "2026-11-20T10:00:02Z", "attributes": r#"{"type":"voicemail"}"#}),
+        ];
+        let callback = [("EvaluateTaskAttributes", r#"type == "callback""#)];
+        assert_eq!(kept("ListTask", &tasks, &callback), ["WT1"]);
+        let nested = [(
+            "EvaluateTaskAttributes",
+            "type != 'voicemail' AND call.from == '+1555'",
+        )];
+        assert_eq!(kept("ListTask", &tasks, &nested), ["WT1"]);
+        let hostile = [("EvaluateTaskAttributes", "type == \"x\" OR 1==1; DROP")];
+        assert!(select("ListTask", &tasks, &query(&hostile), NOW).is_err());
+    }
+
+    #[test]
+    fn phone_numbers_match_partially_with_wildcard_digits() {
+        let numbers = [
+            json!({"sid": "PN1", "phone_number": "+15559870000", "friendly_name": "Main line", "beta": false}),
+            json!({"sid": "PN2", "phone_number": "+15551230000", "friendly_name": "Main", "beta": true}),
+        ];
+        assert_eq!(
+            kept(
+                "ListIncomingPhoneNumber",
+                &numbers,
+                &[("PhoneNumber", "+15559870000")]
+            ),
+            ["PN1"]
+        );
+        assert_eq!(
+            kept(
+                "ListIncomingPhoneNumber",
+                &numbers,
+                &[("PhoneNumber", "987")]
+            ),
+            ["PN1"]
+        );
+        assert_eq!(
+            kept(
+                "ListIncomingPhoneNumber",
+                &numbers,
+                &[("PhoneNumber", "555***0000")]
+            ),
+            ["PN1", "PN2"]
+        );
+        // `*` is a digit, not anything.
+        assert!(kept(
+            "ListIncomingPhoneNumber",
+            &numbers,
+            &[("PhoneNumber", "+*9")]
+        )
+        .is_empty());
+        // `+` sent unencoded in a query is a space: no number has one.
+        assert!(kept(
+            "ListIncomingPhoneNumber",
+            &numbers,
+            &[("PhoneNumber", " 15559870000")]
+        )
+        .is_empty());
+        // The friendly name's description says nothing of partial matches.
+        assert_eq!(
+            kept(
+                "ListIncomingPhoneNumber",
+                &numbers,
+                &[("FriendlyName", "Main")]
+            ),
+            ["PN2"]
+        );
+        assert_eq!(
+            kept("ListIncomingPhoneNumber", &numbers, &[("Beta", "false")]),
+            ["PN1"]
+        );
+    }
+
+    #[test]
+    fn alerts_older_than_30_days_are_refused_and_days_are_whole() {
+        let alerts = [
+            json!({"sid": "NO1", "log_level": "error", "date_generated": "2026-11-20T23:30:00Z"}),
+            json!({"sid": "NO2", "log_level": "warning", "date_generated": "2026-11-21T00:00:00Z", "date_created": "2026-11-20T00:00:00Z"}),
+            json!({"sid": "NO3", "log_level": "notice", "date_generated": null, "date_created": "2026-11-22T00:00:00Z"}),
+        ];
+        assert_eq!(
+            kept("ListAlert", &alerts, &[("EndDate", "2026-11-20")]),
+            ["NO1"]
+        );
+        assert!(kept("ListAlert", &alerts, &[("EndDate", "2026-11-20T23:00:00Z")]).is_empty());
+        assert_eq!(
+            kept(
+                "ListAlert",
+                &alerts,
+                &[("StartDate", "2026-11-21"), ("LogLevel", "warning")]
+            ),
+            ["NO2"]
+        );
+        // 30 days before NOW is 2026-10-27.
+        assert_eq!(
+            kept("ListAlert", &alerts, &[("StartDate", "2026-10-27")]).len(),
+            3
+        );
+        // Without `date_generated`, when it was created.
+        assert_eq!(
+            kept("ListAlert", &alerts, &[("StartDate", "2026-11-22")]),
+            ["NO3"]
+        );
+        let old = select(
+            "ListAlert",
+            &alerts,
+            &query(&[("StartDate", "2026-10-26T23:59:59Z")]),
+            NOW,
+        );
+        assert!(old.unwrap_err().contains("older than 30 days"));
+        let old_end = select(
+            "ListAlert",
+            &alerts,
+            &query(&[("EndDate", "2026-10-01")]),
+            NOW,
+        );
+        assert!(old_end.is_err());
+    }
+
+    #[test]
+    fn logs_default_to_the_last_day() {
+        let logs = [
+            json!({"sid": "NO1", "function_sid": "ZH1", "date_created": "2026-11-25T11:00:00Z"}),
+            json!({"sid": "NO2", "function_sid": "ZH2", "date_created": "2026-11-25T13:00:00Z"}),
+        ];
+        assert_eq!(kept("ListLog", &logs, &[]), ["NO2"]);
+        assert_eq!(
+            kept("ListLog", &logs, &[("StartDate", "2026-11-25T00:00:00Z")]),
+            ["NO1", "NO2"]
+        );
+        assert_eq!(
+            kept(
+                "ListLog",
+                &logs,
+                &[
+                    ("StartDate", "2026-11-25T00:00:00Z"),
+                    ("FunctionSid", "ZH1")
+                ]
+            ),
+            ["NO1"]
+        );
+        // "after", "before": the bounds themselves are out.
+        let exact = [
+            ("StartDate", "2026-11-25T11:00:00Z"),
+            ("EndDate", "2026-11-25T13:00:00Z"),
+        ];
+        assert!(kept("ListLog", &logs, &exact).is_empty());
+    }
+
+    #[test]
+    fn usage_dates_take_offsets_from_today() {
+        let usage = [
+            json!({"sid": "UR1", "category": "calls", "start_date": "2026-11-01", "end_date": "2026-11-20"}),
+            json!({"sid": "UR2", "category": "sms", "start_date": "2026-10-01", "end_date": "2026-10-31"}),
+        ];
+        assert_eq!(
+            kept("ListUsageRecord", &usage, &[("StartDate", "-30days")]),
+            ["UR1"]
+        );
+        assert_eq!(
+            kept("ListUsageRecord", &usage, &[("EndDate", "2026-10-31")]),
+            ["UR2"]
+        );
+        assert_eq!(
+            kept("ListUsageRecord", &usage, &[("Category", "sms")]),
+            ["UR2"]
+        );
+    }
+
+    #[test]
+    fn unknown_parameters_are_ignored_as_the_platform_does() {
+        let flows = [
+            json!({"sid": "FW1", "status": "draft"}),
+            json!({"sid": "FW2", "status": "published"}),
+        ];
+        assert_eq!(
+            kept(
+                "ListFlow",
+                &flows,
+                &[("Status", "draft"), ("\u{1b}[2J", "\u{0}")]
+            )
+            .len(),
+            2
+        );
+    }
+
+    fn request(method: &str, path: &str, pairs: &[(&str, &str)]) -> FakeRequest {
+        FakeRequest {
+            method: method.to_owned(),
+            path: path.to_owned(),
+            query: query(pairs),
+            username: None,
+            status: 200,
+        }
+    }
+
+    const FLOW: &str = "FW0123456789abcdef0123456789abcdef";
+    const WORKSPACE: &str = "WS0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn conforming_requests_have_no_fault() {
+        let account = format!("/2010-04-01/Accounts/{ACCOUNT_SID}");
+        let executions = format!("/v2/Flows/{FLOW}/Executions");
+        let tasks = format!("/v1/Workspaces/{WORKSPACE}/Tasks");
+        let conforming = [
+            request(
+                "GET",
+                &format!("{account}/Calls.json"),
+                &[
+                    ("StartTime>", "2026-11-20"),
+                    ("Status", "failed"),
+                    ("PageSize", "1000"),
+                ],
+            ),
+            request("GET", &format!("{account}.json"), &[]),
+            request(
+                "GET",
+                &executions,
+                &[
+                    ("DateCreatedFrom", "2026-11-20T00:00:00Z"),
+                    ("DateCreatedTo", "2026-11-20T23:59:59+01:00"),
+                    ("status", "ended"),
+                ],
+            ),
+            request(
+                "GET",
+                &tasks,
+                &[
+                    ("AssignmentStatus", "pending"),
+                    ("AssignmentStatus", "reserved"),
+                    ("Ordering", "DateCreated:desc"),
+                    ("Page", "0"),
+                ],
+            ),
+            request(
+                "GET",
+                "/v1/Alerts",
+                &[
+                    ("StartDate", "2026-11-20"),
+                    ("EndDate", "2026-11-20T10:00:00Z"),
+                ],
+            ),
+            request(
+                "GET",
+                &format!("{account}/Usage/Records.json"),
+                &[("StartDate", "-30days"), ("IncludeSubaccounts", "false")],
+            ),
+            request(
+                "GET",
+                &format!("{account}/IncomingPhoneNumbers.json"),
+                &[("PhoneNumber", "+1555*")],
+            ),
+        ];
+        for request in conforming {
+            assert_eq!(
+                request.nonconformities(),
+                Vec::<String>::new(),
+                "{request:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn nonconforming_requests_say_what_is_wrong() {
+        let account = format!("/2010-04-01/Accounts/{ACCOUNT_SID}");
+        let executions = format!("/v2/Flows/{FLOW}/Executions");
+        let cases: [(FakeRequest, &str); 14] = [
+            (
+                request("GET", "/v2/Flows", &[("Status", "draft")]),
+                "\"Status\": ListFlow has no such parameter",
+            ),
+            (
+                request("GET", &executions, &[("Status", "ended")]),
+                "ListExecution has no such parameter",
+            ),
+            (
+                request("GET", &executions, &[("status", "running")]),
+                "not one of [\"active\",\"ended\"]",
+            ),
+            (
+                request("GET", &executions, &[("DateCreatedTo", "2026-11-20")]),
+                "not a date-time",
+            ),
+            (
+                request(
+                    "GET",
+                    &executions,
+                    &[("DateCreatedFrom", "2026-11-20 10:00:00")],
+                ),
+                "not a date-time",
+            ),
+            (
+                request(
+                    "GET",
+                    &format!("{account}/Calls.json"),
+                    &[("PageSize", "1001")],
+                ),
+                "above the maximum 1000",
+            ),
+            (
+                request("GET", &format!("{account}/Calls.json"), &[("Page", "-1")]),
+                "below the minimum 0",
+            ),
+            (
+                request(
+                    "GET",
+                    &format!("{account}/Calls.json"),
+                    &[("PageSize", "fifty")],
+                ),
+                "not an integer",
+            ),
+            (
+                request(
+                    "GET",
+                    &format!("{account}/Calls.json"),
+                    &[("Status", "failed"), ("Status", "busy")],
+                ),
+                "given 2 times",
+            ),
+            (
+                request(
+                    "GET",
+                    &format!("{account}/Calls.json"),
+                    &[("ParentCallSid", "CA1")],
+                ),
+                "shorter than 34",
+            ),
+            (
+                request("GET", "/v2/Flows/FW0001", &[]),
+                "path parameter Sid=\"FW0001\"",
+            ),
+            (request("GET", "/v2/Flowz", &[]), "no operation"),
+            (request("POST", "/v2/Flows", &[]), "POST is a write"),
+            (request("PUT", "/v2/Flows", &[]), "has no method PUT"),
+        ];
+        for (request, why) in cases {
+            let faults = request.nonconformities();
+            assert_eq!(faults.len(), 1, "{request:?}: {faults:?}");
+            assert!(
+                faults[0].contains(why),
+                "{request:?}: {faults:?} lacks {why}"
+            );
+        }
+    }
+
+    #[test]
+    fn hostile_requests_are_reported_not_trusted() {
+        // Escapes, NULs, path traversal and a megabyte of value: reported
+        // as faults, quoted, without a panic.
+        let huge = "A".repeat(1 << 20);
+        let hostile = [
+            request("GET", "/v2/Flows/..%2F..%2Fetc%2Fpasswd", &[]),
+            request("GET", "/v2/Flows", &[("\u{1b}]52;c;aGk=\u{7}", "\u{0}")]),
+            request(
+                "GET",
+                &format!("/v2/Flows/{FLOW}/Executions"),
+                &[("status", &huge)],
+            ),
+            request(
+                "GET",
+                &format!("/v1/Workspaces/{WORKSPACE}/Tasks"),
+                &[("WorkflowSid", "WW\u{202e}0000000000000000000000000000000")],
+            ),
+        ];
+        for request in hostile {
+            let faults = request.nonconformities();
+            assert_eq!(faults.len(), 1, "{faults:?}");
+            let fault = &faults[0];
+            assert!(fault.len() < 300, "{fault}");
+            assert!(
+                !fault.chars().any(|c| c.is_control() || c == '\u{202e}'),
+                "{fault:?}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn the_fake_records_methods_and_refuses_writes() {
+        ccfn_core::http::install_crypto_provider();
+        let fake = FakePlatform::start().await.with_list(Resource::Flows);
+        let client = reqwest::Client::new();
+        let url = format!("{}/v2/Flows", fake.base_url());
+        let auth = |request: reqwest::RequestBuilder| {
+            request.basic_auth(fake.username(), Some(fake.password()))
+        };
+        let listed = auth(client.get(&url)).send().await.unwrap();
+        assert_eq!(listed.status(), 200);
+        let written = auth(client.post(&url)).send().await.unwrap();
+        assert_eq!(written.status(), 405);
+        let methods: Vec<String> = fake.requests().into_iter().map(|r| r.method).collect();
+        assert_eq!(methods, ["GET", "POST"]);
+        let faults = fake.unconforming_requests();
+        assert_eq!(
+            faults,
+            ["POST /v2/Flows: POST is a write; ccfn only reads the platform"]
+        );
+        let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            fake.assert_requests_conform()
+        }));
+        assert!(panic.is_err());
+    }
+
+    #[tokio::test]
+    async fn flows_listed_leave_out_what_only_a_fetched_flow_has() {
+        ccfn_core::http::install_crypto_provider();
+        let fake = FakePlatform::start().await.with(
+            Resource::Flows,
+            json!({"sid": FLOW, "status": "published", "revision": 3, "valid": false,
+                   "errors": [{"message": "bad url"}], "warnings": [], "definition": {"states": []},
+                   "not_in_the_definitions": 1}),
+        );
+        let get = |path: String| {
+            let request = reqwest::Client::new()
+                .get(format!("{}{path}", fake.base_url()))
+                .basic_auth(fake.username(), Some(fake.password()));
+            async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
+        };
+        let page = get("/v2/Flows".to_owned()).await;
+        let listed = &page["flows"][0];
+        for field in [
+            "definition",
+            "valid",
+            "errors",
+            "warnings",
+            "author_sid",
+            "links",
+        ] {
+            assert_eq!(listed[field], Value::Null, "{field}: {listed}");
+        }
+        assert_eq!(listed["revision"], 3);
+        assert!(listed.get("not_in_the_definitions").is_none());
+        let fetched = get(format!("/v2/Flows/{FLOW}")).await;
+        assert_eq!(fetched["valid"], false);
+        assert_eq!(fetched["errors"][0]["message"], "bad url");
+        assert_eq!(fetched["definition"], json!({"states": []}));
+        assert_eq!(fetched["author_sid"], Value::Null);
+        fake.assert_requests_conform();
     }
 
     #[test]
