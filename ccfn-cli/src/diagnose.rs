@@ -544,9 +544,12 @@ pub(crate) fn run(args: &DiagnoseArgs) -> Result<ExitCode, String> {
         crate::write_out(&verdict.human)?;
     }
     if verdict.skipped > 0 {
-        eprintln!(
-            "ccfn diagnose: skipped {} lines that are not ccfn records",
-            verdict.skipped
+        crate::terminal::say(
+            " diagnose",
+            &format!(
+                "skipped {} lines that are not ccfn records",
+                verdict.skipped
+            ),
         );
     }
     Ok(ExitCode::from(verdict.code))

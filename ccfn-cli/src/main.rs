@@ -88,8 +88,9 @@ fn main() -> ExitCode {
         Command::Numbers(args) => listing::run_numbers(args),
         Command::Account(args) => listing::run_account(args),
         Command::Completions { shell } => {
-            clap_complete::generate(*shell, &mut Cli::command(), "ccfn", &mut std::io::stdout());
-            Ok(ExitCode::SUCCESS)
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "ccfn", &mut script);
+            write_out(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS)
         }
     };
     result.unwrap_or_else(|err| {

@@ -412,7 +412,7 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
                 write("doctor.json", &format!("{json:#}\n"))?;
                 written.push("doctor.txt");
             }
-            Err(err) => eprintln!("ccfn package: doctor.txt not written: {err}"),
+            Err(err) => crate::terminal::say(" package", &format!("doctor.txt not written: {err}")),
         }
     }
     write("reproduce.sh", &reproduce(&gathered, args.url.as_deref()))?;
@@ -427,16 +427,22 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
     let _ = writeln!(out, "{}", dir.display());
     let _ = writeln!(out, "{}", tarball.display());
     crate::write_out(&out)?;
-    eprintln!(
-        "ccfn package: {} records, {} invocations, diagnose: {}; {secrets} secret values scrubbed from every file",
-        gathered.count,
-        gathered.invocations,
-        verdict.json["answer"].as_str().unwrap_or("-"),
+    crate::terminal::say(
+        " package",
+        &format!(
+            "{} records, {} invocations, diagnose: {}; {secrets} secret values scrubbed from every file",
+            gathered.count,
+            gathered.invocations,
+            verdict.json["answer"].as_str().unwrap_or("-"),
+        ),
     );
     if gathered.skipped > 0 {
-        eprintln!(
-            "ccfn package: skipped {} lines that are not ccfn records",
-            gathered.skipped
+        crate::terminal::say(
+            " package",
+            &format!(
+                "skipped {} lines that are not ccfn records",
+                gathered.skipped
+            ),
         );
     }
     Ok(ExitCode::SUCCESS)
