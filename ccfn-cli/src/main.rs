@@ -75,6 +75,10 @@ Examples:
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Whatever the command shows, no secret of its environment or of its
+    // command line (a URL's password) is shown.
+    package::register_secrets();
+    package::register_argument_secrets();
     let result = match &cli.command {
         Command::Logs(args) => logs::run(args),
         Command::Diagnose(args) => diagnose::run(args),
