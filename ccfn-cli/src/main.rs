@@ -74,7 +74,20 @@ Examples:
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // clap's messages repeat the arguments (a value pasted from a log
+    // included): they go through the terminal module too.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let text = err.to_string();
+            if err.use_stderr() {
+                terminal::write_err(&text);
+            } else if let Err(problem) = write_out(&text) {
+                terminal::say("", &problem);
+            }
+            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
+        }
+    };
     // Whatever the command shows, no secret of its environment or of its
     // command line (a URL's password) is shown.
     package::register_secrets();

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
 
-use ccfn_core::record::{self, is_sensitive_name, scrub_secrets};
+use ccfn_core::record::{self, is_sensitive_name};
 use ccfn_core::Secret;
 use serde_json::{Map, Value};
 
@@ -209,25 +209,28 @@ struct Gathered {
     redacted: bool,
 }
 
-/// A file of the package, written line by line, each scrubbed.
+/// A file of the package, written line by line, each cleaned ([`clean`]).
 struct Lines {
+    name: &'static str,
     path: PathBuf,
     out: std::io::BufWriter<std::fs::File>,
 }
 
 impl Lines {
-    fn create(dir: &Path, name: &str) -> Result<Lines, String> {
+    fn create(dir: &Path, name: &'static str) -> Result<Lines, String> {
         let path = dir.join(name);
         let file = std::fs::File::create(&path)
             .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
         Ok(Lines {
+            name,
             path,
             out: std::io::BufWriter::new(file),
         })
     }
 
+    /// Writes `text` as one line: a newline in it is written `\n`.
     fn line(&mut self, text: &str) -> std::io::Result<()> {
-        writeln!(self.out, "{}", clean(text))
+        writeln!(self.out, "{}", clean(self.name, text).replace('\n', "\\n"))
     }
 
     fn finish(mut self) -> Result<(), String> {
@@ -329,33 +332,42 @@ fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, S
     if gathered.redacted {
         // A value registered at line N may be in an earlier line.
         for file in ["records.jsonl", "invocations.txt", "errors.txt"] {
-            rescrub(&dir.join(file))
+            rescrub(dir, file)
                 .map_err(|err| format!("cannot write {}: {err}", dir.join(file).display()))?;
         }
     }
     Ok(gathered)
 }
 
-/// Scrubs the file at `path` again, line by line, with every secret
-/// registered since it was written.
-fn rescrub(path: &Path) -> std::io::Result<()> {
+/// Scrubs the file `name` of `dir` again, line by line, with every
+/// secret registered since it was written.
+fn rescrub(dir: &Path, name: &str) -> std::io::Result<()> {
     use std::io::BufRead as _;
+    let path = dir.join(name);
     let again = path.with_extension("scrubbing");
     {
-        let input = std::io::BufReader::new(std::fs::File::open(path)?);
+        let input = std::io::BufReader::new(std::fs::File::open(&path)?);
         let mut out = std::io::BufWriter::new(std::fs::File::create(&again)?);
         for line in input.split(b'\n') {
-            writeln!(out, "{}", clean(&String::from_utf8_lossy(&line?)))?;
+            writeln!(out, "{}", clean(name, &String::from_utf8_lossy(&line?)))?;
         }
         out.flush()?;
     }
     std::fs::rename(&again, path)
 }
 
-/// `text` as a file of the package holds it: every secret scrubbed, and
-/// the user information of every URL removed.
-fn clean(text: &str) -> String {
-    record::strip_url_userinfo(&scrub_secrets(text)).into_owned()
+/// `text` as the package's file `name` holds it: every secret scrubbed,
+/// the user information of every URL removed, and no raw control
+/// character but newline and tab (escaped as on the terminal, and as
+/// `\u00XX` in JSON, which stays the same JSON): a file read with `cat`
+/// cannot act on the reader's terminal.
+fn clean(name: &str, text: &str) -> String {
+    let text = crate::terminal::clean(text);
+    if name.ends_with(".json") || name.ends_with(".jsonl") {
+        crate::terminal::visible_json(&text).into_owned()
+    } else {
+        crate::terminal::visible(&text).into_owned()
+    }
 }
 
 /// `text` as one word for a POSIX shell, whatever it holds: single
@@ -595,7 +607,7 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
     let mut written: Vec<&str> = Vec::new();
     let write = |file: &str, text: &str| -> Result<(), String> {
         let path = dir.join(file);
-        std::fs::write(&path, clean(text))
+        std::fs::write(&path, clean(file, text))
             .map_err(|err| format!("cannot write {}: {err}", path.display()))
     };
     written.extend(["records.jsonl", "invocations.txt", "errors.txt"]);

@@ -111,6 +111,13 @@ pub(crate) fn say(command: &str, text: &str) {
     let _ = writeln!(err, "ccfn{command}: {one_line}");
 }
 
+/// Writes `text` to standard error as [`write_out`] writes to standard
+/// output (several lines allowed): for a usage message.
+pub(crate) fn write_err(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = write_visible(&mut err, &clean(text)).and_then(|()| err.flush());
+}
+
 /// Whether standard output is a terminal (where colour is on by default).
 pub(crate) fn stdout_is_terminal() -> bool {
     io::stdout().is_terminal()
@@ -294,7 +301,15 @@ mod tests {
                     continue;
                 }
                 for word in banned {
-                    if code.contains(word) {
+                    // The word itself, not the end of another name
+                    // (`use_stderr(`).
+                    let alone = code.match_indices(word).any(|(at, _)| {
+                        !code[..at]
+                            .chars()
+                            .next_back()
+                            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    });
+                    if alone {
                         found.push(format!("{}:{}: {code}", path.display(), n + 1));
                     }
                 }

@@ -575,3 +575,22 @@ fn no_control_character_of_a_record_reaches_the_terminal() {
     assert!(ran.stdout.contains("field"), "{}", ran.stdout);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A bad option's value (pasted from a log, say) is repeated in the
+/// usage message without its control characters.
+#[test]
+fn a_bad_option_value_reaches_the_terminal_escaped() {
+    for args in [
+        &["logs", "--step", "start\u{1b}]52;c;aGk=\u{7}\u{9b}2J"][..],
+        &["logs", "--since", "soon\u{1b}[2J\u{7f}", "-"],
+    ] {
+        let ran = ccfn(args, Some(b""));
+        assert_eq!(ran.code, 2, "{ran:?}");
+        let raw = raw_controls(&format!("{}{}", ran.stdout, ran.stderr));
+        assert!(raw.is_empty(), "{args:?}: {raw:?} in {ran:?}");
+        assert!(
+            ran.stderr.contains("soon") || ran.stderr.contains("start"),
+            "{ran:?}"
+        );
+    }
+}

@@ -250,6 +250,30 @@ fn reproduce_sh_runs_no_data_as_code() {
     let log = write(&dir, "app.log", &text);
     let url = "http://127.0.0.1:9/features/it's $(touch p)";
     let folder = package(&log, &dir.join("out"), &["--url", url], &[]);
+    // No file holds a raw control character (`cat errors.txt` cannot act
+    // on a terminal); the JSON files stay JSON.
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let raw: Vec<char> = text
+            .chars()
+            .filter(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+            .collect();
+        assert!(raw.is_empty(), "{}: {raw:?} in {text}", path.display());
+        if path.extension().is_some_and(|e| e == "json") {
+            serde_json::from_str::<Value>(&text).unwrap();
+        }
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            for line in text.lines() {
+                serde_json::from_str::<Value>(line).unwrap();
+            }
+        }
+    }
+    let errors = std::fs::read_to_string(folder.join("errors.txt")).unwrap();
+    assert!(
+        errors.contains(r"menu\ntouch v inv-1\n$(touch u) [error] bad input\ntouch t\x0d`touch s` \x1b]52;c;aGk=\x07"),
+        "{errors}"
+    );
     let script_path = folder.join("reproduce.sh");
     let script = std::fs::read_to_string(&script_path).unwrap();
     let raw: Vec<char> = script
