@@ -88,10 +88,9 @@ fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
         }
     };
-    // Whatever the command shows, no secret of its environment or of its
-    // command line (a URL's password) is shown.
-    package::register_secrets();
-    package::register_argument_secrets();
+    // Whatever the command shows, no known secret of its environment or
+    // of its command line (a URL's password) is shown.
+    package::register_known_secrets();
     let result = match &cli.command {
         Command::Logs(args) => logs::run(args),
         Command::Diagnose(args) => diagnose::run(args),

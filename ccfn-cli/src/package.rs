@@ -70,6 +70,23 @@ const FILES: [(&str, &str); 10] = [
 /// variables, the password of every URL a variable holds; returns how
 /// many.
 pub(crate) fn register_secrets() -> usize {
+    register_environment(true)
+}
+
+/// Registers the secrets every command keeps out of what it shows: the
+/// values of ccfn's secret settings and of the variables `CCFN_SECRETS`
+/// names, each OTLP header value, the password of every URL in a
+/// variable or an argument. (A variable that is a secret only by its
+/// name is left to the commands that send what they write elsewhere:
+/// `AUTH_MODE=production` would hide every `production` of the logs.)
+pub(crate) fn register_known_secrets() -> usize {
+    register_environment(false) + register_argument_secrets()
+}
+
+/// Registers the secrets of the environment: those of
+/// [`register_known_secrets`], and with `by_name` every variable with a
+/// sensitive name too.
+fn register_environment(by_name: bool) -> usize {
     let declared: Vec<String> = std::env::var("CCFN_SECRETS")
         .unwrap_or_default()
         .split(',')
@@ -81,7 +98,12 @@ pub(crate) fn register_secrets() -> usize {
         let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
             continue;
         };
-        if is_secret(name, &declared) && !value.is_empty() {
+        let secret = if by_name {
+            is_secret(name, &declared)
+        } else {
+            is_known_secret(name, &declared)
+        };
+        if secret && !value.is_empty() {
             // Made for the scrubber, which registers every secret made.
             drop(Secret::new(value));
             count += 1;
@@ -182,7 +204,13 @@ fn register_value(value: &Value) {
 /// shell's working folders, whose names contain `pwd`) do not.
 fn is_secret(name: &str, declared: &[String]) -> bool {
     (is_sensitive_name(name) && !matches!(name, "PWD" | "OLDPWD"))
-        || declared.iter().any(|d| d == name)
+        || is_known_secret(name, declared)
+}
+
+/// Whether the variable `name` is one of ccfn's secret settings or named
+/// in `CCFN_SECRETS`.
+fn is_known_secret(name: &str, declared: &[String]) -> bool {
+    declared.iter().any(|d| d == name)
         || ccfn_core::config::SETTINGS
             .iter()
             .any(|s| s.name() == name && s.is_secret())

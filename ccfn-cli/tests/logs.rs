@@ -594,3 +594,58 @@ fn a_bad_option_value_reaches_the_terminal_escaped() {
         );
     }
 }
+
+/// What `ccfn logs` shows holds no known secret of its environment: a
+/// value of the OTLP headers, a URL's password (`CCFN_PUBLIC_URL`), a
+/// secret setting; nor a URL's user information.
+#[test]
+fn the_environment_s_known_secrets_are_not_shown() {
+    let dir = temp_dir("logs-secrets");
+    let line = |message: &str| {
+        format!(
+            "{}\n",
+            serde_json::json!({
+                "timestamp": "2026-11-21T21:01:11.000Z", "level": "ERROR",
+                "function": "menu", "invocation_id": "inv-1", "step": "log",
+                "message": message,
+            })
+        )
+    };
+    let text = line("header canary-logs-otlp-9f/= sent")
+        + &line("public canary-logs-public-41 url")
+        + &line("key canary-logs-email-77 used")
+        + &line("to https://svc:other-pass@h.example/x");
+    let log = write(&dir, "app.log", &text);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+        .args(["logs", "--json", log.to_str().unwrap()])
+        .env(
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "x-api-key=canary-logs-otlp-9f%2F%3D",
+        )
+        .env(
+            "CCFN_PUBLIC_URL",
+            "https://ops:canary-logs-public-41@cc.example.com",
+        )
+        .env("EMAILPROVIDER_API_KEY", "canary-logs-email-77")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{stdout}");
+    let messages: Vec<String> = stdout.lines().map(text_of_message).collect();
+    assert_eq!(
+        messages,
+        [
+            "header [REDACTED] sent",
+            "public [REDACTED] url",
+            "key [REDACTED] used",
+            "to https://h.example/x"
+        ]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The `message` of a JSON line.
+fn text_of_message(line: &str) -> String {
+    let value: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    text(&value["message"]).to_owned()
+}
