@@ -709,9 +709,12 @@ pub(crate) fn run(args: &DiagnoseArgs) -> Result<ExitCode, String> {
         crate::write_out(&verdict.human)?;
     }
     if verdict.skipped > 0 {
-        eprintln!(
-            "ccfn diagnose: skipped {} lines that are not ccfn records",
-            verdict.skipped
+        crate::terminal::say(
+            " diagnose",
+            &format!(
+                "skipped {} lines that are not ccfn records",
+                verdict.skipped
+            ),
         );
     }
     for line in given_up_lines(&verdict.given_up, &args.bounds) {

@@ -2,7 +2,7 @@
 //! input, streamed.
 
 use std::collections::VecDeque;
-use std::io::{self, IsTerminal as _, Read, Seek as _, SeekFrom, Write};
+use std::io::{self, Read, Seek as _, SeekFrom, Write};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::process::ExitCode;
@@ -15,6 +15,7 @@ use crate::filter::{Filter, Select, DISORDER};
 use crate::input::{self, Bounds, Change, Followed, Lines, Opened, Source};
 use crate::line::Raw;
 use crate::summary::{Invocation, Open};
+use crate::terminal::{self, Stream};
 use crate::when;
 
 /// The limit `--since` and `--until` imply when `--limit` is not given.
@@ -154,9 +155,9 @@ impl Ring {
     }
 }
 
-/// Writes items as the options ask.
+/// Writes items as the options ask, through the terminal module's rule.
 struct Printer<W: Write> {
-    out: W,
+    out: Stream<W>,
     format: Option<LogFormat>,
     color: bool,
 }
@@ -164,27 +165,25 @@ struct Printer<W: Write> {
 impl<W: Write> Printer<W> {
     fn print_record(&mut self, json: &[u8]) -> io::Result<()> {
         let Some(format) = self.format else {
-            self.out.write_all(json)?;
-            return self.out.write_all(b"\n");
+            return self.out.json_line(&String::from_utf8_lossy(json));
         };
         let Ok(record) = serde_json::from_slice(json) else {
-            // Not JSON after all: shown as it is.
-            self.out.write_all(json)?;
-            return self.out.write_all(b"\n");
+            // Not JSON after all: shown as it is, escaped.
+            return self.out.line(&String::from_utf8_lossy(json));
         };
         let text = format.render(&record);
         if self.color {
-            writeln!(self.out, "{}", colored(&text))
+            self.out.line_styled(&text, level_colour)
         } else {
-            writeln!(self.out, "{text}")
+            self.out.line(&text)
         }
     }
 
     fn print_invocation(&mut self, invocation: &Invocation) -> io::Result<()> {
         if self.format.is_none() {
-            writeln!(self.out, "{}", invocation.to_json())
+            self.out.json_line(&invocation.to_json().to_string())
         } else {
-            writeln!(self.out, "{}", invocation.to_line())
+            self.out.line(&invocation.to_line())
         }
     }
 
@@ -196,11 +195,12 @@ impl<W: Write> Printer<W> {
     }
 }
 
-/// The level (the second word of a human-format line) in colour.
-fn colored(text: &str) -> String {
+/// Where the level (the second word of a human-format line) is, and its
+/// colour.
+fn level_colour(text: &str) -> Option<(std::ops::Range<usize>, &'static str)> {
     let mut words = text.splitn(3, ' ');
-    let (Some(time), Some(level), Some(rest)) = (words.next(), words.next(), words.next()) else {
-        return text.to_owned();
+    let (Some(time), Some(level), Some(_)) = (words.next(), words.next(), words.next()) else {
+        return None;
     };
     let code = match level {
         "ERROR" => "31",
@@ -208,7 +208,8 @@ fn colored(text: &str) -> String {
         "INFO" => "32",
         _ => "2",
     };
-    format!("{time} \x1b[{code}m{level}\x1b[0m {rest}")
+    let start = time.len() + 1;
+    Some((start..start + level.len(), code))
 }
 
 /// Counts and the ring of `--limit`.
@@ -276,7 +277,7 @@ impl<W: Write> Run<'_, W> {
                 ControlFlow::Break(())
             }
             Err(err) => {
-                eprintln!("ccfn logs: cannot write: {err}");
+                terminal::say(" logs", &format!("cannot write: {err}"));
                 self.closed = true;
                 ControlFlow::Break(())
             }
@@ -454,12 +455,12 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
     let limit = args
         .limit
         .or((since.is_some() || until.is_some()).then_some(DATE_LIMIT as u64));
-    let stdout = io::stdout();
     let color = match args.color {
         clap::ColorChoice::Always => true,
         clap::ColorChoice::Never => false,
         clap::ColorChoice::Auto => {
-            stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            terminal::stdout_is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     };
     let format = if args.json {
@@ -480,7 +481,7 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
         ],
         open: Open::new(args.bounds.max_open_invocations),
         printer: Printer {
-            out: io::BufWriter::with_capacity(1 << 16, stdout.lock()),
+            out: terminal::stdout_stream(),
             format,
             color,
         },
@@ -508,9 +509,12 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
         "records"
     };
     if let Some(kept) = kept.filter(|kept| *kept < run.matched) {
-        eprintln!(
-            "ccfn logs: showing the last {kept} of {} matching {what} (--limit)",
-            run.matched
+        terminal::say(
+            " logs",
+            &format!(
+                "showing the last {kept} of {} matching {what} (--limit)",
+                run.matched
+            ),
         );
     }
     if let (Some(kept), Some(limit)) = (kept, limit) {
@@ -525,9 +529,9 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
         }
     }
     if run.skipped > 0 {
-        eprintln!(
-            "ccfn logs: skipped {} lines that are not ccfn records",
-            run.skipped
+        terminal::say(
+            " logs",
+            &format!("skipped {} lines that are not ccfn records", run.skipped),
         );
     }
     report_bounds(

@@ -74,7 +74,23 @@ Examples:
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // clap's messages repeat the arguments (a value pasted from a log
+    // included): they go through the terminal module too.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let text = err.to_string();
+            if err.use_stderr() {
+                terminal::write_err(&text);
+            } else if let Err(problem) = write_out(&text) {
+                terminal::say("", &problem);
+            }
+            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
+        }
+    };
+    // Whatever the command shows, no known secret of its environment or
+    // of its command line (a URL's password) is shown.
+    package::register_known_secrets();
     let result = match &cli.command {
         Command::Logs(args) => logs::run(args),
         Command::Diagnose(args) => diagnose::run(args),
@@ -88,8 +104,9 @@ fn main() -> ExitCode {
         Command::Numbers(args) => listing::run_numbers(args),
         Command::Account(args) => listing::run_account(args),
         Command::Completions { shell } => {
-            clap_complete::generate(*shell, &mut Cli::command(), "ccfn", &mut std::io::stdout());
-            Ok(ExitCode::SUCCESS)
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "ccfn", &mut script);
+            write_out(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS)
         }
     };
     result.unwrap_or_else(|err| {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
 
-use ccfn_core::record::{self, is_sensitive_name, scrub_secrets};
+use ccfn_core::record::{self, is_sensitive_name};
 use ccfn_core::Secret;
 use serde_json::{Map, Value};
 
@@ -28,7 +28,10 @@ Examples:
       --url https://cc.example.com/features/callback-and-voicemail-with-email/voicemail/recording-complete -o .
 
 Every value of the environment that is a secret (a sensitive name, ccfn's
-secret settings, the names in CCFN_SECRETS) is scrubbed from every file.
+secret settings, the names in CCFN_SECRETS, each value of the OTLP headers,
+the password of every URL) is scrubbed from every file, in every form a line
+can show it in; in the records, every field with a sensitive name is written
+[REDACTED], at any depth.
 
 Exit status: 0 when the package was written, 2 on an error.")]
 pub(crate) struct PackageArgs {
@@ -64,9 +67,28 @@ const FILES: [(&str, &str); 10] = [
     ("README.md", "This file."),
 ];
 
-/// Registers every secret value of the environment with the scrubber;
-/// returns how many.
+/// Registers every secret value of the environment with the scrubber:
+/// the values of secret variables, each header value of the OTLP headers
+/// variables, the password of every URL a variable holds; returns how
+/// many.
 pub(crate) fn register_secrets() -> usize {
+    register_environment(true)
+}
+
+/// Registers the secrets every command keeps out of what it shows: the
+/// values of ccfn's secret settings and of the variables `CCFN_SECRETS`
+/// names, each OTLP header value, the password of every URL in a
+/// variable or an argument. (A variable that is a secret only by its
+/// name is left to the commands that send what they write elsewhere:
+/// `AUTH_MODE=production` would hide every `production` of the logs.)
+pub(crate) fn register_known_secrets() -> usize {
+    register_environment(false) + register_argument_secrets()
+}
+
+/// Registers the secrets of the environment: those of
+/// [`register_known_secrets`], and with `by_name` every variable with a
+/// sensitive name too.
+fn register_environment(by_name: bool) -> usize {
     let declared: Vec<String> = std::env::var("CCFN_SECRETS")
         .unwrap_or_default()
         .split(',')
@@ -78,19 +100,119 @@ pub(crate) fn register_secrets() -> usize {
         let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
             continue;
         };
-        if is_secret(name, &declared) && !value.is_empty() {
+        let secret = if by_name {
+            is_secret(name, &declared)
+        } else {
+            is_known_secret(name, &declared)
+        };
+        if secret && !value.is_empty() {
             // Made for the scrubber, which registers every secret made.
             drop(Secret::new(value));
             count += 1;
+        }
+        if name.starts_with("OTEL_EXPORTER_OTLP_") && name.ends_with("HEADERS") {
+            count += register_otlp_headers(value);
+        }
+        count += record::register_url_userinfo(value);
+    }
+    count
+}
+
+/// Registers the value of each header of an OTLP headers variable
+/// (`name=value` pairs separated by commas, values percent-encoded, as
+/// the OpenTelemetry specification writes them), as written and decoded;
+/// returns how many.
+fn register_otlp_headers(headers: &str) -> usize {
+    let mut count = 0;
+    for pair in headers.split(',') {
+        let Some((_, value)) = pair.split_once('=') else {
+            continue;
+        };
+        let value = value.trim();
+        let decoded: String =
+            form_urlencoded::parse(format!("v={}", value.replace('+', "%2B")).as_bytes())
+                .map(|(_, v)| v.into_owned())
+                .next()
+                .unwrap_or_default();
+        for value in [value, decoded.as_str()] {
+            if value.chars().count() >= record::MIN_SCRUBBED_LEN {
+                drop(Secret::new(value));
+                count += 1;
+            }
         }
     }
     count
 }
 
-/// Whether the variable `name` holds a secret.
+/// Every secret of the command line: the password of a URL given as an
+/// argument (`--url https://user:password@host`).
+pub(crate) fn register_argument_secrets() -> usize {
+    std::env::args()
+        .map(|arg| record::register_url_userinfo(&arg))
+        .sum()
+}
+
+/// Writes `[REDACTED]` for the value of every member of `value` whose
+/// name is sensitive, at any depth, and registers each such value with
+/// the scrubber (so that it is scrubbed wherever else it shows); whether
+/// any was.
+fn redact_sensitive(value: &mut Value) -> bool {
+    let mut redacted = false;
+    match value {
+        Value::Object(map) => {
+            for (name, member) in map.iter_mut() {
+                if is_sensitive_name(name) {
+                    if member.as_str() != Some(record::REDACTED) {
+                        register_value(member);
+                        *member = Value::from(record::REDACTED);
+                        redacted = true;
+                    }
+                } else {
+                    redacted |= redact_sensitive(member);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                redacted |= redact_sensitive(item);
+            }
+        }
+        _ => {}
+    }
+    redacted
+}
+
+/// Registers every text `value` holds (itself, its strings, its JSON).
+fn register_value(value: &Value) {
+    match value {
+        Value::String(text) => drop(Secret::new(text.as_str())),
+        Value::Null | Value::Bool(_) => {}
+        Value::Number(n) => drop(Secret::new(n.to_string())),
+        Value::Array(_) | Value::Object(_) => {
+            drop(Secret::new(value.to_string()));
+            for item in value
+                .as_array()
+                .into_iter()
+                .flatten()
+                .chain(value.as_object().into_iter().flat_map(|m| m.values()))
+            {
+                register_value(item);
+            }
+        }
+    }
+}
+
+/// Whether the variable `name` holds a secret. `PWD` and `OLDPWD` (the
+/// shell's working folders, whose names contain `pwd`) do not.
 fn is_secret(name: &str, declared: &[String]) -> bool {
-    is_sensitive_name(name)
-        || declared.iter().any(|d| d == name)
+    (is_sensitive_name(name) && !matches!(name, "PWD" | "OLDPWD"))
+        || is_known_secret(name, declared)
+}
+
+/// Whether the variable `name` is one of ccfn's secret settings or named
+/// in `CCFN_SECRETS`.
+fn is_known_secret(name: &str, declared: &[String]) -> bool {
+    declared.iter().any(|d| d == name)
         || ccfn_core::config::SETTINGS
             .iter()
             .any(|s| s.name() == name && s.is_secret())
@@ -112,27 +234,33 @@ struct Gathered {
     failing: Vec<(Invocation, Option<Map<String, Value>>)>,
     failing_total: u64,
     skipped: u64,
+    /// Whether a field with a sensitive name was redacted (its value
+    /// registered after earlier lines were written).
+    redacted: bool,
 }
 
-/// A file of the package, written line by line, each scrubbed.
+/// A file of the package, written line by line, each cleaned ([`clean`]).
 struct Lines {
+    name: &'static str,
     path: PathBuf,
     out: std::io::BufWriter<std::fs::File>,
 }
 
 impl Lines {
-    fn create(dir: &Path, name: &str) -> Result<Lines, String> {
+    fn create(dir: &Path, name: &'static str) -> Result<Lines, String> {
         let path = dir.join(name);
         let file = std::fs::File::create(&path)
             .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
         Ok(Lines {
+            name,
             path,
             out: std::io::BufWriter::new(file),
         })
     }
 
+    /// Writes `text` as one line: a newline in it is written `\n`.
     fn line(&mut self, text: &str) -> std::io::Result<()> {
-        writeln!(self.out, "{}", scrub_secrets(text))
+        writeln!(self.out, "{}", clean(self.name, text).replace('\n', "\\n"))
     }
 
     fn finish(mut self) -> Result<(), String> {
@@ -164,9 +292,25 @@ fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, S
                 return ControlFlow::Continue(());
             }
             gathered.count += 1;
-            let written = records.line(&String::from_utf8_lossy(raw.json));
-            let Some(record) = raw.parse() else {
-                return ControlFlow::Continue(());
+            let Some(mut record) = raw.parse() else {
+                let written = records.line(&String::from_utf8_lossy(raw.json));
+                return match written {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(err) => {
+                        failed = Some(err);
+                        ControlFlow::Break(())
+                    }
+                };
+            };
+            let mut whole = Value::Object(std::mem::take(&mut record));
+            let written = if redact_sensitive(&mut whole) {
+                gathered.redacted = true;
+                records.line(&whole.to_string())
+            } else {
+                records.line(&String::from_utf8_lossy(raw.json))
+            };
+            let Value::Object(record) = whole else {
+                unreachable!("an object stays an object")
             };
             let text = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or("-");
             let step = text("step");
@@ -218,30 +362,129 @@ fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, S
     errors.finish()?;
     let (given_up, still_open) = (open.given_up(), open.len());
     crate::logs::report_bounds(" package", too_long, &args.bounds, given_up, still_open);
+    if gathered.redacted {
+        // A value registered at line N may be in an earlier line.
+        for file in ["records.jsonl", "invocations.txt", "errors.txt"] {
+            rescrub(dir, file)
+                .map_err(|err| format!("cannot write {}: {err}", dir.join(file).display()))?;
+        }
+    }
     Ok(gathered)
 }
 
-/// `text` quoted for a POSIX shell.
+/// Scrubs the file `name` of `dir` again, line by line, with every
+/// secret registered since it was written.
+fn rescrub(dir: &Path, name: &str) -> std::io::Result<()> {
+    use std::io::BufRead as _;
+    let path = dir.join(name);
+    let again = path.with_extension("scrubbing");
+    {
+        let input = std::io::BufReader::new(std::fs::File::open(&path)?);
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&again)?);
+        for line in input.split(b'\n') {
+            writeln!(out, "{}", clean(name, &String::from_utf8_lossy(&line?)))?;
+        }
+        out.flush()?;
+    }
+    std::fs::rename(&again, path)
+}
+
+/// `text` as the package's file `name` holds it: every secret scrubbed,
+/// the user information of every URL removed, and no raw control
+/// character but newline and tab (escaped as on the terminal, and as
+/// `\u00XX` in JSON, which stays the same JSON): a file read with `cat`
+/// cannot act on the reader's terminal.
+fn clean(name: &str, text: &str) -> String {
+    let text = crate::terminal::clean(text);
+    if name.ends_with(".json") || name.ends_with(".jsonl") {
+        crate::terminal::visible_json(&text).into_owned()
+    } else {
+        crate::terminal::visible(&text).into_owned()
+    }
+}
+
+/// `text` as one word for a POSIX shell, whatever it holds: single
+/// quotes (an embedded one written `'\''`), a newline as `"$NL"` (set at
+/// the top of the script), any other control character as
+/// `"$(printf '\ooo')"` (its bytes in octal), so that the script holds no
+/// raw control character and no data can end a quote.
 fn shell(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
+    use std::fmt::Write as _;
+    if text.is_empty() {
+        return "''".to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 2);
+    let mut quoted = false;
+    for c in text.chars() {
+        let plain = !c.is_control();
+        if plain != quoted {
+            out.push('\'');
+            quoted = plain;
+        }
+        if c == '\'' {
+            out.push_str("'\\''");
+        } else if plain {
+            out.push(c);
+        } else if c == '\n' {
+            out.push_str("\"$NL\"");
+        } else {
+            out.push_str("\"$(printf '");
+            let mut bytes = [0u8; 4];
+            for byte in c.encode_utf8(&mut bytes).bytes() {
+                let _ = write!(out, "\\{byte:03o}");
+            }
+            out.push_str("')\"");
+        }
+    }
+    if quoted {
+        out.push('\'');
+    }
+    out
+}
+
+/// `text` for a shell comment: on one line, every control character
+/// escaped (a newline as `\n`), so that it cannot end the comment.
+fn comment(text: &str) -> String {
+    crate::terminal::visible(text).replace('\n', "\\n")
+}
+
+/// The shell variable a sensitive parameter's value is read from:
+/// `SECRET_` and its name in uppercase letters, digits and `_`.
+fn placeholder(name: &str) -> String {
+    let mut variable = String::from("SECRET_");
+    variable.extend(name.chars().map(|c| {
+        if c.is_ascii_alphanumeric() {
+            c.to_ascii_uppercase()
+        } else {
+            '_'
+        }
+    }));
+    variable
 }
 
 /// The reproduction script: a `ccfn probe` and a `curl` per failing
-/// invocation.
+/// invocation. Every value it holds is one shell word ([`shell`]); every
+/// comment holding data is escaped ([`comment`]).
 fn reproduce(gathered: &Gathered, url: Option<&str>) -> String {
     let mut out = String::from(
         "#!/bin/sh\n\
          # Reproduction commands for the failing invocations of this package, rebuilt\n\
          # from each invocation's `start` record. URL is the function's URL, as the\n\
-         # platform calls it; a value the logs hid is a variable to set (its name\n\
-         # says which). `ccfn probe` signs the request when AUTH_TOKEN is set; `curl`\n\
-         # sends it unsigned (for a runtime without AUTH_TOKEN).\n\
-         set -eu\n",
+         # platform calls it; a value the logs hid is read from a variable to set\n\
+         # (SECRET_ and the parameter's name). `ccfn probe` signs the request when\n\
+         # AUTH_TOKEN is set; `curl` sends it unsigned (for a runtime without\n\
+         # AUTH_TOKEN).\n\
+         set -eu\n\
+         NL='\n'\n",
+    );
+    let url = url.map_or(
+        std::borrow::Cow::Borrowed("https://set-URL-to-the-function-s-URL.invalid/"),
+        record::strip_url_userinfo,
     );
     let _ = writeln!(
         out,
-        "URL=\"${{URL:-{}}}\"",
-        url.unwrap_or("https://set-URL-to-the-function-s-URL.invalid/")
+        "if [ -z \"${{URL:-}}\" ]; then URL={}; fi",
+        shell(&url)
     );
     if gathered.failing.is_empty() {
         out.push_str("\n# No invocation failed in the records of this package.\n");
@@ -257,14 +500,17 @@ fn reproduce(gathered: &Gathered, url: Option<&str>) -> String {
     for (invocation, start) in &gathered.failing {
         let _ = writeln!(
             out,
-            "\n# {} {} ({}): {}",
-            invocation.time,
-            invocation.function,
-            invocation.id,
-            invocation
-                .first_error
-                .as_deref()
-                .unwrap_or(&invocation.outcome)
+            "\n# {}",
+            comment(&format!(
+                "{} {} ({}): {}",
+                invocation.time,
+                invocation.function,
+                invocation.id,
+                invocation
+                    .first_error
+                    .as_deref()
+                    .unwrap_or(&invocation.outcome)
+            ))
         );
         let event = start
             .as_ref()
@@ -280,23 +526,25 @@ fn reproduce(gathered: &Gathered, url: Option<&str>) -> String {
             let value = value
                 .as_str()
                 .map_or_else(|| value.to_string(), str::to_owned);
-            let pair = if value == record::REDACTED || is_sensitive_name(name) {
-                let variable: String = name
-                    .chars()
-                    .map(|c| {
-                        if c.is_ascii_alphanumeric() {
-                            c.to_ascii_uppercase()
-                        } else {
-                            '_'
-                        }
-                    })
-                    .collect();
-                format!("\"{name}=${{{variable}:?the value of {name}}}\"")
+            // curl takes `name=value` with the name already encoded: an
+            // encoded name holds no `=` or `@` (which would make curl read
+            // a file).
+            let encoded: String = form_urlencoded::byte_serialize(name.as_bytes()).collect();
+            let (probe, curl) = if value == record::REDACTED || is_sensitive_name(name) {
+                let variable = placeholder(name);
+                let read = format!("\"${{{variable}:?set {variable}}}\"");
+                (
+                    format!("{}{read}", shell(&format!("{name}="))),
+                    format!("{}{read}", shell(&format!("{encoded}="))),
+                )
             } else {
-                shell(&format!("{name}={value}"))
+                (
+                    shell(&format!("{name}={value}")),
+                    shell(&format!("{encoded}={value}")),
+                )
             };
-            let _ = write!(probe_args, " --param {pair}");
-            let _ = write!(curl_args, " --data-urlencode {pair}");
+            let _ = write!(probe_args, " --param {probe}");
+            let _ = write!(curl_args, " --data-urlencode {curl}");
         }
         if !event.contains_key("mode") {
             probe_args.push_str(" --param mode=");
@@ -366,7 +614,9 @@ fn readme(now: SystemTime, what: &str, written: &[&str], gathered: &Gathered) ->
 
 /// Runs `ccfn package`.
 pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
-    let secrets = register_secrets();
+    let secrets = register_secrets()
+        + register_argument_secrets()
+        + args.url.as_deref().map_or(0, record::register_url_userinfo);
     let now = SystemTime::now();
     let selected = args.select.read(now)?;
     let what = selected.what.unwrap_or_else(|| "every record".to_owned());
@@ -390,7 +640,7 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
     let mut written: Vec<&str> = Vec::new();
     let write = |file: &str, text: &str| -> Result<(), String> {
         let path = dir.join(file);
-        std::fs::write(&path, scrub_secrets(text))
+        std::fs::write(&path, clean(file, text))
             .map_err(|err| format!("cannot write {}: {err}", path.display()))
     };
     written.extend(["records.jsonl", "invocations.txt", "errors.txt"]);
@@ -417,7 +667,7 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
                 write("doctor.json", &format!("{json:#}\n"))?;
                 written.push("doctor.txt");
             }
-            Err(err) => eprintln!("ccfn package: doctor.txt not written: {err}"),
+            Err(err) => crate::terminal::say(" package", &format!("doctor.txt not written: {err}")),
         }
     }
     write("reproduce.sh", &reproduce(&gathered, args.url.as_deref()))?;
@@ -432,16 +682,22 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
     let _ = writeln!(out, "{}", dir.display());
     let _ = writeln!(out, "{}", tarball.display());
     crate::write_out(&out)?;
-    eprintln!(
-        "ccfn package: {} records, {} invocations, diagnose: {}; {secrets} secret values scrubbed from every file",
-        gathered.count,
-        gathered.invocations,
-        verdict.json["answer"].as_str().unwrap_or("-"),
+    crate::terminal::say(
+        " package",
+        &format!(
+            "{} records, {} invocations, diagnose: {}; {secrets} secret values scrubbed from every file",
+            gathered.count,
+            gathered.invocations,
+            verdict.json["answer"].as_str().unwrap_or("-"),
+        ),
     );
     if gathered.skipped > 0 {
-        eprintln!(
-            "ccfn package: skipped {} lines that are not ccfn records",
-            gathered.skipped
+        crate::terminal::say(
+            " package",
+            &format!(
+                "skipped {} lines that are not ccfn records",
+                gathered.skipped
+            ),
         );
     }
     Ok(ExitCode::SUCCESS)

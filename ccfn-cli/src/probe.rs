@@ -542,12 +542,11 @@ pub(crate) struct Results {
 /// Runs `ccfn probe`.
 pub(crate) fn run(args: &ProbeArgs) -> Result<ExitCode, String> {
     let results = results(args)?;
-    let text = if args.json {
-        format!("{}\n", results.json)
+    if args.json {
+        crate::terminal::write_json_out(&format!("{}\n", results.json))?;
     } else {
-        results.human
-    };
-    crate::write_out(&text)?;
+        crate::write_out(&results.human)?;
+    }
     Ok(if results.failed {
         ExitCode::from(1)
     } else {

@@ -7,13 +7,22 @@
 //! secrets. Everything written goes through this module, which
 //!
 //! - scrubs every secret value this process knows
-//!   ([`ccfn_core::record::scrub_secrets`]), and
+//!   ([`ccfn_core::record::scrub_secrets`]),
+//! - removes the user information (`user:password@`) of every URL
+//!   ([`ccfn_core::record::strip_url_userinfo`]), and
 //! - writes every control character visibly escaped ([`visible`]): C0
 //!   but newline and tab as `\x1b`, DEL as `\x7f`, C1 as `\u{9b}`; JSON
 //!   text keeps its syntax ([`visible_json`]).
+//!
+//! Output that streams (`ccfn logs`) goes through a [`Stream`], which
+//! applies the same rule line by line, without copying a line that has
+//! nothing to hide or escape. No other module of `ccfn` prints: a test
+//! scans the sources.
 
 use std::borrow::Cow;
-use std::io::Write as _;
+use std::io::{self, IsTerminal as _, Write};
+
+use ccfn_core::record::{scrubbed, strip_url_userinfo};
 
 /// Whether `c` is written escaped in text for a person: every control
 /// character but newline and tab.
@@ -64,26 +73,31 @@ pub(crate) fn visible_json(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` as it may be shown: every secret scrubbed, the user
+/// information of every URL removed. Borrowed when nothing was.
+pub(crate) fn clean(text: &str) -> Cow<'_, str> {
+    match scrubbed(text) {
+        Cow::Borrowed(text) => strip_url_userinfo(text),
+        Cow::Owned(text) => Cow::Owned(strip_url_userinfo(&text).into_owned()),
+    }
+}
+
 /// Writes `text` to standard output, scrubbed and with its control
 /// characters escaped; a closed pipe is not an error.
 pub(crate) fn write_out(text: &str) -> Result<(), String> {
-    let scrubbed = ccfn_core::record::scrub_secrets(text);
-    write_raw(&visible(&scrubbed))
+    write_raw(&visible(&clean(text)))
 }
 
 /// Writes JSON `text` to standard output, scrubbed and with no raw
 /// control character; a closed pipe is not an error.
 pub(crate) fn write_json_out(text: &str) -> Result<(), String> {
-    let scrubbed = ccfn_core::record::scrub_secrets(text);
-    write_raw(&visible_json(&scrubbed))
+    write_raw(&visible_json(&clean(text)))
 }
 
 fn write_raw(text: &str) -> Result<(), String> {
-    let mut out = std::io::stdout().lock();
+    let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("cannot write: {err}"))
-        }
+        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {err}")),
         _ => Ok(()),
     }
 }
@@ -92,10 +106,111 @@ fn write_raw(text: &str) -> Result<(), String> {
 /// scrubbed and with its control characters escaped (a newline in
 /// `text` too: one message, one line). `command` is `""` or `" logs"`.
 pub(crate) fn say(command: &str, text: &str) {
-    let scrubbed = ccfn_core::record::scrub_secrets(text);
-    let one_line = visible(&scrubbed).replace('\n', "\\n");
-    let mut err = std::io::stderr().lock();
+    let one_line = visible(&clean(text)).replace('\n', "\\n");
+    let mut err = io::stderr().lock();
     let _ = writeln!(err, "ccfn{command}: {one_line}");
+}
+
+/// Writes `text` to standard error as [`write_out`] writes to standard
+/// output (several lines allowed): for a usage message.
+pub(crate) fn write_err(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = write_visible(&mut err, &clean(text)).and_then(|()| err.flush());
+}
+
+/// Whether standard output is a terminal (where colour is on by default).
+pub(crate) fn stdout_is_terminal() -> bool {
+    io::stdout().is_terminal()
+}
+
+/// Standard output, buffered, as a [`Stream`]: for output written line
+/// by line as it is read.
+pub(crate) fn stdout_stream() -> Stream<io::BufWriter<io::StdoutLock<'static>>> {
+    Stream::new(io::BufWriter::with_capacity(1 << 16, io::stdout().lock()))
+}
+
+/// A writer that applies this module's rule to every text it is given:
+/// scrubbed, URLs without user information, control characters escaped
+/// (written as they are escaped, with no copy of a text that has nothing
+/// to hide or escape). The only raw bytes it writes are the colours ccfn
+/// itself adds ([`Stream::line_styled`]).
+pub(crate) struct Stream<W: Write> {
+    out: W,
+}
+
+impl<W: Write> Stream<W> {
+    /// A stream writing to `out`.
+    pub(crate) fn new(out: W) -> Self {
+        Stream { out }
+    }
+
+    /// Writes `text` and a newline, as [`write_out`] does.
+    pub(crate) fn line(&mut self, text: &str) -> io::Result<()> {
+        write_visible(&mut self.out, &clean(text))?;
+        self.out.write_all(b"\n")
+    }
+
+    /// Writes JSON `text` and a newline, as [`write_json_out`] does.
+    pub(crate) fn json_line(&mut self, text: &str) -> io::Result<()> {
+        let text = clean(text);
+        let mut kept = 0;
+        for (at, c) in text.char_indices() {
+            if c.is_control() && c != '\n' {
+                self.out.write_all(&text.as_bytes()[kept..at])?;
+                write!(self.out, "\\u{:04x}", c as u32)?;
+                kept = at + c.len_utf8();
+            }
+        }
+        self.out.write_all(&text.as_bytes()[kept..])?;
+        self.out.write_all(b"\n")
+    }
+
+    /// Writes `text` and a newline as [`Stream::line`] does, with the
+    /// part `style` picks (a byte range of the cleaned text, and an SGR
+    /// colour code such as `31`) in that colour: the text is cleaned and
+    /// escaped first, the colour added after, so no data can colour or
+    /// move anything.
+    pub(crate) fn line_styled(
+        &mut self,
+        text: &str,
+        style: impl FnOnce(&str) -> Option<(std::ops::Range<usize>, &'static str)>,
+    ) -> io::Result<()> {
+        let text = clean(text);
+        let Some((range, code)) = style(&text).filter(|(r, code)| {
+            text.get(r.clone()).is_some() && code.bytes().all(|b| b.is_ascii_digit() || b == b';')
+        }) else {
+            write_visible(&mut self.out, &text)?;
+            return self.out.write_all(b"\n");
+        };
+        write_visible(&mut self.out, &text[..range.start])?;
+        write!(self.out, "\x1b[{code}m")?;
+        write_visible(&mut self.out, &text[range.clone()])?;
+        self.out.write_all(b"\x1b[0m")?;
+        write_visible(&mut self.out, &text[range.end..])?;
+        self.out.write_all(b"\n")
+    }
+
+    /// Flushes what is buffered.
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Writes `text` to `out` as [`visible`] shows it, without a copy.
+fn write_visible(out: &mut impl Write, text: &str) -> io::Result<()> {
+    let mut kept = 0;
+    for (at, c) in text.char_indices() {
+        if escaped(c) {
+            out.write_all(&text.as_bytes()[kept..at])?;
+            if (c as u32) < 0x80 {
+                write!(out, "\\x{:02x}", c as u32)?;
+            } else {
+                write!(out, "\\u{{{:x}}}", c as u32)?;
+            }
+            kept = at + c.len_utf8();
+        }
+    }
+    out.write_all(&text.as_bytes()[kept..])
 }
 
 #[cfg(test)]
@@ -110,6 +225,106 @@ mod tests {
             "\\x1b]52;c;aGk=\\x07x\\x0d\\x7f\\u{9b}2J"
         );
         assert_eq!(visible("é ✓ \\x1b"), "é ✓ \\x1b");
+    }
+
+    #[test]
+    fn a_stream_writes_what_visible_shows() {
+        let _secret = ccfn_core::Secret::new("canary-stream-key-0a11");
+        let hostile =
+            "t \u{1b}]52;c;aGk=\u{7} \u{9b}2J canary-stream-key-0a11 https://u:canary-pw@h/x\r";
+        let mut stream = Stream::new(Vec::new());
+        stream.line(hostile).unwrap();
+        stream
+            .json_line(&serde_json::json!({"k\u{1b}": hostile, "d": "\u{7f}\u{9b}"}).to_string())
+            .unwrap();
+        stream
+            .line_styled("2026 ERROR \u{1b}[31mred", |t| {
+                let start = t.find(' ')? + 1;
+                Some((start..start + 5, "31"))
+            })
+            .unwrap();
+        // A colour code that is not digits is not written.
+        stream
+            .line_styled("x", |_| Some((0..1, "0m\u{1b}]52")))
+            .unwrap();
+        let out = String::from_utf8(stream.out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[0],
+            "t \\x1b]52;c;aGk=\\x07 \\u{9b}2J [REDACTED] https://h/x\\x0d"
+        );
+        let json: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+        assert_eq!(json["d"], "\u{7f}\u{9b}");
+        assert!(!lines[1].contains("canary") && !lines[1].contains("u:canary-pw@"));
+        assert_eq!(lines[2], "2026 \u{1b}[31mERROR\u{1b}[0m \\x1b[31mred");
+        assert_eq!(lines[3], "x");
+        // Outside the colours ccfn adds, no raw control character.
+        let raw: Vec<char> = out
+            .replace("\u{1b}[31m", "")
+            .replace("\u{1b}[0m", "")
+            .chars()
+            .filter(|c| c.is_control() && *c != '\n')
+            .collect();
+        assert!(raw.is_empty(), "{raw:?} in {out}");
+    }
+
+    /// Every module of `ccfn` writes through this one: a direct print
+    /// anywhere else fails here.
+    #[test]
+    fn no_other_module_prints() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let banned = [
+            "print!(",
+            "println!(",
+            "eprint!(",
+            "eprintln!(",
+            "dbg!(",
+            "stdout(",
+            "stderr(",
+            "io::stdout",
+            "io::stderr",
+            "StdoutLock",
+            "StderrLock",
+        ];
+        let mut found = Vec::new();
+        let mut files = 0;
+        for entry in std::fs::read_dir(&src).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "rs") || path.ends_with("terminal.rs") {
+                continue;
+            }
+            files += 1;
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                let code = line.trim_start();
+                if code.starts_with("//") {
+                    continue;
+                }
+                for word in banned {
+                    // The word itself, not the end of another name
+                    // (`use_stderr(`).
+                    let alone = code.match_indices(word).any(|(at, _)| {
+                        !code[..at]
+                            .chars()
+                            .next_back()
+                            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    });
+                    if alone {
+                        found.push(format!("{}:{}: {code}", path.display(), n + 1));
+                    }
+                }
+            }
+        }
+        assert!(
+            files >= 10,
+            "the sources were not found in {}",
+            src.display()
+        );
+        assert!(
+            found.is_empty(),
+            "write through terminal.rs instead:\n{}",
+            found.join("\n")
+        );
     }
 
     #[test]

@@ -424,3 +424,178 @@ fn hostile_logs_are_judged_within_bounds_that_say_what_they_gave_up() {
         human.stdout
     );
 }
+
+/// Control sequences in what the records hold (a parameter's value, the
+/// function's name, an error, as a log written by another hand can carry
+/// them, JSON-escaped): the verdict shows them escaped, for a person and
+/// as JSON, and no raw control character reaches the terminal.
+#[tokio::test]
+async fn control_characters_in_the_evidence_are_shown_escaped() {
+    let event = FakeEvent::voice()
+        .param("CallSid", &call(9))
+        .param("From", "{{trigger.call.From}}")
+        .param("mode", "");
+    let run = invoke(wait_experience, local(FakeContext::new()), event).await;
+    let osc = r"\u001b]52;c;aGk=\u0007";
+    let text: String = run
+        .lines()
+        .iter()
+        .map(|line| {
+            line.replace(
+                "{{trigger.call.From}}",
+                &format!("{{{{trigger.call.From}}}}{osc}\\u009b2J\\u007f"),
+            )
+            .replace(
+                "\"function\":\"wait-experience\"",
+                &format!("\"function\":\"wait-experience{osc}\""),
+            ) + "\n"
+        })
+        .collect();
+    assert!(text.contains(osc), "{text}");
+    let dir = temp_dir("diagnose-hostile");
+    let log = write(&dir, "app.log", &text);
+    let log = log.to_str().unwrap();
+    for args in [
+        &["diagnose", log][..],
+        &["diagnose", "--json", log],
+        &["diagnose", "--call", &call(9), log],
+    ] {
+        let ran = ccfn(args, None);
+        assert_eq!(ran.code, 1, "{args:?}: {ran:?}");
+        for out in [&ran.stdout, &ran.stderr] {
+            let raw: Vec<char> = out
+                .chars()
+                .filter(|c| c.is_control() && *c != '\n')
+                .collect();
+            assert!(raw.is_empty(), "{args:?}: {raw:?} in {out}");
+        }
+        if args.contains(&"--json") {
+            let verdict: Value = serde_json::from_str(ran.stdout.trim()).unwrap();
+            let shown = specifically(&verdict).join("\n");
+            assert!(
+                shown.contains("{{trigger.call.From}}\u{1b}]52;c;aGk=\u{7}\u{9b}2J\u{7f}"),
+                "{shown}"
+            );
+        } else {
+            assert!(
+                ran.stdout
+                    .contains(r"{{trigger.call.From}}\x1b]52;c;aGk=\x07\u{9b}2J\x7f"),
+                "{}",
+                ran.stdout
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The raw control characters of `text` but newline.
+fn raw_controls(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|c| c.is_control() && *c != '\n')
+        .collect()
+}
+
+/// Runs `ccfn args..` with `vars` set and the platform's other
+/// credentials unset: exit status, stdout, stderr.
+async fn ccfn_with(vars: Vec<(&'static str, String)>, args: &[&str]) -> (i32, String, String) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"));
+    command
+        .args(args)
+        .env_remove("API_KEY_SID")
+        .env_remove("API_KEY_SECRET")
+        .env_remove("PLATFORM_WORKSPACE_SID")
+        .envs(vars);
+    let output = command.output().await.unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// Control sequences in the platform's answers (a call's fields, an
+/// error's message) and in a function's answer body: `ccfn calls`,
+/// `ccfn doctor` and `ccfn probe` show them escaped, never raw.
+#[tokio::test]
+async fn control_characters_from_the_platform_and_endpoints_are_shown_escaped() {
+    use ccfn_testkit::fake_platform::{FakePlatform, Resource, ACCOUNT_SID};
+    const OSC: &str = "\u{1b}]52;c;aGk=\u{7}";
+    let sid = "CAe5c0000000000000000000000000000f";
+    let fake = FakePlatform::start()
+        .await
+        .with_credentials(ACCOUNT_SID, "canary-hostile-token-2a4c")
+        .with(
+            Resource::Calls,
+            serde_json::json!({
+                "sid": sid,
+                "account_sid": ACCOUNT_SID,
+                "status": format!("completed{OSC}"),
+                "direction": "inbound",
+                "from": "+15551230000\u{1b}[2J",
+                "to": "+15559870000\u{9b}2J",
+                "start_time": "Fri, 20 Nov 2026 10:00:00 +0000",
+                "end_time": "Fri, 20 Nov 2026 10:01:00 +0000",
+                "duration": "60",
+                "answered_by": null,
+                "parent_call_sid": null,
+            }),
+        );
+    let check = |what: &str, (_, stdout, stderr): &(i32, String, String)| {
+        for out in [stdout, stderr] {
+            let raw = raw_controls(out);
+            assert!(raw.is_empty(), "{what}: {raw:?} in {out}");
+            assert!(!out.contains("canary-hostile-token-2a4c"), "{what}: {out}");
+        }
+    };
+    // The call's fields, in the list, one call, and the doctor's report.
+    let list = ccfn_with(fake.vars(), &["calls", "list"]).await;
+    check("calls list", &list);
+    // A table's cells hold no control character at all.
+    assert!(list.1.contains("completed ]52;c;aGk="), "{}", list.1);
+    let json = ccfn_with(fake.vars(), &["calls", "list", "--json"]).await;
+    check("calls list --json", &json);
+    assert!(json.1.contains(r"\u001b]52;c;aGk=\u0007"), "{}", json.1);
+    let doctor = ccfn_with(fake.vars(), &["doctor", "--call", sid]).await;
+    check("doctor", &doctor);
+    assert!(
+        doctor.1.contains(r"completed\x1b]52;c;aGk=\x07"),
+        "{}{}",
+        doctor.1,
+        doctor.2
+    );
+    let doctor = ccfn_with(fake.vars(), &["doctor", "--call", sid, "--json"]).await;
+    check("doctor --json", &doctor);
+    serde_json::from_str::<Value>(&doctor.1).unwrap_or_else(|e| panic!("{e}: {}", doctor.1));
+    // The platform's error message.
+    fake.fail_with(400, format!("Bad request{OSC}\u{1b}[2J\nforged line"));
+    for args in [&["calls", "list"][..], &["doctor", "--call", sid]] {
+        let failed = ccfn_with(fake.vars(), args).await;
+        check(&args.join(" "), &failed);
+        assert!(
+            format!("{}{}", failed.1, failed.2).contains(r"Bad request\x1b]52;c;aGk=\x07\x1b[2J"),
+            "{args:?}: {failed:?}"
+        );
+    }
+
+    // A function's answer, body and headers.
+    let endpoint = FakeApi::start().await;
+    endpoint.mock(
+        Mock::any("/features/x").respond(
+            FakeResponse::status(500)
+                .header("x-trace", "t\u{1b}]52;c;aGk=")
+                .text(format!("<Response>{OSC}\u{9b}2J\u{7f}</Response>")),
+        ),
+    );
+    let url = format!("{}/features/x", endpoint.url());
+    let probe = ccfn_with(Vec::new(), &["probe", &url]).await;
+    check("probe", &probe);
+    assert!(
+        probe.1.contains(r"\x1b]52;c;aGk=\x07\u{9b}2J\x7f"),
+        "{}{}",
+        probe.1,
+        probe.2
+    );
+    let probe = ccfn_with(Vec::new(), &["probe", "--json", &url]).await;
+    check("probe --json", &probe);
+    serde_json::from_str::<Value>(&probe.1).unwrap_or_else(|e| panic!("{e}: {}", probe.1));
+}

@@ -716,3 +716,198 @@ async fn follow_reads_a_file_removed_then_created_again_and_a_rotation_once() {
     assert_eq!(got, lines[..5]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Hostile text in every place a record can carry it: terminal control
+/// sequences (OSC 52 writes the clipboard, CSI clears the screen, C1 CSI,
+/// DEL) in the header fields, in field names, in an error, in a line that
+/// looks like a record but is not JSON; and a URL with a password.
+fn hostile_log() -> String {
+    let osc = "\u{1b}]52;c;aGk=\u{7}";
+    let record = |fields: serde_json::Value| {
+        let mut line = serde_json::to_string(&fields).unwrap();
+        line.push('\n');
+        line
+    };
+    let mut text = String::new();
+    text.push_str(&record(serde_json::json!({
+        "timestamp": "2026-11-21T21:01:11.000Z",
+        "level": "INFO",
+        "function": format!("menu{osc}"),
+        "invocation_id": "inv\u{1b}[2J-1",
+        "call_sid": "CA\u{9b}2J",
+        "step": "start",
+        "message": "Function invoked \u{7f}",
+        "event": {"CallSid": "CA1"},
+    })));
+    text.push_str(&record(serde_json::json!({
+        "timestamp": "2026-11-21T21:01:11.500Z",
+        "level": "ERROR",
+        "function": format!("menu{osc}"),
+        "invocation_id": "inv\u{1b}[2J-1",
+        "call_sid": "CA\u{9b}2J",
+        "step": "error",
+        "message": "failed \u{1b}[31m",
+        "error": format!("boom{osc} at https://ops:canary-logs-pw-51@h.example/x"),
+        format!("field\u{1b}[2K{osc}"): "value\u{1b}[1A",
+    })));
+    text.push_str(&record(serde_json::json!({
+        "timestamp": "2026-11-21T21:01:12.000Z",
+        "level": "INFO",
+        "function": format!("menu{osc}"),
+        "invocation_id": "inv\u{1b}[2J-1",
+        "step": "end",
+        "message": "done",
+        "outcome": "error",
+        "execution_ms": 3.5,
+    })));
+    // Looks like a record, is not JSON: raw control characters in it.
+    text.push_str(&format!(
+        "{{\"timestamp\":\"2026-11-21T21:01:12.500Z\",\"level\":\"ERROR\",\"message\":\"raw {osc}\u{1b}[2J\u{9b}2J\"}}\n"
+    ));
+    text
+}
+
+/// The control characters of `text` other than newline, and other than
+/// the colour codes ccfn adds around a level.
+fn raw_controls(text: &str) -> Vec<char> {
+    let mut text = text.to_owned();
+    for code in ["31", "32", "33", "2", "0"] {
+        text = text.replace(&format!("\u{1b}[{code}m"), "");
+    }
+    text.chars()
+        .filter(|c| c.is_control() && *c != '\n')
+        .collect()
+}
+
+#[test]
+fn no_control_character_of_a_record_reaches_the_terminal() {
+    let dir = temp_dir("logs-hostile");
+    let log = write(&dir, "app.log", &hostile_log());
+    let log = log.to_str().unwrap();
+    for args in [
+        &["logs", log][..],
+        &["logs", "--full", log],
+        &["logs", "--color", "always", log],
+        &["logs", "--full", "--color", "always", log],
+        &["logs", "--json", log],
+        &["logs", "--invocations", log],
+        &["logs", "--invocations", "--json", log],
+        &["logs", "--error", "--limit", "1", log],
+    ] {
+        let ran = ccfn(args, None);
+        assert_eq!(ran.code, 0, "{args:?}: {}", ran.stderr);
+        for (name, out) in [("stdout", &ran.stdout), ("stderr", &ran.stderr)] {
+            let raw = raw_controls(out);
+            assert!(raw.is_empty(), "{args:?} {name}: {raw:?} in {out}");
+            assert!(!out.contains("canary-logs-pw-51"), "{args:?} {name}: {out}");
+        }
+        // What was there is shown, escaped.
+        let shown = &ran.stdout;
+        if args.contains(&"--json") {
+            assert!(
+                shown.contains(r"\u001b]52;c;aGk=\u0007"),
+                "{args:?}: {shown}"
+            );
+            for line in shown.lines().filter(|l| !l.contains("raw ")) {
+                serde_json::from_str::<Value>(line)
+                    .unwrap_or_else(|e| panic!("{args:?}: {e}: {line}"));
+            }
+        } else {
+            assert!(
+                shown.contains(r"\x1b]52;c;aGk=\x07") || shown.contains(r"\u{1b}]52;c;aGk=\u{7}"),
+                "{args:?}: {shown}"
+            );
+        }
+        if args.contains(&"--invocations") {
+            assert_eq!(shown.lines().count(), 1, "{args:?}: {shown}");
+            assert!(shown.contains("boom"), "{args:?}: {shown}");
+        }
+    }
+    // The line that is not JSON, shown as it is but escaped.
+    let ran = ccfn(&["logs", "--error", log], None);
+    assert!(
+        ran.stdout
+            .contains(r"raw \x1b]52;c;aGk=\x07\x1b[2J\u{9b}2J"),
+        "{}",
+        ran.stdout
+    );
+    // Field names of `--full`.
+    let ran = ccfn(&["logs", "--full", log], None);
+    assert!(!ran.stdout.contains("field\u{1b}"), "{}", ran.stdout);
+    assert!(ran.stdout.contains("field"), "{}", ran.stdout);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A bad option's value (pasted from a log, say) is repeated in the
+/// usage message without its control characters.
+#[test]
+fn a_bad_option_value_reaches_the_terminal_escaped() {
+    for args in [
+        &["logs", "--step", "start\u{1b}]52;c;aGk=\u{7}\u{9b}2J"][..],
+        &["logs", "--since", "soon\u{1b}[2J\u{7f}", "-"],
+    ] {
+        let ran = ccfn(args, Some(b""));
+        assert_eq!(ran.code, 2, "{ran:?}");
+        let raw = raw_controls(&format!("{}{}", ran.stdout, ran.stderr));
+        assert!(raw.is_empty(), "{args:?}: {raw:?} in {ran:?}");
+        assert!(
+            ran.stderr.contains("soon") || ran.stderr.contains("start"),
+            "{ran:?}"
+        );
+    }
+}
+
+/// What `ccfn logs` shows holds no known secret of its environment: a
+/// value of the OTLP headers, a URL's password (`CCFN_PUBLIC_URL`), a
+/// secret setting; nor a URL's user information.
+#[test]
+fn the_environment_s_known_secrets_are_not_shown() {
+    let dir = temp_dir("logs-secrets");
+    let line = |message: &str| {
+        format!(
+            "{}\n",
+            serde_json::json!({
+                "timestamp": "2026-11-21T21:01:11.000Z", "level": "ERROR",
+                "function": "menu", "invocation_id": "inv-1", "step": "log",
+                "message": message,
+            })
+        )
+    };
+    let text = line("header canary-logs-otlp-9f/= sent")
+        + &line("public canary-logs-public-41 url")
+        + &line("key canary-logs-email-77 used")
+        + &line("to https://svc:other-pass@h.example/x");
+    let log = write(&dir, "app.log", &text);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+        .args(["logs", "--json", log.to_str().unwrap()])
+        .env(
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "x-api-key=canary-logs-otlp-9f%2F%3D",
+        )
+        .env(
+            "CCFN_PUBLIC_URL",
+            "https://ops:canary-logs-public-41@cc.example.com",
+        )
+        .env("EMAILPROVIDER_API_KEY", "canary-logs-email-77")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{stdout}");
+    let messages: Vec<String> = stdout.lines().map(text_of_message).collect();
+    assert_eq!(
+        messages,
+        [
+            "header [REDACTED] sent",
+            "public [REDACTED] url",
+            "key [REDACTED] used",
+            "to https://h.example/x"
+        ]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The `message` of a JSON line.
+fn text_of_message(line: &str) -> String {
+    let value: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    text(&value["message"]).to_owned()
+}

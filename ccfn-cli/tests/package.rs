@@ -115,7 +115,10 @@ async fn the_package_holds_the_evidence_and_no_secret() {
             .count(),
         3
     );
-    assert!(script.contains(&format!("URL=\"${{URL:-{url}}}\"")));
+    assert!(
+        script.contains(&format!("if [ -z \"${{URL:-}}\" ]; then URL='{url}'; fi")),
+        "{script}"
+    );
     assert!(
         script.contains(&format!("--param 'CallSid={}'", call(3))),
         "{script}"
@@ -168,4 +171,394 @@ fn without_logs_or_with_a_bad_time_it_says_so() {
         ran.stderr
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A record line, as the runtime writes it (compact JSON).
+fn record_line(fields: &Value) -> String {
+    let mut line = serde_json::to_string(fields).unwrap();
+    line.push('\n');
+    line
+}
+
+/// Runs `ccfn package` over `log` with `envs` set, and returns the
+/// package's folder.
+fn package(
+    log: &std::path::Path,
+    out: &std::path::Path,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+) -> std::path::PathBuf {
+    std::fs::create_dir_all(out).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ccfn"));
+    command
+        .args([
+            "package",
+            "--logs",
+            log.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .args(extra)
+        .env_remove("AUTH_TOKEN");
+    for (name, value) in envs {
+        command.env(name, value);
+    }
+    let output = command.output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(output.status.success(), "{stdout}{stderr}");
+    std::path::PathBuf::from(stdout.lines().next().unwrap())
+}
+
+/// Hostile parameter names and values, error texts and function names
+/// in the records: the generated `reproduce.sh`, run by `bash` with
+/// stand-in `ccfn` and `curl` first in `PATH`, runs only those two, each
+/// once, with its arguments exactly as the records hold them, and no
+/// payload runs.
+#[test]
+fn reproduce_sh_runs_no_data_as_code() {
+    let dir = temp_dir("package-reproduce");
+    let osc = "\u{1b}]52;c;aGk=\u{7}";
+    let event = serde_json::json!({
+        "CallSid": call(7),
+        "Password$(touch x)": "canary-hostile-pass-1f",
+        "`touch y`": "'; touch z; '",
+        "From": "+1555\ntouch w",
+        "To": "$HOME",
+        "Body": format!("say {osc} \u{9b}2J \u{7f}"),
+        "Quote'$(touch q)": "\"$(touch r)\"",
+        "Digits": 5,
+    });
+    let mut text = record_line(&serde_json::json!({
+        "timestamp": "2026-11-21T21:01:11.000Z", "level": "INFO",
+        "function": "menu\ntouch v", "invocation_id": "inv-1\n$(touch u)",
+        "call_sid": call(7), "step": "start", "message": "Function invoked",
+        "event": event,
+    }));
+    text.push_str(&record_line(&serde_json::json!({
+        "timestamp": "2026-11-21T21:01:11.500Z", "level": "ERROR",
+        "function": "menu\ntouch v", "invocation_id": "inv-1\n$(touch u)",
+        "call_sid": call(7), "step": "error", "message": "failed",
+        "error": format!("bad input\ntouch t\r`touch s` {osc}"),
+    })));
+    text.push_str(&record_line(&serde_json::json!({
+        "timestamp": "2026-11-21T21:01:12.000Z", "level": "INFO",
+        "function": "menu\ntouch v", "invocation_id": "inv-1\n$(touch u)",
+        "call_sid": call(7), "step": "end", "message": "done",
+        "outcome": "error", "execution_ms": 2.5,
+    })));
+    let log = write(&dir, "app.log", &text);
+    let url = "http://127.0.0.1:9/features/it's $(touch p)";
+    let folder = package(&log, &dir.join("out"), &["--url", url], &[]);
+    // No file holds a raw control character (`cat errors.txt` cannot act
+    // on a terminal); the JSON files stay JSON.
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let raw: Vec<char> = text
+            .chars()
+            .filter(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+            .collect();
+        assert!(raw.is_empty(), "{}: {raw:?} in {text}", path.display());
+        if path.extension().is_some_and(|e| e == "json") {
+            serde_json::from_str::<Value>(&text).unwrap();
+        }
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            for line in text.lines() {
+                serde_json::from_str::<Value>(line).unwrap();
+            }
+        }
+    }
+    let errors = std::fs::read_to_string(folder.join("errors.txt")).unwrap();
+    assert!(
+        errors.contains(r"menu\ntouch v inv-1\n$(touch u) [error] bad input\ntouch t\x0d`touch s` \x1b]52;c;aGk=\x07"),
+        "{errors}"
+    );
+    let script_path = folder.join("reproduce.sh");
+    let script = std::fs::read_to_string(&script_path).unwrap();
+    let raw: Vec<char> = script
+        .chars()
+        .filter(|c| c.is_control() && *c != '\n')
+        .collect();
+    assert!(raw.is_empty(), "raw control characters {raw:?} in {script}");
+    assert!(!script.contains("canary-hostile-pass-1f"), "{script}");
+    // The comment shows the error on its line, escaped.
+    assert!(
+        script.contains(r"bad input\ntouch t\x0d`touch s` \x1b]52;c;aGk=\x07"),
+        "{script}"
+    );
+
+    // Stand-ins that record their arguments, one NUL-ended argument each.
+    let bin = dir.join("bin");
+    let work = dir.join("work");
+    let argv = dir.join("argv");
+    for folder in [&bin, &work, &argv] {
+        std::fs::create_dir_all(folder).unwrap();
+    }
+    for name in ["ccfn", "curl"] {
+        let stand_in = bin.join(name);
+        std::fs::write(
+            &stand_in,
+            format!(
+                "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\" >> '{}/{name}'; done\nprintf x >> '{}/{name}.runs'\n",
+                argv.display(),
+                argv.display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let variable = "SECRET_PASSWORD__TOUCH_X_";
+    assert!(script.contains(variable), "{script}");
+    let status = Command::new("bash")
+        .arg(&script_path)
+        .current_dir(&work)
+        .env("PATH", &path)
+        .env_remove("URL")
+        .env(variable, "filled in by the operator")
+        .status()
+        .unwrap();
+    assert!(status.success(), "{script}");
+
+    // No payload ran: nothing was made in the working folder (nor next
+    // to the script).
+    let made: Vec<_> = std::fs::read_dir(&work).unwrap().collect();
+    assert!(made.is_empty(), "{made:?}");
+    for payload in ["p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z"] {
+        assert!(!folder.join(payload).exists() && !dir.join(payload).exists());
+    }
+    // Only the two commands ran, once each.
+    let mut ran: Vec<String> = std::fs::read_dir(&argv)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    ran.sort();
+    assert_eq!(ran, ["ccfn", "ccfn.runs", "curl", "curl.runs"]);
+    for name in ["ccfn", "curl"] {
+        assert_eq!(
+            std::fs::read_to_string(argv.join(format!("{name}.runs"))).unwrap(),
+            "x"
+        );
+    }
+    let args = |name: &str| -> Vec<String> {
+        let bytes = std::fs::read(argv.join(name)).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        let mut args: Vec<String> = text.split('\0').map(str::to_owned).collect();
+        assert_eq!(args.pop().as_deref(), Some(""));
+        args
+    };
+    let url = "http://127.0.0.1:9/features/it's $(touch p)";
+    let body = format!("say {osc} \u{9b}2J \u{7f}");
+    let filled = "filled in by the operator";
+    let pairs: Vec<(String, String)> = vec![
+        ("CallSid".into(), call(7)),
+        ("Password$(touch x)".into(), filled.into()),
+        ("`touch y`".into(), "'; touch z; '".into()),
+        ("From".into(), "+1555\ntouch w".into()),
+        ("To".into(), "$HOME".into()),
+        ("Body".into(), body),
+        ("Quote'$(touch q)".into(), "\"$(touch r)\"".into()),
+        ("Digits".into(), "5".into()),
+    ];
+    let mut probe = vec!["probe".to_owned(), url.to_owned()];
+    let mut curl = ["-sS", "-i", "-X", "POST", url].map(str::to_owned).to_vec();
+    for (name, value) in &pairs {
+        probe.extend(["--param".to_owned(), format!("{name}={value}")]);
+        let encoded: String = url_encoded(name);
+        curl.extend(["--data-urlencode".to_owned(), format!("{encoded}={value}")]);
+    }
+    probe.extend(["--param".to_owned(), "mode=".to_owned()]);
+    assert_eq!(args("ccfn"), probe);
+    assert_eq!(args("curl"), curl);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `text` form-URL-encoded, as curl's `--data-urlencode name=value`
+/// expects the name.
+fn url_encoded(text: &str) -> String {
+    let mut out = String::new();
+    for byte in text.bytes() {
+        match byte {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' | b'-' | b'.' | b'_' => {
+                out.push(byte as char);
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+/// Secrets in every place the environment, the command line and the
+/// records hold them: each value of `OTEL_EXPORTER_OTLP_HEADERS`
+/// (percent-encoded, as the OpenTelemetry specification writes it), the
+/// password of `--url` and of a `*_URL` and `*_ENDPOINT` variable, and
+/// fields with sensitive names at any depth of the records, including
+/// event parameters; in every form a line can show them (raw, JSON-,
+/// percent-, base64-encoded). No file of the package, nor its archive,
+/// holds one.
+#[test]
+fn no_secret_of_the_environment_or_the_records_is_in_the_package() {
+    let dir = temp_dir("package-secrets");
+    let header = "canary-otlp-key-3b8e/+=";
+    let endpoint_password = "canary-endpoint-pw-77c2";
+    let public_password = "canary-public-pw-19aa";
+    let url_password = "canary-url-pw-8d04";
+    let nested = "canary-nested-token-6e13";
+    let event_password = "canary-event-password-c55d";
+    let basic = base64(format!("ops:{url_password}").as_bytes());
+    let mut text = record_line(&serde_json::json!({
+        "timestamp": "2026-11-21T21:01:11.000Z", "level": "INFO",
+        "function": "menu", "invocation_id": "inv-1", "call_sid": call(8),
+        "step": "start", "message": "Function invoked",
+        "event": {"CallSid": call(8), "Password": event_password, "Digits": "1"},
+    }));
+    // A later line repeats the value of an earlier one's sensitive field,
+    // and an earlier one the value of a later one's.
+    text.push_str(&record_line(&serde_json::json!({
+        "timestamp": "2026-11-21T21:01:11.200Z", "level": "INFO",
+        "function": "menu", "invocation_id": "inv-1", "step": "log",
+        "message": format!("said {event_password} and {nested}"),
+    })));
+    text.push_str(&record_line(&serde_json::json!({
+        "timestamp": "2026-11-21T21:01:11.500Z", "level": "ERROR",
+        "function": "menu", "invocation_id": "inv-1", "step": "api_error",
+        "message": "failed",
+        "error": format!("401 from https://ops:{url_password}@api.example.com/v1 (Basic {basic})"),
+        "data": {"items": [{"client": {"api_token": nested, "id": 3}}]},
+    })));
+    text.push_str(&record_line(&serde_json::json!({
+        "timestamp": "2026-11-21T21:01:12.000Z", "level": "INFO",
+        "function": "menu", "invocation_id": "inv-1", "step": "end",
+        "message": "done", "outcome": "error", "execution_ms": 2.5,
+    })));
+    let log = write(&dir, "app.log", &text);
+    let encoded_header: String = header
+        .bytes()
+        .map(|b| match b {
+            b'/' => "%2F".to_owned(),
+            b'+' => "%2B".to_owned(),
+            b'=' => "%3D".to_owned(),
+            b => (b as char).to_string(),
+        })
+        .collect();
+    let folder = package(
+        &log,
+        &dir.join("out"),
+        &["--url", &format!("http://ops:{url_password}@127.0.0.1:9/x")],
+        &[
+            (
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                &format!("x-api-key={encoded_header},x-team=contact-center"),
+            ),
+            (
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                &format!("http://collector:{endpoint_password}@127.0.0.1:4318"),
+            ),
+            (
+                "CCFN_PUBLIC_URL",
+                &format!("https://ops:{public_password}@cc.example.com"),
+            ),
+        ],
+    );
+    let mut files: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert!(files.contains(&"environment.txt".to_owned()));
+    let mut all = String::new();
+    for file in &files {
+        let text = std::fs::read_to_string(folder.join(file)).unwrap();
+        for secret in [
+            header,
+            &encoded_header,
+            endpoint_password,
+            public_password,
+            url_password,
+            nested,
+            event_password,
+            &basic[8..24],
+        ] {
+            assert!(!text.contains(secret), "{file} holds {secret}: {text}");
+        }
+        all.push_str(&text);
+    }
+    let mut archive = Vec::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(format!("{}.tar.gz", folder.display())).unwrap(),
+    )
+    .read_to_end(&mut archive)
+    .unwrap();
+    let archive = String::from_utf8_lossy(&archive);
+    for secret in [
+        header,
+        endpoint_password,
+        public_password,
+        url_password,
+        nested,
+        event_password,
+    ] {
+        assert!(!archive.contains(secret), "the archive holds {secret}");
+    }
+    // The fields are there, their values redacted; the URLs without
+    // their user information.
+    let records = std::fs::read_to_string(folder.join("records.jsonl")).unwrap();
+    let values: Vec<Value> = records
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(values[0]["event"]["Password"], "[REDACTED]");
+    assert_eq!(values[0]["event"]["Digits"], "1");
+    assert_eq!(
+        values[2]["data"]["items"][0]["client"]["api_token"],
+        "[REDACTED]"
+    );
+    assert_eq!(values[2]["data"]["items"][0]["client"]["id"], 3);
+    assert_eq!(
+        values[1]["message"], "said [REDACTED] and [REDACTED]",
+        "{records}"
+    );
+    assert!(
+        all.contains("https://api.example.com/v1") && all.contains("http://127.0.0.1:9/x"),
+        "{all}"
+    );
+    let environment = std::fs::read_to_string(folder.join("environment.txt")).unwrap();
+    assert!(
+        environment.contains("OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318"),
+        "{environment}"
+    );
+    let script = std::fs::read_to_string(folder.join("reproduce.sh")).unwrap();
+    assert!(
+        script.contains(r#"'Password='"${SECRET_PASSWORD:?set SECRET_PASSWORD}""#),
+        "{script}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `bytes` in standard base64, as a Basic `Authorization` header holds
+/// `user:password`.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }

@@ -354,6 +354,10 @@ impl Setting {
             let valid = !host.is_empty()
                 && !host.starts_with(':')
                 && !url.chars().any(|c| c.is_whitespace() || c.is_control());
+            if valid {
+                // `https://user:password@host`: the password is a secret.
+                crate::secret::register_url_userinfo(url);
+            }
             valid.then(|| url.to_owned())
         })
     }
@@ -1011,6 +1015,16 @@ mod tests {
 
     #[test]
     fn urls_need_a_scheme_and_a_host() {
+        let with_password = env(&[(
+            "CCFN_PUBLIC_URL",
+            "https://ops:canary-public-url-pw-3e@cc.example.com/",
+        )]);
+        assert!(CCFN_PUBLIC_URL.url(&with_password).unwrap().is_some());
+        assert_eq!(
+            crate::record::scrub_secrets("pw canary-public-url-pw-3e"),
+            "pw [REDACTED]",
+            "a URL's password is a secret once read"
+        );
         let e = env(&[("CCFN_PUBLIC_URL", "https://cc.example.com/")]);
         assert_eq!(
             CCFN_PUBLIC_URL.url(&e).unwrap().as_deref(),

@@ -256,7 +256,98 @@ pub(crate) fn forms(value: &str) -> Vec<Box<str>> {
     let mut clean = String::with_capacity(value.len());
     crate::text::push_clean(&mut clean, value);
     add(clean);
+    // JSON written with every non-ASCII character as `\uXXXX` (Python's
+    // `json.dumps`, Java's and .NET's default encoders).
+    if !value.is_ascii() {
+        let ascii = json_ascii(&once);
+        add(json(&ascii));
+        add(ascii);
+    }
+    // Percent-encoding with lowercase hex digits (`%2f`), as some
+    // encoders write it.
+    let lower =
+        lowercase_percent(&form_urlencoded::byte_serialize(value.as_bytes()).collect::<String>());
+    add(lower.replace('+', "%20"));
+    add(lower);
+    // Base64 (standard and URL-safe alphabets): a Basic `Authorization`
+    // header, a `data:` URL, a configuration blob. Where the value starts
+    // inside the encoded bytes decides how its encoding looks, so each of
+    // the three alignments gives the characters that depend on the
+    // value's bytes alone.
+    for form in base64_cores(value.as_bytes()) {
+        add(form);
+    }
     forms
+}
+
+/// JSON string text `escaped` (without its quotes) with every non-ASCII
+/// character written `\uXXXX` (two escapes, a surrogate pair, past the
+/// basic plane).
+fn json_ascii(escaped: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(escaped.len() * 2);
+    for c in escaped.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        }
+    }
+    out
+}
+
+/// `encoded` with the hex digits of its `%XX` escapes in lowercase.
+fn lowercase_percent(encoded: &str) -> String {
+    let mut out = String::with_capacity(encoded.len());
+    let mut hex = 0;
+    for c in encoded.chars() {
+        if c == '%' {
+            hex = 2;
+            out.push(c);
+        } else if hex > 0 {
+            hex -= 1;
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Base64 characters (at least this many) a value's encoding must keep,
+/// at an alignment, to be scrubbed in that form: fewer would match by
+/// chance in ordinary text.
+const MIN_BASE64_CORE: usize = 8;
+
+/// The base64 text of `value` at each of the three byte alignments it
+/// can start at inside a longer encoded text (`user:password` in a Basic
+/// header), keeping only the characters made of the value's bytes alone,
+/// in the standard and URL-safe alphabets.
+fn base64_cores(value: &[u8]) -> Vec<String> {
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    use base64::Engine as _;
+    let mut cores = Vec::with_capacity(6);
+    for lead in 0..3usize {
+        let mut bytes = vec![0u8; lead];
+        bytes.extend_from_slice(value);
+        // Whole groups of three bytes made of the value's bytes only.
+        let first = lead.div_ceil(3);
+        let groups = bytes.len() / 3;
+        if groups <= first {
+            continue;
+        }
+        let within = &bytes[first * 3..groups * 3];
+        for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
+            let core = engine.encode(within);
+            if core.len() >= MIN_BASE64_CORE && !cores.contains(&core) {
+                cores.push(core);
+            }
+        }
+    }
+    cores
 }
 
 /// The values of an invocation's sensitive parameters (a `Password`
@@ -298,6 +389,148 @@ pub fn scrub_secrets(text: &str) -> String {
     let mut text = text.to_owned();
     scrub(&mut text, &[]);
     text
+}
+
+/// `text` scrubbed as [`scrub_secrets`] does, borrowed when it holds no
+/// secret: for writers that must not copy every line they pass on.
+#[must_use]
+pub fn scrubbed(text: &str) -> std::borrow::Cow<'_, str> {
+    if !ANY.load(Ordering::Acquire) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let holds = {
+        let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
+        match &registry.finder {
+            Some(finder) => finder.find(text).is_some(),
+            None => registry.forms.iter().any(|form| text.contains(&**form)),
+        }
+    };
+    if holds {
+        std::borrow::Cow::Owned(scrub_secrets(text))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// The URLs in `text` (`scheme://authority...`), each as the range of
+/// its user information and the `@` that ends it.
+fn userinfo_spans(text: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut spans = Vec::new();
+    let mut from = 0;
+    while let Some(found) = text[from..].find("://") {
+        let at = from + found;
+        from = at + 3;
+        // A scheme: a letter, then letters, digits, `+`, `-` or `.`.
+        let scheme_start = bytes[..at]
+            .iter()
+            .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+            .map_or(0, |p| p + 1);
+        if scheme_start == at || !bytes[scheme_start].is_ascii_alphabetic() {
+            continue;
+        }
+        let start = at + 3;
+        let end = bytes[start..]
+            .iter()
+            .position(|b| {
+                matches!(
+                    b,
+                    b'/' | b'?' | b'#' | b'"' | b'\'' | b'<' | b'>' | b'`' | b'\\'
+                ) || b.is_ascii_whitespace()
+                    || b.is_ascii_control()
+            })
+            .map_or(bytes.len(), |p| start + p);
+        if let Some(last) = bytes[start..end].iter().rposition(|b| *b == b'@') {
+            spans.push(start..start + last + 1);
+            from = start + last + 1;
+        }
+    }
+    spans
+}
+
+/// `text` with the user information (`user:password@`) of every URL in
+/// it removed: what a URL is shown as, on a terminal or in a file sent to
+/// someone. Borrowed when no URL in it has any.
+///
+/// ```
+/// use ccfn_core::record::strip_url_userinfo;
+///
+/// assert_eq!(
+///     strip_url_userinfo("GET https://ops:hunter2-pass@cc.example.com/x failed"),
+///     "GET https://cc.example.com/x failed"
+/// );
+/// ```
+#[must_use]
+pub fn strip_url_userinfo(text: &str) -> std::borrow::Cow<'_, str> {
+    let spans = userinfo_spans(text);
+    if spans.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut kept = 0;
+    for span in spans {
+        out.push_str(&text[kept..span.start]);
+        kept = span.end;
+    }
+    out.push_str(&text[kept..]);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Registers with the scrubber the password of every URL in `text` that
+/// carries user information (`https://user:password@host`), as written
+/// and percent-decoded; a user name alone (`https://TOKEN@host`, a token
+/// given as the user) is registered the same way. Returns how many values
+/// were registered (those of at least [`MIN_SCRUBBED_LEN`] characters).
+///
+/// ```
+/// use ccfn_core::record::{register_url_userinfo, scrub_secrets};
+///
+/// register_url_userinfo("http://ops:s3cret%21pass@collector.example:4318");
+/// assert_eq!(scrub_secrets("password s3cret!pass"), "password [REDACTED]");
+/// ```
+pub fn register_url_userinfo(text: &str) -> usize {
+    let mut count = 0;
+    for span in userinfo_spans(text) {
+        let userinfo = &text[span.start..span.end - 1];
+        let secret = match userinfo.split_once(':') {
+            Some((_, password)) => password,
+            None => userinfo,
+        };
+        let decoded: String = percent_decode(secret);
+        let values = if decoded == secret {
+            &[secret][..]
+        } else {
+            &[secret, decoded.as_str()][..]
+        };
+        for value in values {
+            if value.chars().count() >= MIN_SCRUBBED_LEN {
+                register(value);
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+/// `text` with its `%XX` escapes decoded (bytes that are not UTF-8 are
+/// replaced).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[at] == b'%' && at + 2 < bytes.len() {
+            if let (Some(high), Some(low)) = (hex(bytes[at + 1]), hex(bytes[at + 2])) {
+                out.push((high * 16 + low) as u8);
+                at += 3;
+                continue;
+            }
+        }
+        out.push(bytes[at]);
+        at += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Replaces every registered secret value in `line`, and every value of
@@ -519,6 +752,81 @@ mod tests {
     }
 
     #[test]
+    fn a_basic_header_and_other_base64_texts_are_scrubbed() {
+        use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+        use base64::Engine as _;
+        let password = "canary-basic-pass-7c21";
+        let _secret = Secret::new(password);
+        // Every alignment: the user name's length decides it.
+        for user in ["ops", "op", "o", "operator"] {
+            for engine in [&STANDARD, &URL_SAFE] {
+                let encoded = engine.encode(format!("{user}:{password}"));
+                let mut line = format!("Authorization: Basic {encoded}");
+                scrub(&mut line, &[]);
+                assert!(line.contains(REDACTED), "{user}: {line}");
+                let left = line.trim_start_matches("Authorization: Basic ");
+                // At most the characters shared with the user name and two
+                // of the last group are left of the encoding.
+                assert!(
+                    left.len() <= REDACTED.len() + 16,
+                    "{user}: {line} from {encoded}"
+                );
+            }
+        }
+        // An encoding too short to tell from ordinary text is left.
+        assert!(base64_cores(b"abcdef")
+            .iter()
+            .all(|c| c.len() >= MIN_BASE64_CORE));
+    }
+
+    #[test]
+    fn ascii_only_json_and_lowercase_percent_forms_are_scrubbed() {
+        let value = "canary-é✓-🙂-key";
+        let _secret = Secret::new(value);
+        let mut python = String::from(r#"{"k": "canary-\u00e9\u2713-\ud83d\ude42-key"}"#);
+        scrub(&mut python, &[]);
+        assert_eq!(python, r#"{"k": "[REDACTED]"}"#);
+        let _sas = Secret::new("Ab+cd/EF=gh34");
+        let mut line = String::from("sig=Ab%2bcd%2fEF%3dgh34");
+        scrub(&mut line, &[]);
+        assert_eq!(line, "sig=[REDACTED]");
+    }
+
+    #[test]
+    fn url_user_information_is_stripped_and_its_password_registered() {
+        assert_eq!(
+            strip_url_userinfo("a http://u:p%40ss-word@h:1/x?q=http://z@y b ftp://t@s"),
+            "a http://h:1/x?q=http://y b ftp://s"
+        );
+        assert!(matches!(
+            strip_url_userinfo("mail oncall@example.com at https://h/p@q"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(strip_url_userinfo("\"https://k@h\""), "\"https://h\"");
+        assert_eq!(
+            register_url_userinfo("CCFN_PUBLIC_URL=https://ops:canary%2Furl-pass@cc.example.com"),
+            2
+        );
+        assert_eq!(
+            scrub_secrets("canary%2Furl-pass canary/url-pass"),
+            "[REDACTED] [REDACTED]"
+        );
+        assert_eq!(register_url_userinfo("https://canary-url-token-9d@h/"), 1);
+        assert_eq!(scrub_secrets("t=canary-url-token-9d"), "t=[REDACTED]");
+        assert_eq!(register_url_userinfo("http://user:short@h/ http://h/"), 0);
+    }
+
+    #[test]
+    fn scrubbed_borrows_a_line_without_secrets() {
+        let _secret = Secret::new("canary-borrow-0005");
+        assert!(matches!(
+            scrubbed("nothing to hide"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(scrubbed("x canary-borrow-0005"), "x [REDACTED]");
+    }
+
+    #[test]
     fn longer_secret_wins_over_its_prefix() {
         let _short = Secret::new("canary-prefix");
         let _long = Secret::new("canary-prefix-and-more-0003");
@@ -542,7 +850,11 @@ mod tests {
     #[test]
     fn invocation_values_are_scrubbed_only_where_given() {
         let values = invocation_secrets(["canary-event-0004", "short"]);
-        assert_eq!(values.len(), 1, "short values are left alone: {values:?}");
+        assert_eq!(
+            values,
+            invocation_secrets(["canary-event-0004"]),
+            "short values are left alone"
+        );
         let mut line = String::from("p=canary-event-0004");
         scrub(&mut line, &values);
         assert_eq!(line, "p=[REDACTED]");

@@ -44,7 +44,8 @@ pub(crate) mod scope;
 pub(crate) mod writer;
 
 pub use crate::secret::{
-    is_sensitive_name, scrub_secrets, MIN_SCRUBBED_LEN, REDACTED, SENSITIVE_WORDS,
+    is_sensitive_name, register_url_userinfo, scrub_secrets, scrubbed, strip_url_userinfo,
+    MIN_SCRUBBED_LEN, REDACTED, SENSITIVE_WORDS,
 };
 pub use catalogue::*;
 #[cfg(any(feature = "clients", feature = "runtime"))]
