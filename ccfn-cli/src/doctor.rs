@@ -205,7 +205,10 @@ pub(crate) fn examine(args: &DoctorArgs) -> Result<(String, Value, bool), String
         }
         (None, Some(number)) => {
             runtime.block_on(follow_number(&platform, number, &mut report));
-            format!("number {}", report.phone(number))
+            format!(
+                "number {}",
+                report.phone(&e164(number).unwrap_or(number.clone()))
+            )
         }
         (None, None) => {
             return Err("give --call CA..., --number +1... or --function NAME".to_owned())
@@ -320,10 +323,10 @@ fn compare_urls(called: &str, expected: &str) -> Same {
 
 /// The number's link: what answers `number`, and the flow it runs.
 async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> Option<Flow> {
-    let shown = report.phone(number);
     let number = match e164(number) {
         Ok(number) => number,
         Err(err) => {
+            let shown = report.phone(number);
             report.add(
                 Check::new(Mark::Failed, format!("Number {shown}"))
                     .detail(err)
@@ -332,6 +335,7 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
             return None;
         }
     };
+    let shown = report.phone(&number);
     // `PhoneNumber` matches partially (and `*` is any digit): the list
     // holds every number that contains it; only an exact one is it.
     let path = "/2010-04-01/Accounts/{account}/IncomingPhoneNumbers.json";
@@ -1460,6 +1464,156 @@ mod tests {
         assert_eq!(flow_in(url), Some("FW0123456789abcdef0123456789abcdef"));
         assert_eq!(flow_in("https://cc.example.com/voice"), None);
         assert_eq!(flow_in("https://x/Flows/FW12"), None);
+    }
+
+    #[test]
+    fn webhook_urls_differing_only_in_writing_are_named() {
+        let hook = "https://webhooks.twilio.com/v1/Accounts/AC1/Flows/FW1";
+        assert_eq!(compare_urls(hook, hook), Same::Exactly);
+        let nearly = |called: &str| match compare_urls(called, hook) {
+            Same::Nearly(differences) => differences.join("; "),
+            other => panic!("{called}: {other:?}"),
+        };
+        assert_eq!(
+            nearly(&format!("{hook}/")),
+            "a trailing slash the flow's has not"
+        );
+        assert_eq!(
+            nearly("http://webhooks.twilio.com/v1/Accounts/AC1/Flows/FW1"),
+            "the scheme: http:// where the flow's is https://"
+        );
+        assert_eq!(
+            nearly("https://webhooks.twilio.com:443/v1/Accounts/AC1/Flows/FW1"),
+            "the default port :443, written out in the number's"
+        );
+        assert_eq!(
+            nearly("https://webhooks.twilio.com:443/v1/Accounts/AC1/Flows/FW1/"),
+            "the default port :443, written out in the number's; a trailing slash the flow's has not"
+        );
+        for other in [
+            "https://webhooks.twilio.com/v1/Accounts/AC1/Flows/FW2",
+            "https://webhooks.twilio.com.evil.example/v1/Accounts/AC1/Flows/FW1",
+            "https://webhooks.twilio.com:8443/v1/Accounts/AC1/Flows/FW1",
+            "https://webhooks.twilio.com/v1/Accounts/AC1/Flows/FW1?x=1",
+            "https://user@webhooks.twilio.com/v1/Accounts/AC1/Flows/FW1",
+            "not a URL",
+        ] {
+            assert_eq!(compare_urls(other, hook), Same::Not, "{other}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_e164_or_refused() {
+        assert_eq!(e164("+15559870000").unwrap(), "+15559870000");
+        assert_eq!(e164("+1 (555) 987-0000").unwrap(), "+15559870000");
+        assert_eq!(e164("+1.555.987.0000").unwrap(), "+15559870000");
+        for bad in [
+            "15559870000",
+            "+1555987000*",
+            "+1555",
+            "+1555987000012345",
+            "",
+            "+",
+            "+1 555 98x 0000",
+        ] {
+            let err = e164(bad).unwrap_err();
+            assert!(err.contains("E.164"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn days_count_across_months_years_and_leap_days() {
+        assert_eq!(days("1970-01-01"), Some(0));
+        assert_eq!(date_of(0), "1970-01-01");
+        for day in ["2026-11-26", "2024-02-29", "2000-03-01", "1999-12-31"] {
+            assert_eq!(date_of(days(day).unwrap()), day);
+        }
+        assert_eq!(day_after("2026-11-30").as_deref(), Some("2026-12-01"));
+        assert_eq!(day_after("2026-12-31").as_deref(), Some("2027-01-01"));
+        assert_eq!(day_after("2024-02-28").as_deref(), Some("2024-02-29"));
+        assert_eq!(day_after("2026-02-28").as_deref(), Some("2026-03-01"));
+        assert_eq!(day_after("2026-13-01"), None);
+        assert_eq!(today().len(), 10);
+        // The platform's alerts go 30 days back, no further.
+        assert!(!past_alerts("2026-10-27", "2026-11-26"));
+        assert!(past_alerts("2026-10-26", "2026-11-26"));
+        assert!(!past_alerts("garbage", "2026-11-26"));
+    }
+
+    #[test]
+    fn a_call_s_days_run_to_the_day_after_it_ended() {
+        let call = |start: &str, end: Option<&str>| Call {
+            start_time: Some(start.to_owned()),
+            end_time: end.map(str::to_owned),
+            ..Call::default()
+        };
+        assert_eq!(
+            call_days(&call(
+                "Fri, 20 Nov 2026 23:59:58 +0000",
+                Some("Sat, 21 Nov 2026 00:01:00 +0000")
+            )),
+            Some(("2026-11-20".to_owned(), "2026-11-22".to_owned()))
+        );
+        assert_eq!(
+            call_days(&call("Fri, 20 Nov 2026 10:00:00 +0000", None)),
+            Some(("2026-11-20".to_owned(), "2026-11-21".to_owned()))
+        );
+        assert_eq!(call_days(&Call::default()), None);
+    }
+
+    fn step(name: &str, from: &str, to: &str, kind: Option<&str>) -> Step {
+        Step {
+            sid: Some(format!("FT-{name}-{from}-{to}")),
+            name: Some(name.to_owned()),
+            transitioned_from: Some(from.to_owned()),
+            transitioned_to: Some(to.to_owned()),
+            kind: kind.map(str::to_owned),
+            date_created: None,
+        }
+    }
+
+    #[test]
+    fn the_widget_a_step_ran_is_in_its_transitions_never_its_name() {
+        let functions = [Widget {
+            name: "wait_experience".to_owned(),
+            kind: "run-function".to_owned(),
+            url: Some("https://cc.example.com/wait".to_owned()),
+        }];
+        // An event named like the widget is not the widget.
+        let steps = [step("wait_experience", "Trigger", "say_goodbye", None)];
+        assert!(reached(&steps, &functions).is_none());
+        // Entered and left: both steps found.
+        let steps = [
+            step(
+                "incomingCall",
+                "Trigger",
+                "wait_experience",
+                Some("trigger"),
+            ),
+            step("fail", "wait_experience", "Ended", Some("run-function")),
+        ];
+        let (widget, entered, left) = reached(&steps, &functions).unwrap();
+        assert_eq!(widget.name, "wait_experience");
+        assert_eq!(entered.unwrap().name.as_deref(), Some("incomingCall"));
+        assert_eq!(left.unwrap().name.as_deref(), Some("fail"));
+        assert_eq!(
+            path_taken(&steps),
+            "Trigger → wait_experience (incomingCall) → Ended (fail)"
+        );
+        // Entered, not yet left (no type given).
+        let steps = [step("incomingCall", "Trigger", "wait_experience", None)];
+        let (_, entered, left) = reached(&steps, &functions).unwrap();
+        assert!(entered.is_some() && left.is_none());
+        // A step out of a widget of another type, with the same name, is
+        // not the function's.
+        let steps = [step(
+            "audioComplete",
+            "wait_experience",
+            "Ended",
+            Some("say-play"),
+        )];
+        assert!(reached(&steps, &functions).is_none());
+        assert_eq!(path_taken(&[]), "none");
     }
 
     #[test]

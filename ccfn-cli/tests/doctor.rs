@@ -175,6 +175,19 @@ async fn a_healthy_call_passes_every_link() {
     let (code, text, json) = doctor(Scenario::Healthy).await;
     assert_eq!(code, 0, "{text}");
     assert_eq!(json["first_failure"], Value::Null);
+    // The steps name events (`incomingCall`, `success`): the widget is
+    // found by the transitions, and the chain goes on to the task.
+    assert!(
+        text.contains(&format!(
+            "[✓] Execution {} reached function widget {}\n",
+            center::EXECUTION,
+            center::WIDGET
+        )),
+        "{text}"
+    );
+    assert!(text.contains("then went to Ended on success"), "{text}");
+    assert!(text.contains("[✓] Task WT"), "{text}");
+    assert!(text.ends_with("\nNo issue found.\n"), "{text}");
     insta::assert_snapshot!("healthy", stable(&text));
 }
 
@@ -633,4 +646,206 @@ async fn a_function_with_the_flows_that_call_it() {
             assert!(text.contains("[✓] The business logic completed"), "{text}");
         }
     }
+}
+
+/// `ccfn doctor ARGS..` against `fake`, without logs: (exit status,
+/// stdout).
+async fn doctor_args(fake: &FakePlatform, args: &[&str]) -> (i32, String) {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+        .arg("doctor")
+        .args(args)
+        .envs(fake.vars())
+        .env_remove("API_KEY_SID")
+        .env_remove("API_KEY_SECRET")
+        .output()
+        .await
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let err = String::from_utf8(output.stderr).unwrap();
+    assert!(!text.contains(TOKEN) && !err.contains(TOKEN), "{text}{err}");
+    (output.status.code().unwrap(), text)
+}
+
+async fn center(scenario: Scenario) -> FakePlatform {
+    FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .contact_center(scenario)
+}
+
+#[tokio::test]
+async fn a_voice_url_that_differs_only_by_a_trailing_slash_is_a_warning() {
+    let (code, text, json) = doctor(Scenario::VoiceUrlTrailingSlash).await;
+    // Not a broken link (the chain goes on, to the task), not a silent
+    // pass: a warning that names the difference.
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(json["first_failure"], Value::Null);
+    assert!(
+        text.contains(&format!(
+            "[!] Number {} answers with flow {} “Inbound”, at a URL written differently",
+            center::NUMBER,
+            center::FLOW
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("they differ in a trailing slash the flow's has not"),
+        "{text}"
+    );
+    assert!(!text.contains("stale URL"), "{text}");
+    assert!(text.contains("[✓] Task WT"), "{text}");
+    assert!(text.ends_with("No link is broken; 1 warning.\n"), "{text}");
+    insta::assert_snapshot!("voice_url_trailing_slash", stable(&text));
+}
+
+#[tokio::test]
+async fn an_execution_in_the_last_second_of_the_call_s_day_is_found() {
+    let fake = center(Scenario::LastSecondOfTheDay).await;
+    // No logs: the execution is looked for among the flow's, by date.
+    let (code, text) = doctor_args(&fake, &["--call", center::CALL]).await;
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!("reached function widget {}", center::WIDGET)),
+        "{text}"
+    );
+    // `DateCreatedTo` keeps the executions "starting before" it: the
+    // bound is the next day's midnight, not 23:59:59Z.
+    let asked = fake
+        .requests()
+        .into_iter()
+        .find(|r| r.path.ends_with("/Executions"))
+        .expect("the executions were listed");
+    let bound = |name: &str| {
+        asked
+            .query
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        bound("DateCreatedFrom"),
+        Some(format!("{}T00:00:00Z", center::day()))
+    );
+    assert_eq!(
+        bound("DateCreatedTo"),
+        Some(format!("{}T00:00:00Z", center::day_after()))
+    );
+}
+
+#[tokio::test]
+async fn a_number_is_matched_exactly_never_partially() {
+    let fake = center(Scenario::Healthy).await;
+    // One digit short: the platform's `PhoneNumber` matches it partially
+    // (the main line and the sales line contain it); neither is it.
+    let short = &center::NUMBER[..center::NUMBER.len() - 1];
+    let (code, text) = doctor_args(&fake, &["--number", short]).await;
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!("[✗] Number {short} is not one of this account's")),
+        "{text}"
+    );
+    assert!(!text.contains("No issue found"), "{text}");
+    // A wildcard is not a number.
+    let (code, text) = doctor_args(&fake, &["--number", "+1555987000*"]).await;
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("is not a phone number in E.164"), "{text}");
+    // The sales line, written with spaces, is the sales line: one digit
+    // away from the main line, and not on the flow.
+    let (code, text) = doctor_args(&fake, &["--number", "+1 555 987 0001"]).await;
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!(
+            "[✗] Number {} is not pointed at a flow",
+            center::SALES_NUMBER
+        )),
+        "{text}"
+    );
+    assert!(text.contains(center::OLD_VOICE_URL), "{text}");
+    let asked: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/IncomingPhoneNumbers.json"))
+        .collect();
+    assert!(
+        asked.iter().any(|r| r
+            .query
+            .contains(&("PhoneNumber".to_owned(), center::SALES_NUMBER.to_owned()))),
+        "{asked:?}"
+    );
+}
+
+/// A flow as the platform's flow list answers it: `definition`, `valid`,
+/// `errors` and `warnings` null; and as fetching it answers it.
+fn listed_and_fetched() -> (Value, Value) {
+    let fetched = json!({
+        "sid": center::FLOW, "account_sid": ccfn_testkit::fake_platform::ACCOUNT_SID,
+        "author_sid": null, "commit_message": null, "friendly_name": "Inbound",
+        "status": "published", "revision": 12, "webhook_url": center::flow_webhook(),
+        "url": format!("https://studio.twilio.com/v2/Flows/{}", center::FLOW), "links": {},
+        "date_created": "2026-01-05T09:00:00Z", "date_updated": "2026-11-02T09:00:00Z",
+        "valid": true, "errors": [], "warnings": [],
+        "definition": { "states": [
+            { "name": "Trigger", "type": "trigger", "transitions": [{ "event": "incomingCall", "next": center::WIDGET }] },
+            { "name": center::WIDGET, "type": "run-function", "properties": { "url": center::FUNCTION_URL }, "transitions": [] },
+        ] },
+    });
+    let mut listed = fetched.clone();
+    for field in ["definition", "valid", "errors", "warnings"] {
+        listed[field] = Value::Null;
+    }
+    (listed, fetched)
+}
+
+#[tokio::test]
+async fn a_function_is_found_in_flows_the_list_gives_without_definition() {
+    let (listed, fetched) = listed_and_fetched();
+    let fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with(Resource::Flows, listed)
+        .with_object(format!("/v2/Flows/{}", center::FLOW), fetched)
+        .with_list(Resource::Alerts);
+    let (code, text) = doctor_args(&fake, &["--function", "wait-experience"]).await;
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!(
+            "[✓] Flow {} calls it from widget {}, published and valid",
+            center::FLOW,
+            center::WIDGET
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("No flow's function widget"), "{text}");
+    assert!(
+        fake.requests()
+            .iter()
+            .any(|r| r.path == format!("/v2/Flows/{}", center::FLOW)),
+        "the flow was fetched by its SID"
+    );
+}
+
+#[tokio::test]
+async fn a_flow_list_the_platform_cannot_complete_is_said() {
+    // The list has the flow, fetching it fails: a warning naming the
+    // flow, not "no widget calls it" as if the flow had none.
+    let (listed, _) = listed_and_fetched();
+    let fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with(Resource::Flows, listed.clone())
+        .with_object(
+            format!("/v2/Flows/{}", center::FLOW),
+            json!({"sid": center::FLOW, "status": null}),
+        )
+        .with_list(Resource::Alerts);
+    let (code, text) = doctor_args(&fake, &["--function", "wait-experience"]).await;
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!(
+            "[!] Flow {}: its definition cannot be read",
+            center::FLOW
+        )),
+        "{text}"
+    );
+    assert!(text.contains("at `status`"), "{text}");
 }

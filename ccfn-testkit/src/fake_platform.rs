@@ -769,6 +769,13 @@ pub mod center {
         format!("{year:04}-{month:02}-{day:02}")
     }
 
+    /// The day after the call's day, `YYYY-MM-DD`.
+    #[must_use]
+    pub fn day_after() -> String {
+        let (year, month, day) = civil(yesterday() + 1);
+        format!("{year:04}-{month:02}-{day:02}")
+    }
+
     /// `time` (`HH:MM:SS`) on the call's day as the 2010 API writes
     /// dates (RFC 2822): `Wed, 25 Nov 2026 10:00:00 +0000`.
     #[must_use]
