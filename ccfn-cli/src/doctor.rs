@@ -330,7 +330,7 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
             report.add(
                 Check::new(Mark::Failed, format!("Number {shown}"))
                     .detail(err)
-                    .fix("Give the number in E.164 (+15559870000)."),
+                    .fix("Give the number in E.164 (+15559870000). A call to or from a SIP address or a client is not answered by a phone number: check the SIP domain or the client's application instead."),
             );
             return None;
         }
@@ -1409,16 +1409,26 @@ pub(crate) fn today() -> String {
 }
 
 /// The checks for a person, in the style of `flutter doctor`.
+///
+/// Each check, detail and fix is one line, whatever the platform or the
+/// records wrote in it: a line break from outside (a flow's name, a
+/// widget's, an alert's text) is shown as `\x0a`, so that it cannot
+/// forge a check of its own.
 fn human(what: &str, checks: &[Check]) -> String {
-    let mut out = format!("Doctor for {what}\n\n");
+    let line = |text: &str| text.replace('\n', "\\x0a").replace('\r', "\\x0d");
+    let mut out = format!("Doctor for {}\n\n", line(what));
     for check in checks {
-        out.push_str(&format!("[{}] {}\n", check.mark.symbol(), check.title));
+        out.push_str(&format!(
+            "[{}] {}\n",
+            check.mark.symbol(),
+            line(&check.title)
+        ));
         for detail in &check.details {
-            out.push_str(&format!("    • {detail}\n"));
+            out.push_str(&format!("    • {}\n", line(detail)));
         }
         if check.mark == Mark::Failed {
             if let Some(fix) = &check.fix {
-                out.push_str(&format!("    Fix: {fix}\n"));
+                out.push_str(&format!("    Fix: {}\n", line(fix)));
             }
         }
     }

@@ -849,3 +849,32 @@ async fn a_flow_list_the_platform_cannot_complete_is_said() {
     );
     assert!(text.contains("at `status`"), "{text}");
 }
+
+#[tokio::test]
+async fn a_hostile_flow_name_cannot_forge_a_check_or_drive_the_terminal() {
+    // The flow's name, as the platform returns it, holds a line break
+    // followed by a forged passing check, and an OSC 52 sequence that
+    // would write the operator's clipboard.
+    let (_, mut fetched) = listed_and_fetched();
+    fetched["friendly_name"] = json!(
+        "Inbound\n[✓] Workflow WW0 routes to every queue\u{1b}]52;c;Y2FuYXJ5\u{7}\r[✓] No issue"
+    );
+    let fake = center(Scenario::Healthy)
+        .await
+        .with_object(format!("/v2/Flows/{}", center::FLOW), fetched);
+    let (code, text) = doctor_args(&fake, &["--number", center::NUMBER]).await;
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character reached the terminal: {text:?}"
+    );
+    assert!(
+        text.lines()
+            .all(|l| !l.starts_with("[✓] Workflow") && !l.starts_with("[✓] No issue")),
+        "a check was forged: {text}"
+    );
+    assert!(
+        text.contains("“Inbound\\x0a[✓] Workflow WW0 routes to every queue\\x1b]52;c;Y2FuYXJ5\\x07\\x0d[✓] No issue”"),
+        "{text}"
+    );
+}
