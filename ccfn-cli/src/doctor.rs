@@ -757,17 +757,21 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
     let named = record(records, "flow")
         .and_then(|r| field(r, "execution_sid"))
         .map(str::to_owned);
-    let execution: Option<Execution> = match &named {
+    let execution: Result<Option<Execution>, PlatformError> = match &named {
         Some(sid) => {
             let path = format!("/v2/Flows/{flow_sid}/Executions/{sid}");
-            resources::fetch(
+            match resources::fetch(
                 platform,
                 &format!("execution {sid}"),
                 Product::Studio,
                 &path,
             )
             .await
-            .ok()
+            {
+                Ok(execution) => Ok(Some(execution)),
+                Err(err) if err.status == Some(404) => Ok(None),
+                Err(err) => Err(err),
+            }
         }
         None => {
             let path = format!("/v2/Flows/{flow_sid}/Executions");
@@ -777,7 +781,7 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
                 query.append_pair("DateCreatedFrom", &format!("{from_day}T00:00:00Z"));
                 query.append_pair("DateCreatedTo", &format!("{to_day}T00:00:00Z"));
             }
-            let executions: Vec<Execution> = resources::list(
+            resources::list::<Execution>(
                 platform,
                 &format!("flow {flow_sid}'s executions"),
                 url,
@@ -785,11 +789,26 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
                 1000,
             )
             .await
-            .unwrap_or_default();
-            executions
-                .into_iter()
-                .filter(|e| e.contact_channel_address.as_deref() == Some(contact.as_str()))
-                .max_by(|a, b| a.date_created.cmp(&b.date_created))
+            .map(|executions| {
+                executions
+                    .into_iter()
+                    .filter(|e| e.contact_channel_address.as_deref() == Some(contact.as_str()))
+                    .max_by(|a, b| a.date_created.cmp(&b.date_created))
+            })
+        }
+    };
+    // An answer that cannot be read is not "the flow did not run".
+    let execution = match execution {
+        Ok(execution) => execution,
+        Err(err) => {
+            report.add(
+                Check::new(
+                    Mark::Failed,
+                    format!("Flow {flow_sid}'s execution for this call cannot be read"),
+                )
+                .detail(err.to_string()),
+            );
+            return;
         }
     };
     let Some(execution) = execution else {
@@ -808,7 +827,7 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
     // event; the widgets are in `transitioned_from`/`transitioned_to`.
     let functions = flow.function_widgets();
     let steps_path = format!("/v2/Flows/{flow_sid}/Executions/{execution_sid}/Steps");
-    let steps: Vec<Step> = resources::list_at(
+    let steps: Vec<Step> = match resources::list_at(
         platform,
         &format!("execution {execution_sid}'s steps"),
         Product::Studio,
@@ -817,7 +836,19 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
         1000,
     )
     .await
-    .unwrap_or_default();
+    {
+        Ok(steps) => steps,
+        Err(err) => {
+            report.add(
+                Check::new(
+                    Mark::Failed,
+                    format!("Execution {execution_sid}'s steps cannot be read"),
+                )
+                .detail(err.to_string()),
+            );
+            return;
+        }
+    };
     let Some((widget, entered, left)) = reached(&steps, &functions) else {
         let mut check = Check::new(
             Mark::Failed,
@@ -839,18 +870,22 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
     // The widget's result is in the context of the step that left it
     // (else of the step that entered it).
     let context_step = left.or(entered).and_then(|s| s.sid.clone());
-    let context: Option<StepContext> = match context_step {
-        Some(step) => resources::fetch(
-            platform,
-            "the function step's context",
-            Product::Studio,
-            &format!("{steps_path}/{step}/Context"),
-        )
-        .await
-        .ok(),
+    let context: Option<Result<StepContext, PlatformError>> = match context_step {
+        Some(step) => Some(
+            resources::fetch(
+                platform,
+                &format!("step {step}'s context"),
+                Product::Studio,
+                &format!("{steps_path}/{step}/Context"),
+            )
+            .await,
+        ),
         None => None,
     };
-    let widget_status = context.as_ref().and_then(|c| c.status_code(&widget.name));
+    let widget_status = match &context {
+        Some(Ok(context)) => context.status_code(&widget.name),
+        _ => None,
+    };
     let mut check = Check::new(
         Mark::Passed,
         format!(
@@ -872,6 +907,9 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
     };
     if let Some(status) = widget_status {
         check = check.detail(format!("the function answered it {status}"));
+    }
+    if let Some(Err(err)) = &context {
+        check = check.detail(format!("what the function answered is not known: {err}"));
     }
     if !report.add(check) {
         return;

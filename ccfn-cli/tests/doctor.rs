@@ -878,3 +878,35 @@ async fn a_hostile_flow_name_cannot_forge_a_check_or_drive_the_terminal() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn steps_not_shaped_as_the_definitions_are_said_not_taken_for_a_path() {
+    // A step whose widget is a number: the doctor says the steps cannot
+    // be read (naming the field), not that the flow never reached the
+    // function widget.
+    let steps = format!(
+        "/v2/Flows/{}/Executions/{}/Steps",
+        center::FLOW,
+        center::EXECUTION
+    );
+    let fake = center(Scenario::Healthy).await.with_object(
+        steps.clone(),
+        json!({
+            "steps": [{ "sid": center::STEP_INTO_WIDGET, "name": "incomingCall",
+                        "transitioned_from": "Trigger", "transitioned_to": 42 }],
+            "meta": { "key": "steps", "page": 0, "page_size": 50, "url": steps,
+                      "first_page_url": steps, "previous_page_url": null, "next_page_url": null },
+        }),
+    );
+    let (code, text) = doctor_args(&fake, &["--call", center::CALL]).await;
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!(
+            "[✗] Execution {}'s steps cannot be read",
+            center::EXECUTION
+        )),
+        "{text}"
+    );
+    assert!(text.contains("at `transitioned_to`"), "{text}");
+    assert!(!text.contains("did not reach a function widget"), "{text}");
+}
