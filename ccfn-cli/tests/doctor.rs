@@ -910,3 +910,44 @@ async fn steps_not_shaped_as_the_definitions_are_said_not_taken_for_a_path() {
     assert!(text.contains("at `transitioned_to`"), "{text}");
     assert!(!text.contains("did not reach a function widget"), "{text}");
 }
+
+#[tokio::test]
+async fn an_old_call_s_alerts_are_said_not_checked() {
+    // The platform's alerts cannot be queried further back than 30 days:
+    // for a call of September, the doctor says it does not check them,
+    // rather than "no alert names the call" from an empty answer.
+    let router = task_router(Scenario::Healthy).await;
+    let run = callback(Scenario::Healthy, &router).await;
+    let mut fake = center(Scenario::Healthy).await.with_object(
+        format!(
+            "/2010-04-01/Accounts/{}/Calls/{}.json",
+            ccfn_testkit::fake_platform::ACCOUNT_SID,
+            center::CALL
+        ),
+        json!({
+            "sid": center::CALL, "account_sid": ccfn_testkit::fake_platform::ACCOUNT_SID,
+            "from": center::CALLER, "to": center::NUMBER, "direction": "inbound", "status": "completed",
+            "start_time": "Tue, 01 Sep 2026 10:00:00 +0000", "end_time": "Tue, 01 Sep 2026 10:00:42 +0000",
+        }),
+    );
+    for task in router.tasks() {
+        fake = fake.with(
+            Resource::Tasks {
+                workspace: center::WORKSPACE.to_owned(),
+            },
+            task,
+        );
+    }
+    let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
+    let (code, text, _) = doctor_on(&fake, &lines, "old-call").await;
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("[-] Alerts are not checked\n    • the call is of 2026-09-01: the platform's alerts cannot be queried further back than 30 days"),
+        "{text}"
+    );
+    assert!(!text.contains("No platform alert names"), "{text}");
+    assert!(
+        !fake.requests().iter().any(|r| r.path == "/v1/Alerts"),
+        "the alerts were not asked"
+    );
+}
