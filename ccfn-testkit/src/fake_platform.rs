@@ -780,11 +780,15 @@ pub mod center {
     /// dates (RFC 2822): `Wed, 25 Nov 2026 10:00:00 +0000`.
     #[must_use]
     pub fn rfc2822(time: &str) -> String {
+        rfc2822_of(yesterday(), time)
+    }
+
+    /// `time` on a day (days since 1970-01-01) as RFC 2822 writes it.
+    pub(super) fn rfc2822_of(days: i64, time: &str) -> String {
         const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
         const MONTHS: [&str; 12] = [
             "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
         ];
-        let days = yesterday();
         let (year, month, day) = civil(days);
         let weekday = DAYS[usize::try_from(days.rem_euclid(7)).unwrap_or(0)];
         let month = MONTHS[usize::try_from(month - 1).unwrap_or(0)];
@@ -1221,5 +1225,139 @@ mod tests {
         let refused = body(response).await;
         assert_eq!(refused["code"], 20003);
         assert_eq!(fields(&refused), ["code", "message", "more_info", "status"]);
+    }
+
+    /// The platform's definitions of the items the fake serves.
+    fn definitions() -> Value {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/platform-api/oai-subset.json");
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    /// The schema of the items of `operation` (a list's items, or a
+    /// fetch's answer).
+    fn schema(definitions: &Value, operation: &str) -> Value {
+        let op = definitions["products"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|p| p["operations"].as_array().unwrap())
+            .find(|op| op["operationId"] == operation)
+            .unwrap_or_else(|| panic!("no {operation}"));
+        let response = &op["response"];
+        if operation.starts_with("List") {
+            for (key, field) in response["properties"].as_object().unwrap() {
+                if key != "meta" && field["type"] == "array" {
+                    return field["items"].clone();
+                }
+            }
+        }
+        response.clone()
+    }
+
+    #[tokio::test]
+    async fn the_contact_center_s_items_have_every_field_of_their_definitions() {
+        let d = definitions();
+        for scenario in [Scenario::Healthy, Scenario::LastSecondOfTheDay] {
+            let fake = FakePlatform::start().await.contact_center(scenario);
+            let state = fake.lock();
+            let operation = |path: &str| -> Option<&str> {
+                Some(match path {
+                    p if p.ends_with("/Calls.json") => "ListCall",
+                    p if p.ends_with("/IncomingPhoneNumbers.json") => "ListIncomingPhoneNumber",
+                    "/v2/Flows" => "ListFlow",
+                    p if p.ends_with("/Executions") => "ListExecution",
+                    p if p.ends_with("/Steps") => "ListExecutionStep",
+                    p if p.ends_with("/Workflows") => "ListWorkflow",
+                    p if p.ends_with("/TaskQueues") => "ListTaskQueue",
+                    p if p.ends_with("/Context") => "FetchExecutionStepContext",
+                    p if p.ends_with(&format!("{ACCOUNT_SID}.json")) => "FetchAccount",
+                    _ => return None,
+                })
+            };
+            let mut items: Vec<(&str, &Value)> = Vec::new();
+            for (path, _, list) in &state.lists {
+                if let Some(op) = operation(path) {
+                    items.extend(list.iter().map(|item| (op, item)));
+                }
+            }
+            for (path, object) in &state.objects {
+                if path.ends_with("/Events.json") {
+                    let events = object["events"].as_array().unwrap();
+                    items.extend(events.iter().map(|item| ("ListCallEvent", item)));
+                } else if let Some(op) = operation(path) {
+                    items.push((op, object));
+                }
+            }
+            // Every kind of item the contact center serves is checked.
+            for op in [
+                "ListCall",
+                "ListIncomingPhoneNumber",
+                "ListFlow",
+                "ListExecution",
+                "ListExecutionStep",
+                "ListWorkflow",
+                "ListTaskQueue",
+                "FetchExecutionStepContext",
+                "FetchAccount",
+                "ListCallEvent",
+            ] {
+                assert!(items.iter().any(|(o, _)| *o == op), "no {op} item");
+            }
+            for (op, item) in items {
+                let schema = schema(&d, op);
+                let properties = schema["properties"].as_object().unwrap();
+                let mut want: Vec<&str> = properties.keys().map(String::as_str).collect();
+                let mut have: Vec<&str> = item
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .map(String::as_str)
+                    .collect();
+                want.sort_unstable();
+                have.sort_unstable();
+                assert_eq!(have, want, "{op}: {item}");
+                for (name, field) in properties {
+                    let value = &item[name];
+                    if value.is_null() {
+                        assert!(field["nullable"] == true, "{op}.{name} is null");
+                        continue;
+                    }
+                    let text = value.as_str().unwrap_or_default();
+                    match field["format"].as_str() {
+                        Some("date-time-rfc-2822") => assert!(
+                            text.contains(", ") && text.ends_with(" +0000"),
+                            "{op}.{name}: {text}"
+                        ),
+                        Some("date-time") => assert!(
+                            text.len() == 20 && text.as_bytes()[10] == b'T' && text.ends_with('Z'),
+                            "{op}.{name}: {text}"
+                        ),
+                        _ => {}
+                    }
+                    if let Some(allowed) = field["enum"].as_array() {
+                        assert!(allowed.contains(value), "{op}.{name}: {value}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_call_s_dates_are_written_as_each_product_writes_them() {
+        assert_eq!(
+            center::rfc2822_of(20_777, "10:00:00"),
+            "Fri, 20 Nov 2026 10:00:00 +0000"
+        );
+        assert_eq!(
+            center::rfc2822_of(19_782, "23:59:59"),
+            "Thu, 29 Feb 2024 23:59:59 +0000"
+        );
+        assert_eq!(
+            center::rfc2822_of(0, "00:00:00"),
+            "Thu, 01 Jan 1970 00:00:00 +0000"
+        );
+        let day = center::day();
+        assert!(center::iso("23:59:59").starts_with(&day));
+        assert!(center::day_after() > day);
     }
 }
