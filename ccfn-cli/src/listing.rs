@@ -1,5 +1,14 @@
-//! `ccfn calls` and `ccfn tasks`: the platform's calls and tasks, as steps
-//! 2 and 5 of the diagnostic procedure list them, in columns or as JSON.
+//! `ccfn calls`, `functions`, `flows`, `tasks`, `numbers` and `account`:
+//! what steps 2 to 6 of the diagnostic procedure ask the platform, in
+//! columns or as JSON.
+//!
+//! The columns are read from the platform's items through the types of
+//! [`crate::resources`] (an item not shaped as the platform's definitions
+//! say is an error naming the field); `--json` prints the items as the
+//! platform returned them, redacted. Where the platform's answer leaves
+//! out what a listing shows, the listing asks for it: each flow of the
+//! flow list is fetched by its SID for its validity, and the tasks are
+//! asked newest first (`Ordering`).
 
 use std::process::ExitCode;
 
