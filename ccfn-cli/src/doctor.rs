@@ -12,11 +12,16 @@
 use std::process::ExitCode;
 
 use clap::Args;
+use reqwest::Url;
 use serde_json::{json, Value};
 
 use crate::diagnose::{self, Record};
-use crate::listing::{handler, mask_phone, routes_to};
-use crate::platform::{Platform, Product, Settings};
+use crate::listing::mask_phone;
+use crate::platform::{Platform, PlatformError, Product, Settings};
+use crate::resources::{
+    self, text, Alert, Application, Call, Event, Execution, Flow, IncomingNumber, Step,
+    StepContext, Task, Widget, Workflow,
+};
 use crate::write_out;
 
 /// `ccfn doctor`.
@@ -200,7 +205,10 @@ pub(crate) fn examine(args: &DoctorArgs) -> Result<(String, Value, bool), String
         }
         (None, Some(number)) => {
             runtime.block_on(follow_number(&platform, number, &mut report));
-            format!("number {}", report.phone(number))
+            format!(
+                "number {}",
+                report.phone(&e164(number).unwrap_or(number.clone()))
+            )
         }
         (None, None) => {
             return Err("give --call CA..., --number +1... or --function NAME".to_owned())
@@ -224,15 +232,123 @@ fn flow_in(url: &str) -> Option<&str> {
         .then_some(sid)
 }
 
+/// `number` in E.164 (`+` and 8 to 15 digits), with the spaces, dashes,
+/// dots and parentheses people write in it taken out.
+pub(crate) fn e164(number: &str) -> Result<String, String> {
+    let kept: String = number
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '.' | '(' | ')'))
+        .collect();
+    let digits = kept.strip_prefix('+').unwrap_or("");
+    if (8..=15).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(kept)
+    } else {
+        Err(format!(
+            "{number:?} is not a phone number in E.164: + and the country code, then the number (+15559870000)"
+        ))
+    }
+}
+
+/// How two webhook URLs compare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Same {
+    /// Byte for byte.
+    Exactly,
+    /// The same resource, written differently: each difference named.
+    Nearly(Vec<String>),
+    /// Two resources.
+    Not,
+}
+
+/// Compares the URL a number calls with the flow's webhook URL: equal,
+/// equal but for the scheme, a default port written out or a trailing
+/// slash (each named), or different.
+fn compare_urls(called: &str, expected: &str) -> Same {
+    if called == expected {
+        return Same::Exactly;
+    }
+    let (Ok(a), Ok(b)) = (Url::parse(called), Url::parse(expected)) else {
+        return Same::Not;
+    };
+    if a.host_str() != b.host_str()
+        || a.port() != b.port()
+        || a.query() != b.query()
+        || a.username() != b.username()
+        || a.path().trim_end_matches('/') != b.path().trim_end_matches('/')
+    {
+        return Same::Not;
+    }
+    let mut differences = Vec::new();
+    if a.scheme() != b.scheme() {
+        differences.push(format!(
+            "the scheme: {}:// where the flow's is {}://",
+            a.scheme(),
+            b.scheme()
+        ));
+    }
+    let written = |raw: &str, url: &Url| {
+        let authority = raw.split_once("://").map_or("", |(_, rest)| {
+            rest.split(['/', '?', '#']).next().unwrap_or("")
+        });
+        url.port_or_known_default()
+            .filter(|port| url.port().is_none() && authority.ends_with(&format!(":{port}")))
+    };
+    match (written(called, &a), written(expected, &b)) {
+        (Some(port), None) => {
+            differences.push(format!(
+                "the default port :{port}, written out in the number's"
+            ));
+        }
+        (None, Some(port)) => {
+            differences.push(format!(
+                "the default port :{port}, written out in the flow's"
+            ));
+        }
+        _ => {}
+    }
+    let slash = |raw: &str| raw.split(['?', '#']).next().unwrap_or("").ends_with('/');
+    if slash(called) != slash(expected) {
+        differences.push(if slash(called) {
+            "a trailing slash the flow's has not".to_owned()
+        } else {
+            "no trailing slash where the flow's has one".to_owned()
+        });
+    }
+    if differences.is_empty() {
+        // What is left is what URL parsing normalises (case, escapes).
+        differences.push("its spelling (case or escapes)".to_owned());
+    }
+    Same::Nearly(differences)
+}
+
 /// The number's link: what answers `number`, and the flow it runs.
-async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> Option<Value> {
+async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> Option<Flow> {
+    let number = match e164(number) {
+        Ok(number) => number,
+        Err(err) => {
+            let shown = report.phone(number);
+            report.add(
+                Check::new(Mark::Failed, format!("Number {shown}"))
+                    .detail(err)
+                    .fix("Give the number in E.164 (+15559870000). A call to or from a SIP address or a client is not answered by a phone number: check the SIP domain or the client's application instead."),
+            );
+            return None;
+        }
+    };
+    let shown = report.phone(&number);
+    // `PhoneNumber` matches partially (and `*` is any digit): the list
+    // holds every number that contains it; only an exact one is it.
     let path = "/2010-04-01/Accounts/{account}/IncomingPhoneNumbers.json";
     let mut url = platform.url(Product::Api, path);
-    url.query_pairs_mut().append_pair("PhoneNumber", number);
-    let shown = report.phone(number);
-    let numbers = match platform
-        .list("incoming phone numbers", url, "incoming_phone_numbers", 1)
-        .await
+    url.query_pairs_mut().append_pair("PhoneNumber", &number);
+    let numbers: Vec<IncomingNumber> = match resources::list(
+        platform,
+        "incoming phone numbers",
+        url,
+        "incoming_phone_numbers",
+        1000,
+    )
+    .await
     {
         Ok(numbers) => numbers,
         Err(err) => {
@@ -240,72 +356,77 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
             return None;
         }
     };
-    let Some(found) = numbers.into_iter().next() else {
-        report.add(
-            Check::new(
-                Mark::Failed,
-                format!("Number {shown} is not one of this account's"),
-            )
-            .fix("Check ACCOUNT_SID: the number belongs to another account (or a subaccount)."),
+    let found = numbers.iter().find(|n| {
+        n.phone_number
+            .as_deref()
+            .is_some_and(|p| e164(p).is_ok_and(|p| p == number))
+    });
+    let Some(found) = found else {
+        let mut check = Check::new(
+            Mark::Failed,
+            format!("Number {shown} is not one of this account's"),
         );
+        for other in numbers.iter().take(5) {
+            check = check.detail(format!(
+                "the platform matched {} partially: not this number",
+                report.phone(other.phone_number.as_deref().unwrap_or("-"))
+            ));
+        }
+        report.add(check.fix(
+            "Check the number (every digit) and ACCOUNT_SID: the number may belong to another account (or a subaccount).",
+        ));
         return None;
     };
-    let answered_by = handler(&found);
-    let mut voice_url = found["voice_url"].as_str().unwrap_or_default().to_owned();
-    if let Some(app) = found["voice_application_sid"]
-        .as_str()
-        .filter(|a| !a.is_empty())
-    {
-        if found["trunk_sid"].as_str().is_none_or(str::is_empty) {
-            let path = format!("/2010-04-01/Accounts/{{account}}/Applications/{app}.json");
-            match platform
-                .fetch_at(&format!("application {app}"), Product::Api, &path)
-                .await
-            {
-                Ok(app) => voice_url = app["voice_url"].as_str().unwrap_or_default().to_owned(),
-                Err(err) => {
-                    report.add(
-                        Check::new(
-                            Mark::Failed,
-                            format!("Number {shown} answers with {answered_by}"),
-                        )
-                        .detail(err.to_string()),
-                    );
-                    return None;
-                }
-            }
-        }
-    }
-    if found["trunk_sid"].as_str().is_some_and(|t| !t.is_empty()) {
+    let answered_by = found.handler();
+    if let Some(trunk) = text(&found.trunk_sid) {
         report.add(
-            Check::new(Mark::Failed, format!("Number {shown} answers with {answered_by}, not a flow"))
+            Check::new(Mark::Failed, format!("Number {shown} answers with trunk {trunk}, not a flow"))
                 .detail("a SIP trunk takes its calls: the flow and the functions are not reached")
                 .fix("Take the number off the trunk and point its voice URL at the flow's webhook URL (ccfn flows list)."),
         );
         return None;
     }
+    let mut voice_url = text(&found.voice_url).unwrap_or_default().to_owned();
+    if let Some(app) = text(&found.voice_application_sid) {
+        let path = format!("/2010-04-01/Accounts/{{account}}/Applications/{app}.json");
+        match resources::fetch::<Application>(
+            platform,
+            &format!("application {app}"),
+            Product::Api,
+            &path,
+        )
+        .await
+        {
+            Ok(app) => voice_url = text(&app.voice_url).unwrap_or_default().to_owned(),
+            Err(err) => {
+                report.add(
+                    Check::new(
+                        Mark::Failed,
+                        format!("Number {shown} answers with {answered_by}"),
+                    )
+                    .detail(err.to_string()),
+                );
+                return None;
+            }
+        }
+    }
     let Some(flow_sid) = flow_in(&voice_url) else {
-        let flows = platform
-            .list_at("flows", Product::Studio, "/v2/Flows", "flows", 50)
-            .await
-            .unwrap_or_default();
-        let hooks: Vec<String> = flows
-            .iter()
-            .filter_map(|f| {
-                Some(format!(
-                    "{} ({})",
-                    f["webhook_url"].as_str()?,
-                    f["friendly_name"].as_str().unwrap_or("-")
-                ))
-            })
-            .collect();
+        let flows: Vec<Flow> =
+            resources::list_at(platform, "flows", Product::Studio, "/v2/Flows", "flows", 50)
+                .await
+                .unwrap_or_default();
         let mut check = Check::new(
             Mark::Failed,
             format!("Number {shown} is not pointed at a flow"),
         )
         .detail(format!("its calls go to {answered_by}"));
-        for hook in &hooks {
-            check = check.detail(format!("a flow's webhook URL: {hook}"));
+        for flow in &flows {
+            if let Some(hook) = text(&flow.webhook_url) {
+                check = check.detail(format!(
+                    "a flow's webhook URL: {hook} ({})",
+                    text(&flow.friendly_name).unwrap_or("-")
+                ));
+            }
         }
         report.add(check.fix(
             "Point the number's voice URL (or its application's) at the flow's webhook URL, \
@@ -314,9 +435,13 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
         return None;
     };
     let path = format!("/v2/Flows/{flow_sid}");
-    let flow = match platform
-        .fetch_at(&format!("flow {flow_sid}"), Product::Studio, &path)
-        .await
+    let flow: Flow = match resources::fetch(
+        platform,
+        &format!("flow {flow_sid}"),
+        Product::Studio,
+        &path,
+    )
+    .await
     {
         Ok(flow) => flow,
         Err(err) => {
@@ -334,63 +459,89 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
             return None;
         }
     };
-    let expected = flow["webhook_url"].as_str().unwrap_or_default();
-    if !expected.is_empty() && voice_url.trim_end_matches('/') != expected.trim_end_matches('/') {
-        report.add(
-            Check::new(
-                Mark::Failed,
-                format!("Number {shown} calls a stale URL for flow {flow_sid}"),
-            )
-            .detail(format!("its voice URL:        {voice_url}"))
-            .detail(format!("the flow's webhook URL: {expected}"))
-            .fix("Set the number's voice URL to the flow's webhook URL exactly."),
-        );
-        return None;
-    }
-    let name = flow["friendly_name"].as_str().unwrap_or("-");
-    if !report.add(
-        Check::new(
+    let name = text(&flow.friendly_name).unwrap_or("-");
+    let expected = text(&flow.webhook_url).unwrap_or_default();
+    let same = if expected.is_empty() {
+        Same::Exactly
+    } else {
+        compare_urls(&voice_url, expected)
+    };
+    let check = match same {
+        Same::Exactly => Check::new(
             Mark::Passed,
             format!("Number {shown} answers with flow {flow_sid} “{name}”"),
         )
         .detail(answered_by),
-    ) {
+        Same::Nearly(differences) => {
+            let mut check = Check::new(
+                Mark::Warning,
+                format!("Number {shown} answers with flow {flow_sid} “{name}”, at a URL written differently"),
+            )
+            .detail(format!("its voice URL:          {voice_url}"))
+            .detail(format!("the flow's webhook URL: {expected}"));
+            for difference in differences {
+                check = check.detail(format!("they differ in {difference}"));
+            }
+            check.fix("Set the number's voice URL to the flow's webhook URL exactly.")
+        }
+        Same::Not => {
+            report.add(
+                Check::new(
+                    Mark::Failed,
+                    format!("Number {shown} calls a stale URL for flow {flow_sid}"),
+                )
+                .detail(format!("its voice URL:          {voice_url}"))
+                .detail(format!("the flow's webhook URL: {expected}"))
+                .fix("Set the number's voice URL to the flow's webhook URL exactly."),
+            );
+            return None;
+        }
+    };
+    if !report.add(check) {
         return None;
     }
-    // The flow itself.
-    let status = flow["status"].as_str().unwrap_or("-");
-    let revision = flow["revision"].to_string();
-    if status != "published" {
-        let check = Check::new(Mark::Failed, format!("Flow {flow_sid} is in {status}, not published"))
+    if flow_state(&flow, report) {
+        Some(flow)
+    } else {
+        None
+    }
+}
+
+/// The flow itself: published and valid; whether to go on.
+fn flow_state(flow: &Flow, report: &mut Report) -> bool {
+    let sid = flow.sid.as_deref().unwrap_or("-");
+    let revision = flow.revision;
+    if flow.status != "published" {
+        let check = Check::new(Mark::Failed, format!("Flow {sid} is in {}, not published", flow.status))
             .detail(format!("revision {revision}"))
             .fix("Publish the flow (Studio › the flow › Publish): calls run its published revision only.");
-        if !report.add(check) {
-            return None;
-        }
-    } else if flow["valid"] == Value::Bool(false) {
-        let mut check = Check::new(
-            Mark::Failed,
-            format!("Flow {flow_sid} is published but not valid"),
-        );
-        for error in flow["errors"].as_array().into_iter().flatten() {
-            let text = error["message"]
-                .as_str()
-                .map_or_else(|| error.to_string(), str::to_owned);
-            check = check.detail(text);
-        }
-        if !report.add(check.fix("Fix what the errors name (a widget's webhook URL, a missing transition), then publish.")) {
-            return None;
-        }
-    } else if !report.add(
-        Check::new(
-            Mark::Passed,
-            format!("Flow {flow_sid} is published and valid"),
-        )
-        .detail(format!("revision {revision}")),
-    ) {
-        return None;
+        return report.add(check);
     }
-    Some(flow)
+    match flow.valid {
+        Some(false) => {
+            let mut check = Check::new(
+                Mark::Failed,
+                format!("Flow {sid} is published but not valid"),
+            );
+            for error in flow.error_messages() {
+                check = check.detail(error);
+            }
+            report.add(check.fix(
+                "Fix what the errors name (a widget's webhook URL, a missing transition), then publish.",
+            ))
+        }
+        Some(true) => report.add(
+            Check::new(Mark::Passed, format!("Flow {sid} is published and valid"))
+                .detail(format!("revision {revision}")),
+        ),
+        None => report.add(
+            Check::new(
+                Mark::Warning,
+                format!("Flow {sid} is published; its validity is not known"),
+            )
+            .detail("the platform's answer has no `valid` for it"),
+        ),
+    }
 }
 
 /// `ccfn doctor --number`.
@@ -398,12 +549,45 @@ async fn follow_number(platform: &Platform, number: &str, report: &mut Report) {
     number_link(platform, number, report).await;
 }
 
+/// Each flow of the list as fetched by its SID when the list left its
+/// definition or validity out (the flow list answers them as null).
+async fn complete(
+    platform: &Platform,
+    flows: Vec<Flow>,
+) -> Vec<Result<Flow, (Flow, PlatformError)>> {
+    let mut out = Vec::new();
+    for flow in flows {
+        if flow.is_complete() {
+            out.push(Ok(flow));
+            continue;
+        }
+        let Some(sid) = flow.sid.clone() else {
+            out.push(Ok(flow));
+            continue;
+        };
+        let path = format!("/v2/Flows/{sid}");
+        match resources::fetch::<Flow>(platform, &format!("flow {sid}"), Product::Studio, &path)
+            .await
+        {
+            Ok(full) => out.push(Ok(full)),
+            Err(err) => out.push(Err((flow, err))),
+        }
+    }
+    out
+}
+
 /// `ccfn doctor --function`: the flows that call the function, its
 /// records, and the alerts that name it.
 async fn follow_function(platform: &Platform, name: &str, logs: &[String], report: &mut Report) {
-    let flows = match platform
-        .list_at("flows", Product::Studio, "/v2/Flows", "flows", 1000)
-        .await
+    let flows: Vec<Flow> = match resources::list_at(
+        platform,
+        "flows",
+        Product::Studio,
+        "/v2/Flows",
+        "flows",
+        1000,
+    )
+    .await
     {
         Ok(flows) => flows,
         Err(err) => {
@@ -411,57 +595,53 @@ async fn follow_function(platform: &Platform, name: &str, logs: &[String], repor
             return;
         }
     };
+    let read = flows.len();
     // The function widgets whose URL names the function (its path ends
     // with the name, as ccfn serves it).
     let mut urls = Vec::new();
-    for flow in &flows {
-        let sid = flow["sid"].as_str().unwrap_or("-");
-        // The list may leave the definition out: read the flow itself.
-        let flow = match flow.get("definition") {
-            Some(_) => flow.clone(),
-            None => platform
-                .fetch_at(
-                    &format!("flow {sid}"),
-                    Product::Studio,
-                    &format!("/v2/Flows/{sid}"),
+    for flow in complete(platform, flows).await {
+        let flow = match flow {
+            Ok(flow) => flow,
+            Err((flow, err)) => {
+                let sid = flow.sid.as_deref().unwrap_or("-");
+                let check = Check::new(
+                    Mark::Warning,
+                    format!("Flow {sid}: its definition cannot be read"),
                 )
-                .await
-                .unwrap_or_else(|_| flow.clone()),
-        };
-        for state in flow["definition"]["states"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            let url = state["properties"]["url"].as_str().unwrap_or_default();
-            if state["type"].as_str() != Some("run-function")
-                || !url.trim_end_matches('/').ends_with(name)
-            {
+                .detail(err.to_string());
+                if !report.add(check) {
+                    return;
+                }
                 continue;
             }
-            urls.push(url.to_owned());
-            let widget = state["name"].as_str().unwrap_or("-");
-            let status = flow["status"].as_str().unwrap_or("-");
-            let valid = flow["valid"] != Value::Bool(false);
-            let title = format!("Flow {sid} calls it from widget {widget}");
-            let check = if status == "published" && valid {
-                Check::new(Mark::Passed, format!("{title}, published and valid"))
-                    .detail(url.to_owned())
-            } else if status != "published" {
-                Check::new(Mark::Failed, format!("{title}, but is in {status}"))
-                    .detail(url.to_owned())
+        };
+        let sid = flow.sid.as_deref().unwrap_or("-");
+        for widget in flow.function_widgets() {
+            let url = widget.url.clone().unwrap_or_default();
+            if !url.trim_end_matches('/').ends_with(name) {
+                continue;
+            }
+            urls.push(url.clone());
+            let title = format!("Flow {sid} calls it from widget {}", widget.name);
+            let check = if flow.status != "published" {
+                Check::new(Mark::Failed, format!("{title}, but is in {}", flow.status))
+                    .detail(url)
                     .fix("Publish the flow: calls run its published revision only.")
-            } else {
-                let mut check = Check::new(Mark::Failed, format!("{title}, but is not valid"))
-                    .detail(url.to_owned());
-                for error in flow["errors"].as_array().into_iter().flatten() {
-                    check = check.detail(
-                        error["message"]
-                            .as_str()
-                            .map_or_else(|| error.to_string(), str::to_owned),
-                    );
+            } else if flow.valid == Some(false) {
+                let mut check =
+                    Check::new(Mark::Failed, format!("{title}, but is not valid")).detail(url);
+                for error in flow.error_messages() {
+                    check = check.detail(error);
                 }
                 check.fix("Fix what the errors name, then publish.")
+            } else if flow.valid == Some(true) {
+                Check::new(Mark::Passed, format!("{title}, published and valid")).detail(url)
+            } else {
+                Check::new(
+                    Mark::Warning,
+                    format!("{title}, published; its validity is not known"),
+                )
+                .detail(url)
             };
             if !report.add(check) {
                 return;
@@ -475,9 +655,8 @@ async fn follow_function(platform: &Platform, name: &str, logs: &[String], repor
                 format!("No flow's function widget calls a URL ending in {name}"),
             )
             .detail(format!(
-                "{} flow{} read",
-                flows.len(),
-                if flows.len() == 1 { "" } else { "s" }
+                "{read} flow{} read",
+                if read == 1 { "" } else { "s" }
             )),
         );
     }
@@ -501,7 +680,7 @@ async fn follow_function(platform: &Platform, name: &str, logs: &[String], repor
         }
     }
     let names: Vec<&str> = urls.iter().map(String::as_str).chain([name]).collect();
-    alerts(platform, &names, "", report).await;
+    alerts(platform, &names, None, report).await;
 }
 
 /// The first record of `step` in `records`.
@@ -521,8 +700,7 @@ fn field<'a>(record: &'a Record, key: &str) -> Option<&'a str> {
 /// `ccfn doctor --call`.
 async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &mut Report) {
     let path = format!("/2010-04-01/Accounts/{{account}}/Calls/{call}.json");
-    let found = match platform
-        .fetch_at(&format!("call {call}"), Product::Api, &path)
+    let found: Call = match resources::fetch(platform, &format!("call {call}"), Product::Api, &path)
         .await
     {
         Ok(found) => found,
@@ -538,19 +716,15 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
             return;
         }
     };
-    let from = found["from"].as_str().unwrap_or_default().to_owned();
-    let inbound = found["direction"].as_str() == Some("inbound");
-    let to = found["to"].as_str().unwrap_or_default().to_owned();
-    let number = if inbound { &to } else { &from };
-    let started = found["start_time"].as_str().unwrap_or("-").to_owned();
+    let from = found.from.clone().unwrap_or_default();
+    let to = found.to.clone().unwrap_or_default();
+    let direction = found.direction.as_deref().unwrap_or("-");
+    let inbound = direction == "inbound";
+    let (number, contact) = if inbound { (&to, &from) } else { (&from, &to) };
+    let started = found.start_time.clone().unwrap_or_else(|| "-".to_owned());
     report.add(
-        Check::new(
-            Mark::Passed,
-            format!("Call {call}: {}", found["status"].as_str().unwrap_or("-")),
-        )
-        .detail(format!(
-            "{} from {} to {}, started {started}",
-            found["direction"].as_str().unwrap_or("-"),
+        Check::new(Mark::Passed, format!("Call {call}: {}", found.status)).detail(format!(
+            "{direction} from {} to {}, started {started}",
             report.phone(&from),
             report.phone(&to)
         )),
@@ -574,142 +748,168 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
     let Some(flow) = number_link(platform, number, report).await else {
         return;
     };
-    let flow_sid = flow["sid"].as_str().unwrap_or_default().to_owned();
+    let flow_sid = flow.sid.clone().unwrap_or_default();
 
     // The flow's execution for this call: the one the function's records
-    // name, else the newest whose contact is the caller.
+    // name, else the newest whose contact is the caller among those of
+    // the call's whole day (`DateCreatedTo` is exclusive: the next day's
+    // midnight).
     let named = record(records, "flow")
         .and_then(|r| field(r, "execution_sid"))
         .map(str::to_owned);
-    let execution = match &named {
+    let execution: Result<Option<Execution>, PlatformError> = match &named {
         Some(sid) => {
             let path = format!("/v2/Flows/{flow_sid}/Executions/{sid}");
-            platform
-                .fetch_at(&format!("execution {sid}"), Product::Studio, &path)
-                .await
-                .ok()
+            match resources::fetch(
+                platform,
+                &format!("execution {sid}"),
+                Product::Studio,
+                &path,
+            )
+            .await
+            {
+                Ok(execution) => Ok(Some(execution)),
+                Err(err) if err.status == Some(404) => Ok(None),
+                Err(err) => Err(err),
+            }
         }
         None => {
             let path = format!("/v2/Flows/{flow_sid}/Executions");
-            let contact = if inbound { &from } else { &to };
-            // Those of the call's day, from when it started: a busy flow
-            // has many executions.
             let mut url = platform.url(Product::Studio, &path);
-            if let Some(day) = iso_day(&started) {
+            if let Some((from_day, to_day)) = call_days(&found) {
                 let query = &mut url.query_pairs_mut();
-                query.append_pair("DateCreatedFrom", &format!("{day}T00:00:00Z"));
-                query.append_pair("DateCreatedTo", &format!("{day}T23:59:59Z"));
+                query.append_pair("DateCreatedFrom", &format!("{from_day}T00:00:00Z"));
+                query.append_pair("DateCreatedTo", &format!("{to_day}T00:00:00Z"));
             }
-            platform
-                .list(
-                    &format!("flow {flow_sid}'s executions"),
-                    url,
-                    "executions",
-                    50,
+            resources::list::<Execution>(
+                platform,
+                &format!("flow {flow_sid}'s executions"),
+                url,
+                "executions",
+                1000,
+            )
+            .await
+            .map(|executions| {
+                executions
+                    .into_iter()
+                    .filter(|e| e.contact_channel_address.as_deref() == Some(contact.as_str()))
+                    .max_by(|a, b| a.date_created.cmp(&b.date_created))
+            })
+        }
+    };
+    // An answer that cannot be read is not "the flow did not run".
+    let execution = match execution {
+        Ok(execution) => execution,
+        Err(err) => {
+            report.add(
+                Check::new(
+                    Mark::Failed,
+                    format!("Flow {flow_sid}'s execution for this call cannot be read"),
                 )
-                .await
-                .unwrap_or_default()
-                .into_iter()
-                .find(|e| e["contact_channel_address"].as_str() == Some(contact.as_str()))
+                .detail(err.to_string()),
+            );
+            return;
         }
     };
     let Some(execution) = execution else {
         let check = Check::new(Mark::Failed, format!("Flow {flow_sid} did not run for this call"))
             .detail(match &named {
                 Some(sid) => format!("the function's records name execution {sid}, which flow {flow_sid} does not have"),
-                None => format!("none of its executions that day (the first 50) has the caller {} as contact", report.phone(if inbound { &from } else { &to })),
+                None => format!("none of its executions of the call's day has the caller {} as contact", report.phone(contact)),
             })
             .fix("Check the flow's trigger (Incoming Call goes to the first widget) and that the number runs this flow.");
         report.add(check);
         return;
     };
-    let execution_sid = execution["sid"].as_str().unwrap_or_default().to_owned();
+    let execution_sid = execution.sid.clone().unwrap_or_default();
 
-    // Its steps: did it reach a function widget?
-    let functions: Vec<(String, String)> = flow["definition"]["states"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|state| state["type"].as_str() == Some("run-function"))
-        .map(|state| {
-            (
-                state["name"].as_str().unwrap_or_default().to_owned(),
-                state["properties"]["url"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-            )
-        })
-        .collect();
+    // Its steps: did it reach a function widget? A step's `name` is the
+    // event; the widgets are in `transitioned_from`/`transitioned_to`.
+    let functions = flow.function_widgets();
     let steps_path = format!("/v2/Flows/{flow_sid}/Executions/{execution_sid}/Steps");
-    let steps = platform
-        .list_at(
-            &format!("execution {execution_sid}'s steps"),
-            Product::Studio,
-            &steps_path,
-            "steps",
-            1000,
-        )
-        .await
-        .unwrap_or_default();
-    let path_taken: Vec<&str> = steps.iter().filter_map(|s| s["name"].as_str()).collect();
-    let reached = steps.iter().find(|s| {
-        functions
-            .iter()
-            .any(|(name, _)| s["name"].as_str() == Some(name.as_str()))
-    });
-    let Some(reached) = reached else {
+    let steps: Vec<Step> = match resources::list_at(
+        platform,
+        &format!("execution {execution_sid}'s steps"),
+        Product::Studio,
+        &steps_path,
+        "steps",
+        1000,
+    )
+    .await
+    {
+        Ok(steps) => steps,
+        Err(err) => {
+            report.add(
+                Check::new(
+                    Mark::Failed,
+                    format!("Execution {execution_sid}'s steps cannot be read"),
+                )
+                .detail(err.to_string()),
+            );
+            return;
+        }
+    };
+    let Some((widget, entered, left)) = reached(&steps, &functions) else {
         let mut check = Check::new(
             Mark::Failed,
             format!("Execution {execution_sid} did not reach a function widget"),
         )
-        .detail(format!(
-            "its steps: {}",
-            if path_taken.is_empty() {
-                "none".to_owned()
-            } else {
-                path_taken.join(" → ")
-            }
-        ));
-        for (name, url) in &functions {
-            check = check.detail(format!("function widget {name}: {url}"));
+        .detail(format!("its steps: {}", path_taken(&steps)));
+        for widget in &functions {
+            check = check.detail(format!(
+                "function widget {}: {}",
+                widget.name,
+                widget.url.as_deref().unwrap_or("-")
+            ));
         }
         report
             .add(check.fix("Check the transitions that lead to the function widget in the flow."));
         return;
     };
-    let widget = reached["name"].as_str().unwrap_or_default().to_owned();
-    let widget_url = functions
-        .iter()
-        .find(|(n, _)| *n == widget)
-        .map(|(_, u)| u.clone())
-        .unwrap_or_default();
-    let context_path = format!(
-        "{steps_path}/{}/Context",
-        reached["sid"].as_str().unwrap_or_default()
-    );
-    let context = platform
-        .fetch_at(
-            "the function step's context",
-            Product::Studio,
-            &context_path,
-        )
-        .await
-        .ok();
-    let widget_status = context
-        .as_ref()
-        .and_then(|c| c["context"]["widgets"][&widget]["status_code"].as_u64());
+    let widget_url = widget.url.clone().unwrap_or_default();
+    // The widget's result is in the context of the step that left it
+    // (else of the step that entered it).
+    let context_step = left.or(entered).and_then(|s| s.sid.clone());
+    let context: Option<Result<StepContext, PlatformError>> = match context_step {
+        Some(step) => Some(
+            resources::fetch(
+                platform,
+                &format!("step {step}'s context"),
+                Product::Studio,
+                &format!("{steps_path}/{step}/Context"),
+            )
+            .await,
+        ),
+        None => None,
+    };
+    let widget_status = match &context {
+        Some(Ok(context)) => context.status_code(&widget.name),
+        _ => None,
+    };
     let mut check = Check::new(
         Mark::Passed,
-        format!("Execution {execution_sid} reached function widget {widget}"),
+        format!(
+            "Execution {execution_sid} reached function widget {}",
+            widget.name
+        ),
     )
-    .detail(format!("it calls {widget_url}"))
-    .detail(format!(
-        "then went to {}",
-        reached["transitioned_to"].as_str().unwrap_or("-")
-    ));
+    .detail(format!("it calls {widget_url}"));
+    check = match left {
+        Some(left) => check.detail(format!(
+            "then went to {} on {}",
+            left.transitioned_to.as_deref().unwrap_or("-"),
+            left.name.as_deref().unwrap_or("-")
+        )),
+        None => check.detail(format!(
+            "and had not left it (execution {})",
+            execution.status
+        )),
+    };
     if let Some(status) = widget_status {
         check = check.detail(format!("the function answered it {status}"));
+    }
+    if let Some(Err(err)) = &context {
+        check = check.detail(format!("what the function answered is not known: {err}"));
     }
     if !report.add(check) {
         return;
@@ -750,10 +950,72 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
     alerts(
         platform,
         &[call, &flow_sid, &execution_sid, &widget_url],
-        &started,
+        call_days(&found),
         report,
     )
     .await;
+}
+
+/// The days a call spans, as the platform's date filters take them: the
+/// day it started (`YYYY-MM-DD`), and the day after the one it ended (an
+/// exclusive bound), in UTC.
+fn call_days(call: &Call) -> Option<(String, String)> {
+    let first = iso_day(call.start_time.as_deref()?)?;
+    let last = call
+        .end_time
+        .as_deref()
+        .and_then(iso_day)
+        .filter(|end| *end >= first)
+        .unwrap_or_else(|| first.clone());
+    Some((first, day_after(&last)?))
+}
+
+/// The first function widget the execution reached: the widget, the step
+/// that entered it (`transitioned_to`) and the step that left it
+/// (`transitioned_from`, of the widget's type when the step gives one).
+fn reached<'a>(
+    steps: &'a [Step],
+    functions: &'a [Widget],
+) -> Option<(&'a Widget, Option<&'a Step>, Option<&'a Step>)> {
+    let widget =
+        |name: Option<&str>| name.and_then(|name| functions.iter().find(|w| w.name == name));
+    for step in steps {
+        let into = widget(step.transitioned_to.as_deref());
+        let out_of = widget(step.transitioned_from.as_deref())
+            .filter(|w| step.kind.as_deref().is_none_or(|kind| kind == w.kind));
+        let Some(found) = into.or(out_of) else {
+            continue;
+        };
+        let entered = steps
+            .iter()
+            .find(|s| s.transitioned_to.as_deref() == Some(found.name.as_str()));
+        let left = steps.iter().find(|s| {
+            s.transitioned_from.as_deref() == Some(found.name.as_str())
+                && s.kind.as_deref().is_none_or(|kind| kind == found.kind)
+        });
+        return Some((found, entered, left));
+    }
+    None
+}
+
+/// The widgets an execution went through, with the events that moved it
+/// on: `Trigger → wait_experience (incomingCall) → end (success)`.
+fn path_taken(steps: &[Step]) -> String {
+    let Some(first) = steps.first() else {
+        return "none".to_owned();
+    };
+    let mut path = first
+        .transitioned_from
+        .clone()
+        .unwrap_or_else(|| "-".to_owned());
+    for step in steps {
+        path.push_str(&format!(
+            " → {} ({})",
+            step.transitioned_to.as_deref().unwrap_or("-"),
+            step.name.as_deref().unwrap_or("-")
+        ));
+    }
+    path
 }
 
 /// The decision tree's questions as checks; whether to go on.
@@ -828,15 +1090,15 @@ async fn answers(
     report: &mut Report,
 ) -> bool {
     let path = format!("/2010-04-01/Accounts/{{account}}/Calls/{call}/Events.json");
-    let events = match platform
-        .list_at(
-            &format!("call {call}'s events"),
-            Product::Api,
-            &path,
-            "events",
-            1000,
-        )
-        .await
+    let events: Vec<Event> = match resources::list_at(
+        platform,
+        &format!("call {call}'s events"),
+        Product::Api,
+        &path,
+        "events",
+        1000,
+    )
+    .await
     {
         Ok(events) => events,
         Err(err) => {
@@ -848,26 +1110,16 @@ async fn answers(
     };
     let mut problems = Vec::new();
     for event in &events {
-        let url = event["request"]["url"].as_str().unwrap_or("-");
-        let code = event["response"]["response_code"].as_u64();
-        let took = event["response"]["request_duration"].as_u64();
-        let bytes = event["response"]["response_body"]
-            .as_str()
-            .map(|b| b.len() as u64)
-            .or_else(|| {
-                event["response"]["headers"]["content-length"]
-                    .as_str()
-                    .and_then(|l| l.parse().ok())
-            });
-        match code {
+        let url = event.url().unwrap_or("-");
+        match event.response_code() {
             Some(code) if (200..300).contains(&code) => {}
             Some(code) => problems.push(format!("{url} answered {code}")),
             None => problems.push(format!("{url} did not answer")),
         }
-        if let Some(took) = took.filter(|t| *t > WEBHOOK_MS) {
+        if let Some(took) = event.request_duration().filter(|t| *t > WEBHOOK_MS) {
             problems.push(format!("{url} took {took} ms (the platform waits 10 000)"));
         }
-        if let Some(bytes) = bytes.filter(|b| *b > WEBHOOK_BYTES) {
+        if let Some(bytes) = event.response_bytes().filter(|b| *b > WEBHOOK_BYTES) {
             problems.push(format!(
                 "{url} answered {bytes} bytes (the platform takes 64 kB)"
             ));
@@ -890,6 +1142,16 @@ async fn answers(
         check = check.detail(problem);
     }
     report.add(check.fix("Look up the function's records for the failing request (ccfn logs --call CA..): a timeout, a panic or an oversized document; then ccfn probe the URL."))
+}
+
+/// Where a workflow routes, in words: its queues, or `none`.
+fn routes_of(workflow: &Workflow) -> String {
+    let routes = workflow.routes();
+    if routes.is_empty() {
+        "none".to_owned()
+    } else {
+        routes.join(", ")
+    }
 }
 
 /// The task: the one the records say the function created (in the right
@@ -929,30 +1191,34 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
     };
     // The workflow, in this workspace.
     let path = format!("/v1/Workspaces/{workspace}/Workflows/{workflow}");
-    let found = match platform
-        .fetch_at(&format!("workflow {workflow}"), Product::TaskRouter, &path)
-        .await
+    let found: Workflow = match resources::fetch(
+        platform,
+        &format!("workflow {workflow}"),
+        Product::TaskRouter,
+        &path,
+    )
+    .await
     {
         Ok(found) => found,
         Err(err) if err.status == Some(404) => {
-            let others = platform
-                .list_at(
-                    &format!("workspace {workspace}'s workflows"),
-                    Product::TaskRouter,
-                    &format!("/v1/Workspaces/{workspace}/Workflows"),
-                    "workflows",
-                    1000,
-                )
-                .await
-                .unwrap_or_default();
+            let others: Vec<Workflow> = resources::list_at(
+                platform,
+                &format!("workspace {workspace}'s workflows"),
+                Product::TaskRouter,
+                &format!("/v1/Workspaces/{workspace}/Workflows"),
+                "workflows",
+                1000,
+            )
+            .await
+            .unwrap_or_default();
             let mut check = Check::new(Mark::Failed, format!("Workflow {workflow} is not in workspace {workspace}"))
                 .detail("deleted, or the SID of another environment's workflow (a value hardcoded for staging, say)");
             for other in &others {
                 check = check.detail(format!(
                     "this workspace has {} “{}”, which routes to {}",
-                    other["sid"].as_str().unwrap_or("-"),
-                    other["friendly_name"].as_str().unwrap_or("-"),
-                    routes_to(other)
+                    other.sid.as_deref().unwrap_or("-"),
+                    other.friendly_name.as_deref().unwrap_or("-"),
+                    routes_of(other)
                 ));
             }
             return report.add(check.fix("Set the function's workflow SID (workflowSid) to this environment's workflow, from ccfn tasks workflows."));
@@ -963,22 +1229,23 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
             )
         }
     };
-    let routes = routes_to(&found);
-    if routes == "none" {
+    let routes = found.routes();
+    if routes.is_empty() {
         return report.add(
             Check::new(Mark::Failed, format!("Workflow {workflow} routes no task: it is disabled"))
                 .detail("its configuration has no filter with a target and no default filter")
                 .fix("Give the workflow a filter or a default filter that targets the queue (TaskRouter › Workflows)."),
         );
     }
+    let routes_text = routes.join(", ");
     if let Some(queue) = &queue {
         if !routes
-            .split(", ")
+            .iter()
             .any(|q| q.trim_end_matches(" (default)") == queue)
         {
             return report.add(
                 Check::new(Mark::Failed, format!("Workflow {workflow} does not route to queue {queue}"))
-                    .detail(format!("the function expects queue {queue}; the workflow routes to {routes}"))
+                    .detail(format!("the function expects queue {queue}; the workflow routes to {routes_text}"))
                     .fix("Make the workflow target the queue the function names, or the function name the workflow's queue."),
             );
         }
@@ -990,7 +1257,7 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
                 Mark::Failed,
                 format!("Workflow {workflow} put the task in queue {got}, not the function's"),
             )
-            .detail(format!("the workflow routes to {routes}"))
+            .detail(format!("the workflow routes to {routes_text}"))
             .detail(
                 "the function's task_error: queue_mismatch (the task exists, in the wrong queue)",
             )
@@ -1012,21 +1279,24 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
         );
     };
     let path = format!("/v1/Workspaces/{workspace}/Tasks/{task_sid}");
-    match platform
-        .fetch_at(&format!("task {task_sid}"), Product::TaskRouter, &path)
-        .await
+    match resources::fetch::<Task>(
+        platform,
+        &format!("task {task_sid}"),
+        Product::TaskRouter,
+        &path,
+    )
+    .await
     {
         Ok(task) => {
-            let in_queue = task["task_queue_sid"].as_str().unwrap_or("-");
-            let in_workflow = task["workflow_sid"].as_str().unwrap_or("-");
+            let in_queue = task.task_queue_sid.as_deref().unwrap_or("-");
+            let in_workflow = task.workflow_sid.as_deref().unwrap_or("-");
             let mut check = Check::new(
                 Mark::Passed,
                 format!("Task {task_sid} is in workflow {in_workflow}, queue {in_queue}"),
             )
             .detail(format!(
                 "status {}, age {} s",
-                task["assignment_status"].as_str().unwrap_or("-"),
-                task["age"]
+                task.assignment_status, task.age
             ));
             if in_workflow != workflow || queue.as_deref().is_some_and(|q| q != in_queue) {
                 check = Check::new(
@@ -1047,28 +1317,49 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
     }
 }
 
-/// Alerts that name any of `names`, since `started`.
-async fn alerts(platform: &Platform, names: &[&str], started: &str, report: &mut Report) {
-    let mut url = platform.url(Product::Monitor, "/v1/Alerts");
-    if let Some(day) = iso_day(started) {
-        url.query_pairs_mut()
-            .append_pair("StartDate", &format!("{day}T00:00:00Z"));
+/// How far back the platform's alerts can be queried, in days.
+pub(crate) const ALERT_DAYS: i64 = 30;
+
+/// Whether the day `day` (`YYYY-MM-DD`) is further back than the
+/// platform's alerts can be queried, on `today`.
+pub(crate) fn past_alerts(day: &str, today: &str) -> bool {
+    match (days(day), days(today)) {
+        (Some(day), Some(today)) => today - day > ALERT_DAYS,
+        _ => false,
     }
-    let found = match platform.list("alerts", url, "alerts", 200).await {
+}
+
+/// Alerts that name any of `names`, over `days` (the first day, and the
+/// day after the last) when given.
+async fn alerts(
+    platform: &Platform,
+    names: &[&str],
+    days: Option<(String, String)>,
+    report: &mut Report,
+) {
+    let mut url = platform.url(Product::Monitor, "/v1/Alerts");
+    if let Some((first, after)) = &days {
+        if past_alerts(first, &today()) {
+            report.add(
+                Check::new(Mark::Skipped, "Alerts are not checked")
+                    .detail(format!("the call is of {first}: the platform's alerts cannot be queried further back than {ALERT_DAYS} days")),
+            );
+            return;
+        }
+        let query = &mut url.query_pairs_mut();
+        query.append_pair("StartDate", &format!("{first}T00:00:00Z"));
+        query.append_pair("EndDate", &format!("{after}T00:00:00Z"));
+    }
+    let found: Vec<Alert> = match resources::list(platform, "alerts", url, "alerts", 1000).await {
         Ok(found) => found,
         Err(err) => {
             report.add(Check::new(Mark::Warning, "Alerts").detail(err.to_string()));
             return;
         }
     };
-    let naming: Vec<&Value> = found
+    let naming: Vec<&Alert> = found
         .iter()
-        .filter(|alert| {
-            let text = alert.to_string();
-            names
-                .iter()
-                .any(|name| !name.is_empty() && text.contains(name))
-        })
+        .filter(|alert| names.iter().any(|name| alert.names(name)))
         .collect();
     if naming.is_empty() {
         report.add(Check::new(
@@ -1088,11 +1379,9 @@ async fn alerts(platform: &Platform, names: &[&str], started: &str, report: &mut
     for alert in naming.iter().take(10) {
         check = check.detail(format!(
             "{} {} {}",
-            alert["date_created"].as_str().unwrap_or("-"),
-            alert["error_code"]
-                .as_str()
-                .map_or_else(|| alert["error_code"].to_string(), str::to_owned),
-            alert["alert_text"].as_str().unwrap_or("-"),
+            alert.date_created.as_deref().unwrap_or("-"),
+            alert.error_code.as_deref().unwrap_or("-"),
+            alert.alert_text.as_deref().unwrap_or("-"),
         ));
     }
     report.add(check);
@@ -1111,17 +1400,73 @@ fn iso_day(date: &str) -> Option<String> {
     Some(format!("{year}-{month:02}-{:02}", day.parse::<u32>().ok()?))
 }
 
+/// Days since 1970-01-01 of `YYYY-MM-DD` (the proleptic Gregorian
+/// calendar).
+fn days(day: &str) -> Option<i64> {
+    let mut parts = day.splitn(3, '-');
+    let year: i64 = parts.next()?.parse().ok()?;
+    let month: i64 = parts.next()?.parse().ok()?;
+    let day: i64 = parts.next()?.get(..2)?.parse().ok()?;
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some(era * 146_097 + doe - 719_468)
+}
+
+/// `YYYY-MM-DD` of a number of days since 1970-01-01.
+fn date_of(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// The day after `day` (`YYYY-MM-DD`).
+pub(crate) fn day_after(day: &str) -> Option<String> {
+    Some(date_of(days(day)? + 1))
+}
+
+/// Today, in UTC (`YYYY-MM-DD`).
+pub(crate) fn today() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    date_of(i64::try_from(seconds / 86_400).unwrap_or(0))
+}
+
 /// The checks for a person, in the style of `flutter doctor`.
+///
+/// Each check, detail and fix is one line, whatever the platform or the
+/// records wrote in it: a line break from outside (a flow's name, a
+/// widget's, an alert's text) is shown as `\x0a`, so that it cannot
+/// forge a check of its own.
 fn human(what: &str, checks: &[Check]) -> String {
-    let mut out = format!("Doctor for {what}\n\n");
+    let line = |text: &str| text.replace('\n', "\\x0a").replace('\r', "\\x0d");
+    let mut out = format!("Doctor for {}\n\n", line(what));
     for check in checks {
-        out.push_str(&format!("[{}] {}\n", check.mark.symbol(), check.title));
+        out.push_str(&format!(
+            "[{}] {}\n",
+            check.mark.symbol(),
+            line(&check.title)
+        ));
         for detail in &check.details {
-            out.push_str(&format!("    • {detail}\n"));
+            out.push_str(&format!("    • {}\n", line(detail)));
         }
         if check.mark == Mark::Failed {
             if let Some(fix) = &check.fix {
-                out.push_str(&format!("    Fix: {fix}\n"));
+                out.push_str(&format!("    Fix: {}\n", line(fix)));
             }
         }
     }
@@ -1167,6 +1512,156 @@ mod tests {
         assert_eq!(flow_in(url), Some("FW0123456789abcdef0123456789abcdef"));
         assert_eq!(flow_in("https://cc.example.com/voice"), None);
         assert_eq!(flow_in("https://x/Flows/FW12"), None);
+    }
+
+    #[test]
+    fn webhook_urls_differing_only_in_writing_are_named() {
+        let hook = "https://webhooks.twilio.com/v1/Accounts/AC1/Flows/FW1";
+        assert_eq!(compare_urls(hook, hook), Same::Exactly);
+        let nearly = |called: &str| match compare_urls(called, hook) {
+            Same::Nearly(differences) => differences.join("; "),
+            other => panic!("{called}: {other:?}"),
+        };
+        assert_eq!(
+            nearly(&format!("{hook}/")),
+            "a trailing slash the flow's has not"
+        );
+        assert_eq!(
+            nearly("http://webhooks.twilio.com/v1/Accounts/AC1/Flows/FW1"),
+            "the scheme: http:// where the flow's is https://"
+        );
+        assert_eq!(
+            nearly("https://webhooks.twilio.com:443/v1/Accounts/AC1/Flows/FW1"),
+            "the default port :443, written out in the number's"
+        );
+        assert_eq!(
+            nearly("https://webhooks.twilio.com:443/v1/Accounts/AC1/Flows/FW1/"),
+            "the default port :443, written out in the number's; a trailing slash the flow's has not"
+        );
+        for other in [
+            "https://webhooks.twilio.com/v1/Accounts/AC1/Flows/FW2",
+            "https://webhooks.twilio.com.evil.example/v1/Accounts/AC1/Flows/FW1",
+            "https://webhooks.twilio.com:8443/v1/Accounts/AC1/Flows/FW1",
+            "https://webhooks.twilio.com/v1/Accounts/AC1/Flows/FW1?x=1",
+            "https://user@webhooks.twilio.com/v1/Accounts/AC1/Flows/FW1",
+            "not a URL",
+        ] {
+            assert_eq!(compare_urls(other, hook), Same::Not, "{other}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_e164_or_refused() {
+        assert_eq!(e164("+15559870000").unwrap(), "+15559870000");
+        assert_eq!(e164("+1 (555) 987-0000").unwrap(), "+15559870000");
+        assert_eq!(e164("+1.555.987.0000").unwrap(), "+15559870000");
+        for bad in [
+            "15559870000",
+            "+1555987000*",
+            "+1555",
+            "+1555987000012345",
+            "",
+            "+",
+            "+1 555 98x 0000",
+        ] {
+            let err = e164(bad).unwrap_err();
+            assert!(err.contains("E.164"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn days_count_across_months_years_and_leap_days() {
+        assert_eq!(days("1970-01-01"), Some(0));
+        assert_eq!(date_of(0), "1970-01-01");
+        for day in ["2026-11-26", "2024-02-29", "2000-03-01", "1999-12-31"] {
+            assert_eq!(date_of(days(day).unwrap()), day);
+        }
+        assert_eq!(day_after("2026-11-30").as_deref(), Some("2026-12-01"));
+        assert_eq!(day_after("2026-12-31").as_deref(), Some("2027-01-01"));
+        assert_eq!(day_after("2024-02-28").as_deref(), Some("2024-02-29"));
+        assert_eq!(day_after("2026-02-28").as_deref(), Some("2026-03-01"));
+        assert_eq!(day_after("2026-13-01"), None);
+        assert_eq!(today().len(), 10);
+        // The platform's alerts go 30 days back, no further.
+        assert!(!past_alerts("2026-10-27", "2026-11-26"));
+        assert!(past_alerts("2026-10-26", "2026-11-26"));
+        assert!(!past_alerts("garbage", "2026-11-26"));
+    }
+
+    #[test]
+    fn a_call_s_days_run_to_the_day_after_it_ended() {
+        let call = |start: &str, end: Option<&str>| Call {
+            start_time: Some(start.to_owned()),
+            end_time: end.map(str::to_owned),
+            ..Call::default()
+        };
+        assert_eq!(
+            call_days(&call(
+                "Fri, 20 Nov 2026 23:59:58 +0000",
+                Some("Sat, 21 Nov 2026 00:01:00 +0000")
+            )),
+            Some(("2026-11-20".to_owned(), "2026-11-22".to_owned()))
+        );
+        assert_eq!(
+            call_days(&call("Fri, 20 Nov 2026 10:00:00 +0000", None)),
+            Some(("2026-11-20".to_owned(), "2026-11-21".to_owned()))
+        );
+        assert_eq!(call_days(&Call::default()), None);
+    }
+
+    fn step(name: &str, from: &str, to: &str, kind: Option<&str>) -> Step {
+        Step {
+            sid: Some(format!("FT-{name}-{from}-{to}")),
+            name: Some(name.to_owned()),
+            transitioned_from: Some(from.to_owned()),
+            transitioned_to: Some(to.to_owned()),
+            kind: kind.map(str::to_owned),
+            date_created: None,
+        }
+    }
+
+    #[test]
+    fn the_widget_a_step_ran_is_in_its_transitions_never_its_name() {
+        let functions = [Widget {
+            name: "wait_experience".to_owned(),
+            kind: "run-function".to_owned(),
+            url: Some("https://cc.example.com/wait".to_owned()),
+        }];
+        // An event named like the widget is not the widget.
+        let steps = [step("wait_experience", "Trigger", "say_goodbye", None)];
+        assert!(reached(&steps, &functions).is_none());
+        // Entered and left: both steps found.
+        let steps = [
+            step(
+                "incomingCall",
+                "Trigger",
+                "wait_experience",
+                Some("trigger"),
+            ),
+            step("fail", "wait_experience", "Ended", Some("run-function")),
+        ];
+        let (widget, entered, left) = reached(&steps, &functions).unwrap();
+        assert_eq!(widget.name, "wait_experience");
+        assert_eq!(entered.unwrap().name.as_deref(), Some("incomingCall"));
+        assert_eq!(left.unwrap().name.as_deref(), Some("fail"));
+        assert_eq!(
+            path_taken(&steps),
+            "Trigger → wait_experience (incomingCall) → Ended (fail)"
+        );
+        // Entered, not yet left (no type given).
+        let steps = [step("incomingCall", "Trigger", "wait_experience", None)];
+        let (_, entered, left) = reached(&steps, &functions).unwrap();
+        assert!(entered.is_some() && left.is_none());
+        // A step out of a widget of another type, with the same name, is
+        // not the function's.
+        let steps = [step(
+            "audioComplete",
+            "wait_experience",
+            "Ended",
+            Some("say-play"),
+        )];
+        assert!(reached(&steps, &functions).is_none());
+        assert_eq!(path_taken(&[]), "none");
     }
 
     #[test]

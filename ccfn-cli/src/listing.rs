@@ -1,12 +1,27 @@
-//! `ccfn calls` and `ccfn tasks`: the platform's calls and tasks, as steps
-//! 2 and 5 of the diagnostic procedure list them, in columns or as JSON.
+//! `ccfn calls`, `functions`, `flows`, `tasks`, `numbers` and `account`:
+//! what steps 2 to 6 of the diagnostic procedure ask the platform, in
+//! columns or as JSON.
+//!
+//! The columns are read from the platform's items through the types of
+//! [`crate::resources`] (an item not shaped as the platform's definitions
+//! say is an error naming the field); `--json` prints the items as the
+//! platform returned them, redacted. Where the platform's answer leaves
+//! out what a listing shows, the listing asks for it: each flow of the
+//! flow list is fetched by its SID for its validity, and the tasks are
+//! asked newest first (`Ordering`).
 
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::platform::{Platform, Product, Settings};
+use crate::platform::{Platform, PlatformError, Product, Settings};
+use crate::resources::{
+    self, text, Account, Alert, Annotation, Application, Call, Environment, Event, Execution, Flow,
+    Function, IncomingNumber, Key, Log, Recording, Service, Step, StepContext, Task, TaskQueue,
+    UsageRecord, Workflow,
+};
 use crate::write_out;
 
 /// What every listing command takes.
@@ -377,7 +392,7 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                 let calls = platform
                     .list("calls", url, "calls", *limit as usize)
                     .await?;
-                print(&calls, output, CALL_COLUMNS)
+                print::<Call>("calls", &calls, output, CALL_COLUMNS)
             }
             CallsCommand::Get { sid, output } => {
                 let base = format!("/2010-04-01/Accounts/{{account}}/Calls/{sid}");
@@ -388,17 +403,19 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                         platform.url(Product::Api, &format!("{base}.json")),
                     )
                     .await?;
+                let of_recordings = format!("{resource}'s recordings");
                 let recordings = platform
                     .list(
-                        &format!("{resource}'s recordings"),
+                        &of_recordings,
                         platform.url(Product::Api, &format!("{base}/Recordings.json")),
                         "recordings",
                         100,
                     )
                     .await?;
+                let of_events = format!("{resource}'s events");
                 let events = platform
                     .list(
-                        &format!("{resource}'s events"),
+                        &of_events,
                         platform.url(Product::Api, &format!("{base}/Events.json")),
                         "events",
                         100,
@@ -407,10 +424,8 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                 // The call's annotation (which replaced call feedback):
                 // none is a 404.
                 let at = platform.url(Product::Insights, &format!("/v1/Voice/{sid}/Annotation"));
-                let annotation = match platform
-                    .fetch(&format!("{resource}'s annotation"), at)
-                    .await
-                {
+                let of_annotation = format!("{resource}'s annotation");
+                let annotation = match platform.fetch(&of_annotation, at).await {
                     Ok(annotation) => annotation,
                     Err(err) if err.status == Some(404) => Value::Null,
                     Err(err) => return Err(err.to_string()),
@@ -425,11 +440,10 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                     json_out(all, output)?;
                     return Ok(ExitCode::SUCCESS);
                 }
-                let mut text = String::new();
-                for (label, field) in CALL_FIELDS {
-                    let value = cell(&call, field, output.mask_pii);
-                    text.push_str(&format!("{label:<12} {value}\n"));
-                }
+                let call: Call = typed(&resource, &call)?;
+                let recordings: Vec<Recording> = typed_all(&of_recordings, &recordings)?;
+                let events: Vec<Event> = typed_all(&of_events, &events)?;
+                let mut text = fields(&call, CALL_FIELDS, output.mask_pii);
                 text.push_str(&format!("\nRecordings ({})\n", recordings.len()));
                 text.push_str(&columns(&recordings, RECORDING_COLUMNS, output.mask_pii));
                 text.push_str(&format!("\nEvents ({})\n", events.len()));
@@ -438,6 +452,7 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                 if annotation.is_null() {
                     text.push_str("none\n");
                 } else {
+                    let annotation: Annotation = typed(&of_annotation, &annotation)?;
                     text.push_str(&fields(&annotation, ANNOTATION_FIELDS, output.mask_pii));
                 }
                 text_out(&text)?;
@@ -446,6 +461,10 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
         }
     })
 }
+
+/// How `ccfn tasks list` orders the tasks: newest first (the platform
+/// lists them oldest first unless `Ordering` says otherwise).
+pub(crate) const TASK_ORDERING: &str = "DateCreated:desc";
 
 /// Runs `ccfn tasks`.
 pub(crate) fn run_tasks(args: &TasksArgs) -> Result<ExitCode, String> {
@@ -463,19 +482,18 @@ pub(crate) fn run_tasks(args: &TasksArgs) -> Result<ExitCode, String> {
                     Product::TaskRouter,
                     &format!("/v1/Workspaces/{workspace}/Tasks"),
                 );
-                if let Some(status) = status {
-                    url.query_pairs_mut()
-                        .append_pair("AssignmentStatus", status.as_str());
+                {
+                    let mut query = url.query_pairs_mut();
+                    if let Some(status) = status {
+                        query.append_pair("AssignmentStatus", status.as_str());
+                    }
+                    query.append_pair("Ordering", TASK_ORDERING);
                 }
+                let resource = format!("workspace {workspace}'s tasks");
                 let tasks = platform
-                    .list(
-                        &format!("workspace {workspace}'s tasks"),
-                        url,
-                        "tasks",
-                        *limit as usize,
-                    )
+                    .list(&resource, url, "tasks", *limit as usize)
                     .await?;
-                print(&tasks, output, TASK_COLUMNS)
+                print::<Task>(&resource, &tasks, output, TASK_COLUMNS)
             }
             TasksCommand::Get {
                 task,
@@ -484,10 +502,11 @@ pub(crate) fn run_tasks(args: &TasksArgs) -> Result<ExitCode, String> {
             } => {
                 let workspace = workspace_of(workspace.as_ref())?;
                 let path = format!("/v1/Workspaces/{workspace}/Tasks/{task}");
+                let resource = format!("task {task}");
                 let task = platform
-                    .fetch_at(&format!("task {task}"), Product::TaskRouter, &path)
+                    .fetch_at(&resource, Product::TaskRouter, &path)
                     .await?;
-                show(&task, output, TASK_FIELDS)
+                show::<Task>(&resource, &task, output, TASK_FIELDS)
             }
             TasksCommand::Workflows { workspace, output } => {
                 let workspace = workspace_of(workspace.as_ref())?;
@@ -496,10 +515,13 @@ pub(crate) fn run_tasks(args: &TasksArgs) -> Result<ExitCode, String> {
                 let mut workflows = platform
                     .list_at(&resource, Product::TaskRouter, &path, "workflows", 1000)
                     .await?;
-                for workflow in &mut workflows {
-                    workflow["routes_to"] = Value::from(routes_to(workflow));
+                // Where each routes, read from its configuration, for the
+                // JSON too.
+                let typed: Vec<Workflow> = typed_all(&resource, &workflows)?;
+                for (workflow, read) in workflows.iter_mut().zip(&typed) {
+                    workflow["routes_to"] = Value::from(routes_to(read));
                 }
-                print(&workflows, output, WORKFLOW_COLUMNS)
+                print::<Workflow>(&resource, &workflows, output, WORKFLOW_COLUMNS)
             }
             TasksCommand::Queues { workspace, output } => {
                 let workspace = workspace_of(workspace.as_ref())?;
@@ -508,10 +530,35 @@ pub(crate) fn run_tasks(args: &TasksArgs) -> Result<ExitCode, String> {
                 let queues = platform
                     .list_at(&resource, Product::TaskRouter, &path, "task_queues", 1000)
                     .await?;
-                print(&queues, output, QUEUE_COLUMNS)
+                print::<TaskQueue>(&resource, &queues, output, QUEUE_COLUMNS)
             }
         }
     })
+}
+
+/// The flows of the list, each fetched by its SID when the list left
+/// its definition or validity out (the platform's flow list answers
+/// `definition`, `valid`, `errors` and `warnings` as null).
+pub(crate) async fn whole_flows(platform: &Platform) -> Result<Vec<Value>, PlatformError> {
+    let listed = platform
+        .list_at("flows", Product::Studio, "/v2/Flows", "flows", 1000)
+        .await?;
+    let mut flows = Vec::with_capacity(listed.len());
+    for item in listed {
+        let flow: Flow = resources::parse("flows", item.clone())?;
+        match flow.sid.as_deref() {
+            Some(sid) if !flow.is_complete() => {
+                let path = format!("/v2/Flows/{sid}");
+                flows.push(
+                    platform
+                        .fetch_at(&format!("flow {sid}"), Product::Studio, &path)
+                        .await?,
+                );
+            }
+            _ => flows.push(item),
+        }
+    }
+    Ok(flows)
 }
 
 /// Runs `ccfn flows`.
@@ -520,17 +567,14 @@ pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
     runtime()?.block_on(async {
         match &args.command {
             FlowsCommand::List { output } => {
-                let flows = platform
-                    .list_at("flows", Product::Studio, "/v2/Flows", "flows", 1000)
-                    .await?;
-                print(&flows, output, FLOW_COLUMNS)
+                let flows = whole_flows(&platform).await?;
+                print::<Flow>("flows", &flows, output, FLOW_COLUMNS)
             }
             FlowsCommand::Get { flow, output } => {
                 let path = format!("/v2/Flows/{flow}");
-                let flow = platform
-                    .fetch_at(&format!("flow {flow}"), Product::Studio, &path)
-                    .await?;
-                show(&flow, output, FLOW_FIELDS)
+                let resource = format!("flow {flow}");
+                let flow = platform.fetch_at(&resource, Product::Studio, &path).await?;
+                show::<Flow>(&resource, &flow, output, FLOW_FIELDS)
             }
             FlowsCommand::Executions {
                 flow,
@@ -543,7 +587,7 @@ pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
                 let executions = platform
                     .list_at(&resource, Product::Studio, &path, "executions", limit)
                     .await?;
-                print(&executions, output, EXECUTION_COLUMNS)
+                print::<Execution>(&resource, &executions, output, EXECUTION_COLUMNS)
             }
             FlowsCommand::Execution {
                 flow,
@@ -564,14 +608,16 @@ pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
                         1000,
                     )
                     .await?;
+                let read: Vec<Step> = typed_all(&steps_of, &steps)?;
                 if *context {
-                    for step in &mut steps {
-                        let sid = step["sid"].as_str().unwrap_or_default().to_owned();
+                    for (step, read) in steps.iter_mut().zip(&read) {
+                        let sid = read.sid.as_deref().unwrap_or_default();
                         let at = format!("{path}/Steps/{sid}/Context");
-                        let found = platform
-                            .fetch_at(&format!("step {sid}'s context"), Product::Studio, &at)
-                            .await?;
-                        step["context"] = found["context"].clone();
+                        let of = format!("step {sid}'s context");
+                        let found = platform.fetch_at(&of, Product::Studio, &at).await?;
+                        // Redacted once, when shown.
+                        let found: StepContext = resources::parse(&of, found)?;
+                        step["context"] = found.context.unwrap_or(Value::Null);
                     }
                 }
                 if output.json {
@@ -581,18 +627,21 @@ pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
                     )?;
                     return Ok(ExitCode::SUCCESS);
                 }
+                let found: Execution = typed(&resource, &found)?;
                 let mut text = fields(&found, EXECUTION_FIELDS, output.mask_pii);
-                text.push_str(&format!("\nSteps ({})\n", steps.len()));
-                text.push_str(&columns(&steps, STEP_COLUMNS, output.mask_pii));
+                text.push_str(&format!("\nSteps ({})\n", read.len()));
+                text.push_str(&columns(&read, STEP_COLUMNS, output.mask_pii));
                 if *context {
-                    for step in &steps {
+                    for (step, read) in steps.iter().zip(&read) {
                         let mut value = step["context"].clone();
                         redact(&mut value);
                         if output.mask_pii {
                             mask_value(&mut value);
                         }
-                        let (sid, name) = (cell(step, "sid", false), cell(step, "name", false));
-                        text.push_str(&format!("\n{sid} {name}\n{value:#}\n"));
+                        let sid = tidy(&opt(&read.sid), false);
+                        let event = tidy(&opt(&read.name), false);
+                        let to = tidy(&opt(&read.transitioned_to), false);
+                        text.push_str(&format!("\n{sid} {event} → {to}\n{value:#}\n"));
                     }
                 }
                 text_out(&text)?;
@@ -610,19 +659,22 @@ pub(crate) fn run_numbers(args: &NumbersArgs) -> Result<ExitCode, String> {
             NumbersCommand::List { limit, output } => {
                 let path = "/2010-04-01/Accounts/{account}/IncomingPhoneNumbers.json";
                 let limit = *limit as usize;
+                let resource = "incoming phone numbers";
                 let mut numbers = platform
                     .list_at(
-                        "incoming phone numbers",
+                        resource,
                         Product::Api,
                         path,
                         "incoming_phone_numbers",
                         limit,
                     )
                     .await?;
-                for number in &mut numbers {
-                    number["handler"] = Value::from(handler(number));
+                // What answers each, for the JSON too.
+                let typed: Vec<IncomingNumber> = typed_all(resource, &numbers)?;
+                for (number, read) in numbers.iter_mut().zip(&typed) {
+                    number["handler"] = Value::from(read.handler());
                 }
-                print(&numbers, output, NUMBER_COLUMNS)
+                print::<IncomingNumber>(resource, &numbers, output, NUMBER_COLUMNS)
             }
         }
     })
@@ -633,44 +685,75 @@ pub(crate) fn run_functions(args: &FunctionsArgs) -> Result<ExitCode, String> {
     let platform = platform()?;
     runtime()?.block_on(async {
         match &args.command {
-            FunctionsCommand::List { service: None, output } => {
-                let services =
-                    platform.list_at("services", Product::Serverless, "/v1/Services", "services", 1000).await?;
-                print(&services, output, SERVICE_COLUMNS)
+            FunctionsCommand::List {
+                service: None,
+                output,
+            } => {
+                let services = platform
+                    .list_at(
+                        "services",
+                        Product::Serverless,
+                        "/v1/Services",
+                        "services",
+                        1000,
+                    )
+                    .await?;
+                print::<Service>("services", &services, output, SERVICE_COLUMNS)
             }
-            FunctionsCommand::List { service: Some(service), output } => {
+            FunctionsCommand::List {
+                service: Some(service),
+                output,
+            } => {
                 let base = format!("/v1/Services/{service}");
                 let (of_functions, of_environments) = (
                     format!("service {service}'s functions"),
                     format!("service {service}'s environments"),
                 );
-                let functions = platform.list_at(&of_functions,
-                    Product::Serverless,
-                    &format!("{base}/Functions"),
-                    "functions",
-                    1000,
-                )
-                .await?;
-                let environments = platform.list_at(&of_environments,
-                    Product::Serverless,
-                    &format!("{base}/Environments"),
-                    "environments",
-                    1000,
-                )
-                .await?;
+                let functions = platform
+                    .list_at(
+                        &of_functions,
+                        Product::Serverless,
+                        &format!("{base}/Functions"),
+                        "functions",
+                        1000,
+                    )
+                    .await?;
+                let environments = platform
+                    .list_at(
+                        &of_environments,
+                        Product::Serverless,
+                        &format!("{base}/Environments"),
+                        "environments",
+                        1000,
+                    )
+                    .await?;
                 if output.json {
-                    let both = serde_json::json!({ "functions": functions, "environments": environments });
+                    let both =
+                        serde_json::json!({ "functions": functions, "environments": environments });
                     json_out(both, output)?;
                     return Ok(ExitCode::SUCCESS);
                 }
+                let functions: Vec<Function> = typed_all(&of_functions, &functions)?;
+                let environments: Vec<Environment> = typed_all(&of_environments, &environments)?;
                 let mut text = format!("Functions ({})\n", functions.len());
                 text.push_str(&columns(&functions, FUNCTION_COLUMNS, output.mask_pii));
                 text.push_str(&format!("\nEnvironments ({})\n", environments.len()));
-                text.push_str(&columns(&environments, ENVIRONMENT_COLUMNS, output.mask_pii));
+                text.push_str(&columns(
+                    &environments,
+                    ENVIRONMENT_COLUMNS,
+                    output.mask_pii,
+                ));
                 text_out(&text)?;
                 Ok(ExitCode::SUCCESS)
             }
-            FunctionsCommand::Logs { service, environment, function, since, limit, output } => {
+            FunctionsCommand::Logs {
+                service,
+                environment,
+                function,
+                since,
+                limit,
+                output,
+            } => {
                 let path = format!("/v1/Services/{service}/Environments/{environment}/Logs");
                 let mut url = platform.url(Product::Serverless, &path);
                 {
@@ -686,11 +769,15 @@ pub(crate) fn run_functions(args: &FunctionsArgs) -> Result<ExitCode, String> {
                 let logs = platform
                     .list(&resource, url, "logs", *limit as usize)
                     .await?;
-                let groups = by_request(logs);
+                let read: Vec<Log> = typed_all(&resource, &logs)?;
+                let groups = by_request(logs.into_iter().zip(read).collect());
                 if output.json {
                     let groups: Vec<Value> = groups
                         .into_iter()
-                        .map(|(request, logs)| serde_json::json!({ "request_sid": request, "logs": logs }))
+                        .map(|(request, logs)| {
+                            let logs: Vec<Value> = logs.into_iter().map(|(raw, _)| raw).collect();
+                            serde_json::json!({ "request_sid": request, "logs": logs })
+                        })
                         .collect();
                     json_out(Value::Array(groups), output)?;
                     return Ok(ExitCode::SUCCESS);
@@ -702,7 +789,8 @@ pub(crate) fn run_functions(args: &FunctionsArgs) -> Result<ExitCode, String> {
                             1 => "1 line".to_owned(),
                             n => format!("{n} lines"),
                         };
-                        let table = columns(logs, LOG_COLUMNS, output.mask_pii);
+                        let logs: Vec<Log> = logs.iter().map(|(_, log)| log.clone()).collect();
+                        let table = columns(&logs, LOG_COLUMNS, output.mask_pii);
                         format!("Invocation {request} ({lines})\n{table}")
                     })
                     .collect();
@@ -724,7 +812,7 @@ pub(crate) fn run_account(args: &AccountArgs) -> Result<ExitCode, String> {
                 let found = platform
                     .fetch_at("the account", Product::Api, &path)
                     .await?;
-                show(&found, &args.output, ACCOUNT_FIELDS)
+                show::<Account>("the account", &found, &args.output, ACCOUNT_FIELDS)
             }
             Some(AccountCommand::Usage { limit, output }) => {
                 let path = format!("{account}/Usage/Records.json");
@@ -732,21 +820,21 @@ pub(crate) fn run_account(args: &AccountArgs) -> Result<ExitCode, String> {
                 let records = platform
                     .list_at("usage records", Product::Api, &path, "usage_records", limit)
                     .await?;
-                print(&records, output, USAGE_COLUMNS)
+                print::<UsageRecord>("usage records", &records, output, USAGE_COLUMNS)
             }
             Some(AccountCommand::Apps { output }) => {
                 let path = format!("{account}/Applications.json");
                 let apps = platform
                     .list_at("applications", Product::Api, &path, "applications", 1000)
                     .await?;
-                print(&apps, output, APP_COLUMNS)
+                print::<Application>("applications", &apps, output, APP_COLUMNS)
             }
             Some(AccountCommand::Keys { output }) => {
                 let path = format!("{account}/Keys.json");
                 let keys = platform
                     .list_at("API keys", Product::Api, &path, "keys", 1000)
                     .await?;
-                print(&keys, output, KEY_COLUMNS)
+                print::<Key>("API keys", &keys, output, KEY_COLUMNS)
             }
             Some(AccountCommand::Alerts {
                 since,
@@ -755,13 +843,23 @@ pub(crate) fn run_account(args: &AccountArgs) -> Result<ExitCode, String> {
             }) => {
                 let mut url = platform.url(Product::Monitor, "/v1/Alerts");
                 if let Some(since) = since {
+                    // The platform answers no query further back than 30
+                    // days: an empty list would say "no alert", wrongly.
+                    let today = crate::doctor::today();
+                    if crate::doctor::past_alerts(since, &today) {
+                        return Err(format!(
+                            "--since {since}: the platform's alerts cannot be queried further back than {} days (today is {today}); give a date from the last {} days",
+                            crate::doctor::ALERT_DAYS,
+                            crate::doctor::ALERT_DAYS
+                        ));
+                    }
                     url.query_pairs_mut()
                         .append_pair("StartDate", &format!("{since}T00:00:00Z"));
                 }
                 let alerts = platform
                     .list("alerts", url, "alerts", *limit as usize)
                     .await?;
-                print(&alerts, output, ALERT_COLUMNS)
+                print::<Alert>("alerts", &alerts, output, ALERT_COLUMNS)
             }
         }
     })
@@ -781,20 +879,36 @@ fn workspace_of(given: Option<&String>) -> Result<String, String> {
     }
 }
 
+/// `item`, with its sensitive fields redacted, read as a `T`.
+fn typed<T: DeserializeOwned>(resource: &str, item: &Value) -> Result<T, String> {
+    let mut item = item.clone();
+    redact(&mut item);
+    Ok(resources::parse(resource, item)?)
+}
+
+/// Each of `items` as a `T` (see [`typed`]).
+fn typed_all<T: DeserializeOwned>(resource: &str, items: &[Value]) -> Result<Vec<T>, String> {
+    items.iter().map(|item| typed(resource, item)).collect()
+}
+
 /// Prints one item as `label  value` lines, or as JSON.
-fn show(item: &Value, output: &Output, labels: Columns) -> Result<ExitCode, String> {
+fn show<T: DeserializeOwned>(
+    resource: &str,
+    item: &Value,
+    output: &Output,
+    labels: Columns<T>,
+) -> Result<ExitCode, String> {
     if output.json {
         json_out(item.clone(), output)?;
     } else {
-        text_out(&fields(item, labels, output.mask_pii))?;
+        let item: T = typed(resource, item)?;
+        text_out(&fields(&item, labels, output.mask_pii))?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// `label  value` lines, sensitive fields redacted.
-fn fields(item: &Value, labels: Columns, mask: bool) -> String {
-    let mut item = item.clone();
-    redact(&mut item);
+/// `label  value` lines.
+fn fields<T>(item: &T, labels: Columns<T>, mask: bool) -> String {
     let width = labels
         .iter()
         .map(|(label, _)| label.len())
@@ -802,43 +916,14 @@ fn fields(item: &Value, labels: Columns, mask: bool) -> String {
         .unwrap_or(0);
     labels
         .iter()
-        .map(|(label, path)| format!("{label:<width$}  {}\n", cell(&item, path, mask)))
+        .map(|(label, read)| format!("{label:<width$}  {}\n", tidy(&read(item), mask)))
         .collect()
-}
-
-/// What answers a number's calls: its trunk, else its application, else
-/// its voice URL (with its method).
-pub(crate) fn handler(number: &Value) -> String {
-    let text = |key: &str| number[key].as_str().filter(|v| !v.is_empty());
-    if let Some(trunk) = text("trunk_sid") {
-        return format!("trunk {trunk}");
-    }
-    if let Some(app) = text("voice_application_sid") {
-        return format!("application {app}");
-    }
-    match text("voice_url") {
-        Some(url) => format!("{} {url}", text("voice_method").unwrap_or("POST")),
-        None => "nothing (no voice URL)".to_owned(),
-    }
 }
 
 /// Where a workflow routes: each filter's first target's queue, then the
 /// default filter's queue; `none` when it cannot route a task.
-pub(crate) fn routes_to(workflow: &Value) -> String {
-    let configuration: Value = match &workflow["configuration"] {
-        Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
-        other => other.clone(),
-    };
-    let routing = &configuration["task_routing"];
-    let mut queues: Vec<String> = routing["filters"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|filter| filter["targets"][0]["queue"].as_str().map(str::to_owned))
-        .collect();
-    if let Some(default) = routing["default_filter"]["queue"].as_str() {
-        queues.push(format!("{default} (default)"));
-    }
+pub(crate) fn routes_to(workflow: &Workflow) -> String {
+    let queues = workflow.routes();
     if queues.is_empty() {
         "none".to_owned()
     } else {
@@ -848,17 +933,17 @@ pub(crate) fn routes_to(workflow: &Value) -> String {
 
 /// Logs grouped by `request_sid` (one invocation each), in the order each
 /// invocation first appears, oldest first within each.
-fn by_request(logs: Vec<Value>) -> Vec<(String, Vec<Value>)> {
-    let mut groups: Vec<(String, Vec<Value>)> = Vec::new();
-    for log in logs {
-        let request = log["request_sid"].as_str().unwrap_or("-").to_owned();
+fn by_request(logs: Vec<(Value, Log)>) -> Vec<(String, Vec<(Value, Log)>)> {
+    let mut groups: Vec<(String, Vec<(Value, Log)>)> = Vec::new();
+    for (raw, log) in logs {
+        let request = log.request_sid.clone().unwrap_or_else(|| "-".to_owned());
         match groups.iter_mut().find(|(r, _)| *r == request) {
-            Some((_, logs)) => logs.push(log),
-            None => groups.push((request, vec![log])),
+            Some((_, logs)) => logs.push((raw, log)),
+            None => groups.push((request, vec![(raw, log)])),
         }
     }
     for (_, logs) in &mut groups {
-        logs.sort_by(|a, b| a["date_created"].as_str().cmp(&b["date_created"].as_str()));
+        logs.sort_by(|(_, a), (_, b)| a.date_created.cmp(&b.date_created));
     }
     groups
 }
@@ -876,216 +961,242 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
         .map_err(|err| format!("cannot start: {err}"))
 }
 
-/// Columns of a listing: a header and the field it shows.
-type Columns = &'static [(&'static str, &'static str)];
+/// Columns of a listing: a header and how to read its cell from the item.
+type Columns<T> = &'static [(&'static str, fn(&T) -> String)];
 
-const CALL_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("STATUS", "status"),
-    ("DIRECTION", "direction"),
-    ("FROM", "from"),
-    ("TO", "to"),
-    ("START", "start_time"),
-    ("DURATION", "duration"),
+/// A nullable text field's cell: `-` when null or empty.
+fn opt(field: &Option<String>) -> String {
+    text(field).unwrap_or("-").to_owned()
+}
+
+/// A nullable field's cell, as JSON text when it is not text.
+fn shown<V: std::fmt::Display>(field: &Option<V>) -> String {
+    field
+        .as_ref()
+        .map_or_else(|| "-".to_owned(), ToString::to_string)
+}
+
+/// A list of JSON values' cell: `-` when null.
+fn list(field: &Option<Vec<Value>>) -> String {
+    field.as_ref().map_or_else(
+        || "-".to_owned(),
+        |items| Value::Array(items.clone()).to_string(),
+    )
+}
+
+const CALL_COLUMNS: Columns<Call> = &[
+    ("SID", |c| opt(&c.sid)),
+    ("STATUS", |c| c.status.clone()),
+    ("DIRECTION", |c| opt(&c.direction)),
+    ("FROM", |c| opt(&c.from)),
+    ("TO", |c| opt(&c.to)),
+    ("START", |c| opt(&c.start_time)),
+    ("DURATION", |c| opt(&c.duration)),
 ];
 
-const CALL_FIELDS: Columns = &[
-    ("SID", "sid"),
-    ("Status", "status"),
-    ("Direction", "direction"),
-    ("From", "from"),
-    ("To", "to"),
-    ("Started", "start_time"),
-    ("Ended", "end_time"),
-    ("Duration", "duration"),
-    ("Answered by", "answered_by"),
-    ("Parent", "parent_call_sid"),
+const CALL_FIELDS: Columns<Call> = &[
+    ("SID", |c| opt(&c.sid)),
+    ("Status", |c| c.status.clone()),
+    ("Direction", |c| opt(&c.direction)),
+    ("From", |c| opt(&c.from)),
+    ("To", |c| opt(&c.to)),
+    ("Started", |c| opt(&c.start_time)),
+    ("Ended", |c| opt(&c.end_time)),
+    ("Duration", |c| opt(&c.duration)),
+    ("Answered by", |c| opt(&c.answered_by)),
+    ("Parent", |c| opt(&c.parent_call_sid)),
 ];
 
-const ANNOTATION_FIELDS: Columns = &[
-    ("Answered by", "answered_by"),
-    ("Quality", "call_score"),
-    ("Issues", "quality_issues"),
-    ("Spam", "spam"),
-    ("Comment", "comment"),
-    ("Incident", "incident"),
+const ANNOTATION_FIELDS: Columns<Annotation> = &[
+    ("Answered by", |a| a.answered_by.clone()),
+    ("Quality", |a| shown(&a.call_score)),
+    ("Issues", |a| list(&a.quality_issues)),
+    ("Spam", |a| shown(&a.spam)),
+    ("Comment", |a| opt(&a.comment)),
+    ("Incident", |a| opt(&a.incident)),
 ];
 
-const RECORDING_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("STATUS", "status"),
-    ("DURATION", "duration"),
-    ("CREATED", "date_created"),
+const RECORDING_COLUMNS: Columns<Recording> = &[
+    ("SID", |r| opt(&r.sid)),
+    ("STATUS", |r| r.status.clone()),
+    ("DURATION", |r| opt(&r.duration)),
+    ("CREATED", |r| opt(&r.date_created)),
 ];
 
-const EVENT_COLUMNS: Columns = &[
-    ("URL", "request.url"),
-    ("STATUS", "response.response_code"),
-    ("TOOK (ms)", "response.request_duration"),
+const EVENT_COLUMNS: Columns<Event> = &[
+    ("URL", |e| e.url().unwrap_or("-").to_owned()),
+    ("STATUS", |e| shown(&e.response_code())),
+    ("TOOK (ms)", |e| shown(&e.request_duration())),
 ];
 
-const TASK_FIELDS: Columns = &[
-    ("SID", "sid"),
-    ("Status", "assignment_status"),
-    ("Reason", "reason"),
-    ("Workflow", "workflow_sid"),
-    ("Workflow name", "workflow_friendly_name"),
-    ("Queue", "task_queue_sid"),
-    ("Queue name", "task_queue_friendly_name"),
-    ("Priority", "priority"),
-    ("Age (s)", "age"),
-    ("Timeout (s)", "timeout"),
-    ("Created", "date_created"),
-    ("Attributes", "attributes"),
+const TASK_FIELDS: Columns<Task> = &[
+    ("SID", |t| opt(&t.sid)),
+    ("Status", |t| t.assignment_status.clone()),
+    ("Reason", |t| opt(&t.reason)),
+    ("Workflow", |t| opt(&t.workflow_sid)),
+    ("Workflow name", |t| opt(&t.workflow_friendly_name)),
+    ("Queue", |t| opt(&t.task_queue_sid)),
+    ("Queue name", |t| opt(&t.task_queue_friendly_name)),
+    ("Priority", |t| t.priority.to_string()),
+    ("Age (s)", |t| t.age.to_string()),
+    ("Timeout (s)", |t| t.timeout.to_string()),
+    ("Created", |t| opt(&t.date_created)),
+    ("Attributes", |t| opt(&t.attributes)),
 ];
 
-const WORKFLOW_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("NAME", "friendly_name"),
-    ("ROUTES TO", "routes_to"),
-    ("UPDATED", "date_updated"),
+const WORKFLOW_COLUMNS: Columns<Workflow> = &[
+    ("SID", |w| opt(&w.sid)),
+    ("NAME", |w| opt(&w.friendly_name)),
+    ("ROUTES TO", routes_to),
+    ("UPDATED", |w| opt(&w.date_updated)),
 ];
 
-const QUEUE_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("NAME", "friendly_name"),
-    ("TARGET WORKERS", "target_workers"),
-    ("ORDER", "task_order"),
+const QUEUE_COLUMNS: Columns<TaskQueue> = &[
+    ("SID", |q| opt(&q.sid)),
+    ("NAME", |q| opt(&q.friendly_name)),
+    ("TARGET WORKERS", |q| opt(&q.target_workers)),
+    ("ORDER", |q| q.task_order.clone()),
 ];
 
-const FLOW_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("NAME", "friendly_name"),
-    ("STATUS", "status"),
-    ("VALID", "valid"),
-    ("REVISION", "revision"),
-    ("UPDATED", "date_updated"),
+const FLOW_COLUMNS: Columns<Flow> = &[
+    ("SID", |f| opt(&f.sid)),
+    ("NAME", |f| opt(&f.friendly_name)),
+    ("STATUS", |f| f.status.clone()),
+    ("VALID", |f| shown(&f.valid)),
+    ("REVISION", |f| f.revision.to_string()),
+    ("UPDATED", |f| opt(&f.date_updated)),
 ];
 
-const FLOW_FIELDS: Columns = &[
-    ("SID", "sid"),
-    ("Name", "friendly_name"),
-    ("Status", "status"),
-    ("Valid", "valid"),
-    ("Errors", "errors"),
-    ("Warnings", "warnings"),
-    ("Revision", "revision"),
-    ("Webhook URL", "webhook_url"),
-    ("Updated", "date_updated"),
+const FLOW_FIELDS: Columns<Flow> = &[
+    ("SID", |f| opt(&f.sid)),
+    ("Name", |f| opt(&f.friendly_name)),
+    ("Status", |f| f.status.clone()),
+    ("Valid", |f| shown(&f.valid)),
+    ("Errors", |f| list(&f.errors)),
+    ("Warnings", |f| list(&f.warnings)),
+    ("Revision", |f| f.revision.to_string()),
+    ("Webhook URL", |f| opt(&f.webhook_url)),
+    ("Updated", |f| opt(&f.date_updated)),
 ];
 
-const EXECUTION_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("STATUS", "status"),
-    ("CONTACT", "contact_channel_address"),
-    ("CREATED", "date_created"),
+const EXECUTION_COLUMNS: Columns<Execution> = &[
+    ("SID", |e| opt(&e.sid)),
+    ("STATUS", |e| e.status.clone()),
+    ("CONTACT", |e| opt(&e.contact_channel_address)),
+    ("CREATED", |e| opt(&e.date_created)),
 ];
 
-const EXECUTION_FIELDS: Columns = &[
-    ("SID", "sid"),
-    ("Flow", "flow_sid"),
-    ("Status", "status"),
-    ("Contact", "contact_channel_address"),
-    ("Created", "date_created"),
-    ("Updated", "date_updated"),
+const EXECUTION_FIELDS: Columns<Execution> = &[
+    ("SID", |e| opt(&e.sid)),
+    ("Flow", |e| opt(&e.flow_sid)),
+    ("Status", |e| e.status.clone()),
+    ("Contact", |e| opt(&e.contact_channel_address)),
+    ("Created", |e| opt(&e.date_created)),
+    ("Updated", |e| opt(&e.date_updated)),
 ];
 
-const STEP_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("NAME", "name"),
-    ("FROM", "transitioned_from"),
-    ("TO", "transitioned_to"),
-    ("CREATED", "date_created"),
+/// A step's `name` is the event that moved the execution on; the widgets
+/// are `transitioned_from` and `transitioned_to`.
+const STEP_COLUMNS: Columns<Step> = &[
+    ("SID", |s| opt(&s.sid)),
+    ("EVENT", |s| opt(&s.name)),
+    ("FROM", |s| opt(&s.transitioned_from)),
+    ("TO", |s| opt(&s.transitioned_to)),
+    ("CREATED", |s| opt(&s.date_created)),
 ];
 
-const NUMBER_COLUMNS: Columns = &[
-    ("NUMBER", "phone_number"),
-    ("SID", "sid"),
-    ("NAME", "friendly_name"),
-    ("ANSWERED BY", "handler"),
+const NUMBER_COLUMNS: Columns<IncomingNumber> = &[
+    ("NUMBER", |n| opt(&n.phone_number)),
+    ("SID", |n| opt(&n.sid)),
+    ("NAME", |n| opt(&n.friendly_name)),
+    ("ANSWERED BY", IncomingNumber::handler),
 ];
 
-const SERVICE_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("UNIQUE NAME", "unique_name"),
-    ("NAME", "friendly_name"),
+const SERVICE_COLUMNS: Columns<Service> = &[
+    ("SID", |s| opt(&s.sid)),
+    ("UNIQUE NAME", |s| opt(&s.unique_name)),
+    ("NAME", |s| opt(&s.friendly_name)),
 ];
 
-const FUNCTION_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("NAME", "friendly_name"),
-    ("UPDATED", "date_updated"),
+const FUNCTION_COLUMNS: Columns<Function> = &[
+    ("SID", |f| opt(&f.sid)),
+    ("NAME", |f| opt(&f.friendly_name)),
+    ("UPDATED", |f| opt(&f.date_updated)),
 ];
 
-const ENVIRONMENT_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("UNIQUE NAME", "unique_name"),
-    ("DOMAIN", "domain_name"),
-    ("BUILD", "build_sid"),
+const ENVIRONMENT_COLUMNS: Columns<Environment> = &[
+    ("SID", |e| opt(&e.sid)),
+    ("UNIQUE NAME", |e| opt(&e.unique_name)),
+    ("DOMAIN", |e| opt(&e.domain_name)),
+    ("BUILD", |e| opt(&e.build_sid)),
 ];
 
-const LOG_COLUMNS: Columns = &[
-    ("TIME", "date_created"),
-    ("LEVEL", "level"),
-    ("FUNCTION", "function_sid"),
-    ("MESSAGE", "message"),
+const LOG_COLUMNS: Columns<Log> = &[
+    ("TIME", |l| opt(&l.date_created)),
+    ("LEVEL", |l| opt(&l.level)),
+    ("FUNCTION", |l| opt(&l.function_sid)),
+    ("MESSAGE", |l| opt(&l.message)),
 ];
 
-const ACCOUNT_FIELDS: Columns = &[
-    ("SID", "sid"),
-    ("Name", "friendly_name"),
-    ("Status", "status"),
-    ("Type", "type"),
-    ("Owner", "owner_account_sid"),
-    ("Created", "date_created"),
+const ACCOUNT_FIELDS: Columns<Account> = &[
+    ("SID", |a| opt(&a.sid)),
+    ("Name", |a| opt(&a.friendly_name)),
+    ("Status", |a| a.status.clone()),
+    ("Type", |a| a.kind.clone()),
+    ("Owner", |a| opt(&a.owner_account_sid)),
+    ("Created", |a| opt(&a.date_created)),
 ];
 
-const USAGE_COLUMNS: Columns = &[
-    ("CATEGORY", "category"),
-    ("USAGE", "usage"),
-    ("UNIT", "usage_unit"),
-    ("PRICE", "price"),
-    ("FROM", "start_date"),
-    ("TO", "end_date"),
+const USAGE_COLUMNS: Columns<UsageRecord> = &[
+    ("CATEGORY", |u| opt(&u.category)),
+    ("USAGE", |u| opt(&u.usage)),
+    ("UNIT", |u| opt(&u.usage_unit)),
+    ("PRICE", |u| shown(&u.price)),
+    ("FROM", |u| opt(&u.start_date)),
+    ("TO", |u| opt(&u.end_date)),
 ];
 
-const APP_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("NAME", "friendly_name"),
-    ("VOICE URL", "voice_url"),
-    ("METHOD", "voice_method"),
+const APP_COLUMNS: Columns<Application> = &[
+    ("SID", |a| opt(&a.sid)),
+    ("NAME", |a| opt(&a.friendly_name)),
+    ("VOICE URL", |a| opt(&a.voice_url)),
+    ("METHOD", |a| opt(&a.voice_method)),
 ];
 
-const KEY_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("NAME", "friendly_name"),
-    ("CREATED", "date_created"),
+const KEY_COLUMNS: Columns<Key> = &[
+    ("SID", |k| opt(&k.sid)),
+    ("NAME", |k| opt(&k.friendly_name)),
+    ("CREATED", |k| opt(&k.date_created)),
 ];
 
-const ALERT_COLUMNS: Columns = &[
-    ("TIME", "date_created"),
-    ("LEVEL", "log_level"),
-    ("CODE", "error_code"),
-    ("RESOURCE", "resource_sid"),
-    ("TEXT", "alert_text"),
+const ALERT_COLUMNS: Columns<Alert> = &[
+    ("TIME", |a| opt(&a.date_created)),
+    ("LEVEL", |a| opt(&a.log_level)),
+    ("CODE", |a| opt(&a.error_code)),
+    ("RESOURCE", |a| opt(&a.resource_sid)),
+    ("TEXT", |a| opt(&a.alert_text)),
 ];
 
-const TASK_COLUMNS: Columns = &[
-    ("SID", "sid"),
-    ("STATUS", "assignment_status"),
-    ("WORKFLOW", "workflow_sid"),
-    ("QUEUE", "task_queue_sid"),
-    ("AGE (s)", "age"),
-    ("CREATED", "date_created"),
+const TASK_COLUMNS: Columns<Task> = &[
+    ("SID", |t| opt(&t.sid)),
+    ("STATUS", |t| t.assignment_status.clone()),
+    ("WORKFLOW", |t| opt(&t.workflow_sid)),
+    ("QUEUE", |t| opt(&t.task_queue_sid)),
+    ("AGE (s)", |t| t.age.to_string()),
+    ("CREATED", |t| opt(&t.date_created)),
 ];
 
 /// Prints `items` as columns, or as JSON.
-fn print(items: &[Value], output: &Output, cols: Columns) -> Result<ExitCode, String> {
+fn print<T: DeserializeOwned>(
+    resource: &str,
+    items: &[Value],
+    output: &Output,
+    cols: Columns<T>,
+) -> Result<ExitCode, String> {
     if output.json {
         json_out(Value::Array(items.to_vec()), output)?;
     } else {
-        let mut items = items.to_vec();
-        items.iter_mut().for_each(redact);
+        let items: Vec<T> = typed_all(resource, items)?;
         text_out(&columns(&items, cols, output.mask_pii))?;
     }
     Ok(ExitCode::SUCCESS)
@@ -1135,16 +1246,10 @@ fn redact(value: &mut Value) {
     }
 }
 
-/// The value of `path` (`a.b` for a nested field) in `item`, as text.
-fn cell(item: &Value, path: &str, mask: bool) -> String {
-    let value = path.split('.').fold(item, |value, key| &value[key]);
-    let text = match value {
-        Value::Null => "-".to_owned(),
-        Value::String(text) if text.is_empty() => "-".to_owned(),
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    // One line per item, whatever the platform wrote.
+/// A cell's text on one line (whatever the platform wrote), its phone
+/// number masked when asked.
+fn tidy(text: &str, mask: bool) -> String {
+    let text = if text.is_empty() { "-" } else { text };
     let text: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -1157,12 +1262,12 @@ fn cell(item: &Value, path: &str, mask: bool) -> String {
 }
 
 /// Columns aligned on the widest cell, a header first.
-fn columns(items: &[Value], cols: Columns, mask: bool) -> String {
+fn columns<T>(items: &[T], cols: Columns<T>, mask: bool) -> String {
     let rows: Vec<Vec<String>> = items
         .iter()
         .map(|item| {
             cols.iter()
-                .map(|(_, path)| cell(item, path, mask))
+                .map(|(_, read)| tidy(&read(item), mask))
                 .collect()
         })
         .collect();
@@ -1240,11 +1345,19 @@ mod tests {
 
     #[test]
     fn columns_align_and_stay_on_one_line() {
-        let items = [
-            json!({"sid": "CA1", "status": "failed", "to": "+15551230000"}),
-            json!({"sid": "CA22", "status": "line\nbreak", "to": null}),
+        let items: Vec<Call> = typed_all(
+            "calls",
+            &[
+                json!({"sid": "CA1", "status": "failed", "to": "+15551230000"}),
+                json!({"sid": "CA22", "status": "line\nbreak", "to": null}),
+            ],
+        )
+        .unwrap();
+        let cols: Columns<Call> = &[
+            ("SID", |c| opt(&c.sid)),
+            ("STATUS", |c| c.status.clone()),
+            ("TO", |c| opt(&c.to)),
         ];
-        let cols: Columns = &[("SID", "sid"), ("STATUS", "status"), ("TO", "to")];
         assert_eq!(
             columns(&items, cols, true),
             "SID   STATUS      TO\nCA1   failed      +•••••••0000\nCA22  line break  -\n"

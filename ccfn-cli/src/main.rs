@@ -11,6 +11,7 @@ mod logs;
 mod package;
 mod platform;
 mod probe;
+mod resources;
 mod summary;
 mod terminal;
 mod when;

@@ -477,9 +477,21 @@ fn reproduce(gathered: &Gathered, url: Option<&str>) -> String {
          set -eu\n\
          NL='\n'\n",
     );
-    let url = url.map_or(
-        std::borrow::Cow::Borrowed("https://set-URL-to-the-function-s-URL.invalid/"),
-        record::strip_url_userinfo,
+    // The URL the commands call: without its user information (which
+    // the runtime never needs), not with it written `[REDACTED]@`.
+    let url = url.map_or_else(
+        || "https://set-URL-to-the-function-s-URL.invalid/".to_owned(),
+        |url| match reqwest::Url::parse(url) {
+            Ok(parsed) if parsed.username().is_empty() && parsed.password().is_none() => {
+                url.to_owned()
+            }
+            Ok(mut parsed) => {
+                let _ = parsed.set_username("");
+                let _ = parsed.set_password(None);
+                parsed.to_string()
+            }
+            Err(_) => record::redact_url_userinfo(url).into_owned(),
+        },
     );
     let _ = writeln!(
         out,

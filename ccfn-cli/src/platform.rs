@@ -713,7 +713,8 @@ impl Platform {
 fn redact_userinfo(value: &mut Value) {
     match value {
         Value::String(text) => {
-            if let Some(redacted) = without_userinfo(text) {
+            if let std::borrow::Cow::Owned(redacted) = ccfn_core::record::redact_url_userinfo(text)
+            {
                 *text = redacted;
             }
         }
@@ -721,36 +722,6 @@ fn redact_userinfo(value: &mut Value) {
         Value::Object(map) => map.values_mut().for_each(redact_userinfo),
         _ => {}
     }
-}
-
-/// `text` with the userinfo of each URL in it (what stands between
-/// `://` and the last `@` of the authority) replaced by `[REDACTED]`, or
-/// `None` when it has none.
-fn without_userinfo(text: &str) -> Option<String> {
-    let mut out = String::new();
-    let mut rest = text;
-    let mut found = false;
-    while let Some(at) = rest.find("://") {
-        let (before, after) = rest.split_at(at + 3);
-        out.push_str(before);
-        let end = after
-            .find(|c: char| {
-                matches!(c, '/' | '?' | '#' | '\\' | '"' | '\'' | '<' | '>') || c.is_whitespace()
-            })
-            .unwrap_or(after.len());
-        let (authority, tail) = after.split_at(end);
-        match authority.rfind('@') {
-            Some(sign) => {
-                found = true;
-                out.push_str(ccfn_core::record::REDACTED);
-                out.push_str(&authority[sign..]);
-            }
-            None => out.push_str(authority),
-        }
-        rest = tail;
-    }
-    out.push_str(rest);
-    found.then_some(out)
 }
 
 /// Says on standard error that the listing of `resource` stopped early,

@@ -8,8 +8,8 @@
 //!
 //! - scrubs every secret value this process knows
 //!   ([`ccfn_core::record::scrub_secrets`]),
-//! - removes the user information (`user:password@`) of every URL
-//!   ([`ccfn_core::record::strip_url_userinfo`]), and
+//! - writes the user information (`user:password@`) of every URL as
+//!   `[REDACTED]@` ([`ccfn_core::record::redact_url_userinfo`]), and
 //! - writes every control character visibly escaped ([`visible`]): C0
 //!   but newline and tab as `\x1b`, DEL as `\x7f`, C1 as `\u{9b}`; JSON
 //!   text keeps its syntax ([`visible_json`]).
@@ -22,7 +22,7 @@
 use std::borrow::Cow;
 use std::io::{self, IsTerminal as _, Write};
 
-use ccfn_core::record::{scrubbed, strip_url_userinfo};
+use ccfn_core::record::{redact_url_userinfo, scrubbed};
 
 /// Whether `c` is written escaped in text for a person: every control
 /// character but newline and tab.
@@ -77,8 +77,8 @@ pub(crate) fn visible_json(text: &str) -> Cow<'_, str> {
 /// information of every URL removed. Borrowed when nothing was.
 pub(crate) fn clean(text: &str) -> Cow<'_, str> {
     match scrubbed(text) {
-        Cow::Borrowed(text) => strip_url_userinfo(text),
-        Cow::Owned(text) => Cow::Owned(strip_url_userinfo(&text).into_owned()),
+        Cow::Borrowed(text) => redact_url_userinfo(text),
+        Cow::Owned(text) => Cow::Owned(redact_url_userinfo(&text).into_owned()),
     }
 }
 
@@ -251,7 +251,7 @@ mod tests {
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(
             lines[0],
-            "t \\x1b]52;c;aGk=\\x07 \\u{9b}2J [REDACTED] https://h/x\\x0d"
+            "t \\x1b]52;c;aGk=\\x07 \\u{9b}2J [REDACTED] https://[REDACTED]@h/x\\x0d"
         );
         let json: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
         assert_eq!(json["d"], "\u{7f}\u{9b}");

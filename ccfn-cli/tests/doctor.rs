@@ -63,8 +63,7 @@ async fn callback(scenario: Scenario, router: &FakeTaskRouter) -> Run {
 async fn doctor(scenario: Scenario) -> (i32, String, Value) {
     let router = task_router(scenario).await;
     // A call that never reached the function leaves no record.
-    let reached = !matches!(scenario, Scenario::NumberNotOnFlow | Scenario::FlowInDraft);
-    let run = if reached {
+    let run = if scenario.runs_the_flow() {
         Some(callback(scenario, &router).await)
     } else {
         None
@@ -126,11 +125,14 @@ async fn doctor_on(fake: &FakePlatform, log: &str, name: &str) -> (i32, String, 
     (text.status.code().unwrap(), stdout, value)
 }
 
-/// The report with what changes from run to run replaced: the records'
-/// times (`2026-11-23T18:01:02.345Z`, not the platform's fixed dates) and
-/// the fakes' loopback ports.
+/// The report with what changes from run to run replaced: the call's day
+/// (yesterday, as the fake platform dates it), the records' times
+/// (`2026-11-23T18:01:02.345Z`) and the fakes' loopback ports.
 fn stable(report: &str) -> String {
-    let mut text = report.to_owned();
+    let date = center::rfc2822("");
+    let mut text = report
+        .replace(date.trim_end_matches(" +0000").trim_end(), "[day]")
+        .replace(&center::day(), "[day]");
     while let Some(at) = find_time(&text) {
         let end = at + text[at..].find([' ', ']', '\n']).unwrap_or(text.len() - at);
         text.replace_range(at..end, "[time]");
@@ -155,7 +157,6 @@ fn find_time(text: &str) -> Option<usize> {
             && bytes[i + 4] == b'-'
             && bytes[i + 10] == b'T'
             && bytes[i + 13] == b':'
-            && !text[i..].starts_with("2026-11-20T")
     })
 }
 
@@ -174,6 +175,19 @@ async fn a_healthy_call_passes_every_link() {
     let (code, text, json) = doctor(Scenario::Healthy).await;
     assert_eq!(code, 0, "{text}");
     assert_eq!(json["first_failure"], Value::Null);
+    // The steps name events (`incomingCall`, `success`): the widget is
+    // found by the transitions, and the chain goes on to the task.
+    assert!(
+        text.contains(&format!(
+            "[✓] Execution {} reached function widget {}\n",
+            center::EXECUTION,
+            center::WIDGET
+        )),
+        "{text}"
+    );
+    assert!(text.contains("then went to Ended on success"), "{text}");
+    assert!(text.contains("[✓] Task WT"), "{text}");
+    assert!(text.ends_with("\nNo issue found.\n"), "{text}");
     insta::assert_snapshot!("healthy", stable(&text));
 }
 
@@ -409,7 +423,7 @@ async fn a_number_alone_and_a_call_without_logs() {
     assert!(
         asked.query.contains(&(
             "DateCreatedFrom".to_owned(),
-            "2026-11-20T00:00:00Z".to_owned()
+            format!("{}T00:00:00Z", center::day())
         )),
         "{asked:?}"
     );
@@ -632,4 +646,308 @@ async fn a_function_with_the_flows_that_call_it() {
             assert!(text.contains("[✓] The business logic completed"), "{text}");
         }
     }
+}
+
+/// `ccfn doctor ARGS..` against `fake`, without logs: (exit status,
+/// stdout).
+async fn doctor_args(fake: &FakePlatform, args: &[&str]) -> (i32, String) {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+        .arg("doctor")
+        .args(args)
+        .envs(fake.vars())
+        .env_remove("API_KEY_SID")
+        .env_remove("API_KEY_SECRET")
+        .output()
+        .await
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let err = String::from_utf8(output.stderr).unwrap();
+    assert!(!text.contains(TOKEN) && !err.contains(TOKEN), "{text}{err}");
+    (output.status.code().unwrap(), text)
+}
+
+async fn center(scenario: Scenario) -> FakePlatform {
+    FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .contact_center(scenario)
+}
+
+#[tokio::test]
+async fn a_voice_url_that_differs_only_by_a_trailing_slash_is_a_warning() {
+    let (code, text, json) = doctor(Scenario::VoiceUrlTrailingSlash).await;
+    // Not a broken link (the chain goes on, to the task), not a silent
+    // pass: a warning that names the difference.
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(json["first_failure"], Value::Null);
+    assert!(
+        text.contains(&format!(
+            "[!] Number {} answers with flow {} “Inbound”, at a URL written differently",
+            center::NUMBER,
+            center::FLOW
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("they differ in a trailing slash the flow's has not"),
+        "{text}"
+    );
+    assert!(!text.contains("stale URL"), "{text}");
+    assert!(text.contains("[✓] Task WT"), "{text}");
+    assert!(text.ends_with("No link is broken; 1 warning.\n"), "{text}");
+    insta::assert_snapshot!("voice_url_trailing_slash", stable(&text));
+}
+
+#[tokio::test]
+async fn an_execution_in_the_last_second_of_the_call_s_day_is_found() {
+    let fake = center(Scenario::LastSecondOfTheDay).await;
+    // No logs: the execution is looked for among the flow's, by date.
+    let (code, text) = doctor_args(&fake, &["--call", center::CALL]).await;
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!("reached function widget {}", center::WIDGET)),
+        "{text}"
+    );
+    // `DateCreatedTo` keeps the executions "starting before" it: the
+    // bound is the next day's midnight, not 23:59:59Z.
+    let asked = fake
+        .requests()
+        .into_iter()
+        .find(|r| r.path.ends_with("/Executions"))
+        .expect("the executions were listed");
+    let bound = |name: &str| {
+        asked
+            .query
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        bound("DateCreatedFrom"),
+        Some(format!("{}T00:00:00Z", center::day()))
+    );
+    assert_eq!(
+        bound("DateCreatedTo"),
+        Some(format!("{}T00:00:00Z", center::day_after()))
+    );
+}
+
+#[tokio::test]
+async fn a_number_is_matched_exactly_never_partially() {
+    let fake = center(Scenario::Healthy).await;
+    // One digit short: the platform's `PhoneNumber` matches it partially
+    // (the main line and the sales line contain it); neither is it.
+    let short = &center::NUMBER[..center::NUMBER.len() - 1];
+    let (code, text) = doctor_args(&fake, &["--number", short]).await;
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!("[✗] Number {short} is not one of this account's")),
+        "{text}"
+    );
+    assert!(!text.contains("No issue found"), "{text}");
+    // A wildcard is not a number.
+    let (code, text) = doctor_args(&fake, &["--number", "+1555987000*"]).await;
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("is not a phone number in E.164"), "{text}");
+    // The sales line, written with spaces, is the sales line: one digit
+    // away from the main line, and not on the flow.
+    let (code, text) = doctor_args(&fake, &["--number", "+1 555 987 0001"]).await;
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!(
+            "[✗] Number {} is not pointed at a flow",
+            center::SALES_NUMBER
+        )),
+        "{text}"
+    );
+    assert!(text.contains(center::OLD_VOICE_URL), "{text}");
+    let asked: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/IncomingPhoneNumbers.json"))
+        .collect();
+    assert!(
+        asked.iter().any(|r| r
+            .query
+            .contains(&("PhoneNumber".to_owned(), center::SALES_NUMBER.to_owned()))),
+        "{asked:?}"
+    );
+}
+
+/// A flow as the platform's flow list answers it: `definition`, `valid`,
+/// `errors` and `warnings` null; and as fetching it answers it.
+fn listed_and_fetched() -> (Value, Value) {
+    let fetched = json!({
+        "sid": center::FLOW, "account_sid": ccfn_testkit::fake_platform::ACCOUNT_SID,
+        "author_sid": null, "commit_message": null, "friendly_name": "Inbound",
+        "status": "published", "revision": 12, "webhook_url": center::flow_webhook(),
+        "url": format!("https://studio.twilio.com/v2/Flows/{}", center::FLOW), "links": {},
+        "date_created": "2026-01-05T09:00:00Z", "date_updated": "2026-11-02T09:00:00Z",
+        "valid": true, "errors": [], "warnings": [],
+        "definition": { "states": [
+            { "name": "Trigger", "type": "trigger", "transitions": [{ "event": "incomingCall", "next": center::WIDGET }] },
+            { "name": center::WIDGET, "type": "run-function", "properties": { "url": center::FUNCTION_URL }, "transitions": [] },
+        ] },
+    });
+    let mut listed = fetched.clone();
+    for field in ["definition", "valid", "errors", "warnings"] {
+        listed[field] = Value::Null;
+    }
+    (listed, fetched)
+}
+
+#[tokio::test]
+async fn a_function_is_found_in_flows_the_list_gives_without_definition() {
+    let (listed, fetched) = listed_and_fetched();
+    let fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with(Resource::Flows, listed)
+        .with_object(format!("/v2/Flows/{}", center::FLOW), fetched)
+        .with_list(Resource::Alerts);
+    let (code, text) = doctor_args(&fake, &["--function", "wait-experience"]).await;
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!(
+            "[✓] Flow {} calls it from widget {}, published and valid",
+            center::FLOW,
+            center::WIDGET
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("No flow's function widget"), "{text}");
+    assert!(
+        fake.requests()
+            .iter()
+            .any(|r| r.path == format!("/v2/Flows/{}", center::FLOW)),
+        "the flow was fetched by its SID"
+    );
+}
+
+#[tokio::test]
+async fn a_flow_list_the_platform_cannot_complete_is_said() {
+    // The list has the flow, fetching it fails: a warning naming the
+    // flow, not "no widget calls it" as if the flow had none.
+    let (listed, _) = listed_and_fetched();
+    let fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with(Resource::Flows, listed.clone())
+        .with_object(
+            format!("/v2/Flows/{}", center::FLOW),
+            json!({"sid": center::FLOW, "status": null}),
+        )
+        .with_list(Resource::Alerts);
+    let (code, text) = doctor_args(&fake, &["--function", "wait-experience"]).await;
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!(
+            "[!] Flow {}: its definition cannot be read",
+            center::FLOW
+        )),
+        "{text}"
+    );
+    assert!(text.contains("at `status`"), "{text}");
+}
+
+#[tokio::test]
+async fn a_hostile_flow_name_cannot_forge_a_check_or_drive_the_terminal() {
+    // The flow's name, as the platform returns it, holds a line break
+    // followed by a forged passing check, and an OSC 52 sequence that
+    // would write the operator's clipboard.
+    let (_, mut fetched) = listed_and_fetched();
+    fetched["friendly_name"] = json!(
+        "Inbound\n[✓] Workflow WW0 routes to every queue\u{1b}]52;c;Y2FuYXJ5\u{7}\r[✓] No issue"
+    );
+    let fake = center(Scenario::Healthy)
+        .await
+        .with_object(format!("/v2/Flows/{}", center::FLOW), fetched);
+    let (code, text) = doctor_args(&fake, &["--number", center::NUMBER]).await;
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character reached the terminal: {text:?}"
+    );
+    assert!(
+        text.lines()
+            .all(|l| !l.starts_with("[✓] Workflow") && !l.starts_with("[✓] No issue")),
+        "a check was forged: {text}"
+    );
+    assert!(
+        text.contains("“Inbound\\x0a[✓] Workflow WW0 routes to every queue\\x1b]52;c;Y2FuYXJ5\\x07\\x0d[✓] No issue”"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn steps_not_shaped_as_the_definitions_are_said_not_taken_for_a_path() {
+    // A step whose widget is a number: the doctor says the steps cannot
+    // be read (naming the field), not that the flow never reached the
+    // function widget.
+    let steps = format!(
+        "/v2/Flows/{}/Executions/{}/Steps",
+        center::FLOW,
+        center::EXECUTION
+    );
+    let fake = center(Scenario::Healthy).await.with_object(
+        steps.clone(),
+        json!({
+            "steps": [{ "sid": center::STEP_INTO_WIDGET, "name": "incomingCall",
+                        "transitioned_from": "Trigger", "transitioned_to": 42 }],
+            "meta": { "key": "steps", "page": 0, "page_size": 50, "url": steps,
+                      "first_page_url": steps, "previous_page_url": null, "next_page_url": null },
+        }),
+    );
+    let (code, text) = doctor_args(&fake, &["--call", center::CALL]).await;
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains(&format!(
+            "[✗] Execution {}'s steps cannot be read",
+            center::EXECUTION
+        )),
+        "{text}"
+    );
+    assert!(text.contains("at `transitioned_to`"), "{text}");
+    assert!(!text.contains("did not reach a function widget"), "{text}");
+}
+
+#[tokio::test]
+async fn an_old_call_s_alerts_are_said_not_checked() {
+    // The platform's alerts cannot be queried further back than 30 days:
+    // for a call of September, the doctor says it does not check them,
+    // rather than "no alert names the call" from an empty answer.
+    let router = task_router(Scenario::Healthy).await;
+    let run = callback(Scenario::Healthy, &router).await;
+    let mut fake = center(Scenario::Healthy).await.with_object(
+        format!(
+            "/2010-04-01/Accounts/{}/Calls/{}.json",
+            ccfn_testkit::fake_platform::ACCOUNT_SID,
+            center::CALL
+        ),
+        json!({
+            "sid": center::CALL, "account_sid": ccfn_testkit::fake_platform::ACCOUNT_SID,
+            "from": center::CALLER, "to": center::NUMBER, "direction": "inbound", "status": "completed",
+            "start_time": "Tue, 01 Sep 2026 10:00:00 +0000", "end_time": "Tue, 01 Sep 2026 10:00:42 +0000",
+        }),
+    );
+    for task in router.tasks() {
+        fake = fake.with(
+            Resource::Tasks {
+                workspace: center::WORKSPACE.to_owned(),
+            },
+            task,
+        );
+    }
+    let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
+    let (code, text, _) = doctor_on(&fake, &lines, "old-call").await;
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("[-] Alerts are not checked\n    • the call is of 2026-09-01: the platform's alerts cannot be queried further back than 30 days"),
+        "{text}"
+    );
+    assert!(!text.contains("No platform alert names"), "{text}");
+    assert!(
+        !fake.requests().iter().any(|r| r.path == "/v1/Alerts"),
+        "the alerts were not asked"
+    );
 }

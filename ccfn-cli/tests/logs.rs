@@ -900,7 +900,7 @@ fn the_environment_s_known_secrets_are_not_shown() {
             "header [REDACTED] sent",
             "public [REDACTED] url",
             "key [REDACTED] used",
-            "to https://h.example/x"
+            "to https://[REDACTED]@h.example/x"
         ]
     );
     std::fs::remove_dir_all(&dir).unwrap();

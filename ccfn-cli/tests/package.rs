@@ -526,12 +526,13 @@ fn no_secret_of_the_environment_or_the_records_is_in_the_package() {
         "{records}"
     );
     assert!(
-        all.contains("https://api.example.com/v1") && all.contains("http://127.0.0.1:9/x"),
+        all.contains("https://[REDACTED]@api.example.com/v1")
+            && all.contains("http://[REDACTED]@127.0.0.1:9/x"),
         "{all}"
     );
     let environment = std::fs::read_to_string(folder.join("environment.txt")).unwrap();
     assert!(
-        environment.contains("OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318"),
+        environment.contains("OTEL_EXPORTER_OTLP_ENDPOINT=http://[REDACTED]@127.0.0.1:4318"),
         "{environment}"
     );
     let script = std::fs::read_to_string(folder.join("reproduce.sh")).unwrap();

@@ -1069,3 +1069,135 @@ mod hostile {
         );
     }
 }
+
+/// A flow with every field of the platform's definition, as fetching it
+/// answers it, and as the flow list answers it: `definition`, `valid`,
+/// `errors` and `warnings` null.
+fn flow_fetched_and_listed(sid: &str, valid: bool) -> (Value, Value) {
+    let fetched = json!({
+        "sid": sid, "account_sid": ccfn_testkit::fake_platform::ACCOUNT_SID, "author_sid": null,
+        "commit_message": null, "friendly_name": "Inbound", "status": "published", "revision": 3,
+        "valid": valid, "errors": if valid { json!([]) } else { json!([{"message": "widget say_1: no text"}]) },
+        "warnings": [], "definition": {"states": [{"name": "Trigger", "type": "trigger", "transitions": []}]},
+        "webhook_url": format!("https://webhooks.twilio.com/v1/Accounts/AC/Flows/{sid}"),
+        "url": format!("https://studio.twilio.com/v2/Flows/{sid}"), "links": {},
+        "date_created": "2026-11-01T09:00:00Z", "date_updated": "2026-11-20T09:00:00Z",
+    });
+    let mut listed = fetched.clone();
+    for field in ["definition", "valid", "errors", "warnings"] {
+        listed[field] = Value::Null;
+    }
+    (fetched, listed)
+}
+
+#[tokio::test]
+async fn flows_list_shows_the_validity_the_list_leaves_out() {
+    let valid = "FW00000000000000000000000000000001";
+    let invalid = "FW00000000000000000000000000000002";
+    let mut fake = platform().await;
+    for (sid, is_valid) in [(valid, true), (invalid, false)] {
+        let (fetched, listed) = flow_fetched_and_listed(sid, is_valid);
+        fake = fake
+            .with(Resource::Flows, listed)
+            .with_object(format!("/v2/Flows/{sid}"), fetched);
+    }
+    let (code, out, err) = ccfn(&fake, &["flows", "list"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("{valid}  Inbound  published  true ")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("{invalid}  Inbound  published  false")),
+        "{out}"
+    );
+    // The JSON is the flows as fetched: their validity and errors.
+    let (_, out, _) = ccfn(&fake, &["flows", "list", "--json"]).await;
+    let flows: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(flows[1]["valid"], false, "{out}");
+    assert_eq!(flows[1]["errors"][0]["message"], "widget say_1: no text");
+}
+
+#[tokio::test]
+async fn tasks_are_listed_newest_first() {
+    // Needs the fake to serve `Ordering` as the platform does (oldest
+    // first by default; `DateCreated:desc` newest first).
+    let mut fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN);
+    for (n, day) in [(1, 18), (2, 19), (3, 20)] {
+        let mut task = task(n, "pending");
+        task["date_created"] = json!(format!("2026-11-{day}T10:00:00Z"));
+        fake = fake.with(
+            Resource::Tasks {
+                workspace: WORKSPACE.to_owned(),
+            },
+            task,
+        );
+    }
+    let (code, out, err) = ccfn(&fake, &["tasks", "list", "--workspace", WORKSPACE]).await;
+    assert_eq!(code, 0, "{err}");
+    let asked = fake
+        .requests()
+        .into_iter()
+        .find(|r| r.path.ends_with("/Tasks"))
+        .expect("the tasks were listed");
+    assert!(
+        asked
+            .query
+            .contains(&("Ordering".to_owned(), "DateCreated:desc".to_owned())),
+        "{asked:?}"
+    );
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(rows[0].starts_with(&format!("WT{:032x}", 3)), "{out}");
+    assert!(rows[2].starts_with(&format!("WT{:032x}", 1)), "{out}");
+}
+
+#[tokio::test]
+async fn alerts_further_back_than_30_days_are_refused_not_answered_empty() {
+    let fake = everything().await;
+    let (code, out, err) = ccfn(&fake, &["account", "alerts", "--since", "2020-01-01"]).await;
+    assert_eq!(code, 2, "{out}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains(
+            "--since 2020-01-01: the platform's alerts cannot be queried further back than 30 days"
+        ),
+        "{err}"
+    );
+    assert!(
+        !fake.requests().iter().any(|r| r.path == "/v1/Alerts"),
+        "the platform is not asked"
+    );
+}
+
+#[tokio::test]
+async fn an_answer_not_shaped_as_the_definitions_names_the_field() {
+    // A task's `age` is an integer, never null: an answer that says
+    // otherwise is reported with the field, not shown as `-`.
+    let mut broken = task(1, "pending");
+    broken["age"] = Value::Null;
+    let fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with(
+            Resource::Tasks {
+                workspace: WORKSPACE.to_owned(),
+            },
+            broken,
+        );
+    let task_sid = format!("WT{:032x}", 1);
+    let (code, _, err) = ccfn(
+        &fake,
+        &["tasks", "get", &task_sid, "--workspace", WORKSPACE],
+    )
+    .await;
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "task {task_sid}: the platform's answer is not shaped as its definitions say: at `age`"
+        )),
+        "{err}"
+    );
+}

@@ -449,27 +449,32 @@ fn userinfo_spans(text: &str) -> Vec<std::ops::Range<usize>> {
 }
 
 /// `text` with the user information (`user:password@`) of every URL in
-/// it removed: what a URL is shown as, on a terminal or in a file sent to
-/// someone. Borrowed when no URL in it has any.
+/// it written `[REDACTED]@`: what a URL is shown as, on a terminal or in
+/// a file sent to someone, still saying that it carries credentials (a
+/// webhook URL with basic authentication, say). Borrowed when no URL in
+/// it has any, or only `[REDACTED]@` already.
 ///
 /// ```
-/// use ccfn_core::record::strip_url_userinfo;
+/// use ccfn_core::record::redact_url_userinfo;
 ///
 /// assert_eq!(
-///     strip_url_userinfo("GET https://ops:hunter2-pass@cc.example.com/x failed"),
-///     "GET https://cc.example.com/x failed"
+///     redact_url_userinfo("GET https://ops:hunter2-pass@cc.example.com/x failed"),
+///     "GET https://[REDACTED]@cc.example.com/x failed"
 /// );
 /// ```
 #[must_use]
-pub fn strip_url_userinfo(text: &str) -> std::borrow::Cow<'_, str> {
+pub fn redact_url_userinfo(text: &str) -> std::borrow::Cow<'_, str> {
+    let redacted = |span: &std::ops::Range<usize>| text[span.start..span.end - 1] == *REDACTED;
     let spans = userinfo_spans(text);
-    if spans.is_empty() {
+    if spans.iter().all(redacted) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     let mut kept = 0;
     for span in spans {
         out.push_str(&text[kept..span.start]);
+        out.push_str(REDACTED);
+        out.push('@');
         kept = span.end;
     }
     out.push_str(&text[kept..]);
@@ -795,14 +800,21 @@ mod tests {
     #[test]
     fn url_user_information_is_stripped_and_its_password_registered() {
         assert_eq!(
-            strip_url_userinfo("a http://u:p%40ss-word@h:1/x?q=http://z@y b ftp://t@s"),
-            "a http://h:1/x?q=http://y b ftp://s"
+            redact_url_userinfo("a http://u:p%40ss-word@h:1/x?q=http://z@y b ftp://t@s"),
+            "a http://[REDACTED]@h:1/x?q=http://[REDACTED]@y b ftp://[REDACTED]@s"
         );
         assert!(matches!(
-            strip_url_userinfo("mail oncall@example.com at https://h/p@q"),
+            redact_url_userinfo("https://[REDACTED]@h/x"),
             std::borrow::Cow::Borrowed(_)
         ));
-        assert_eq!(strip_url_userinfo("\"https://k@h\""), "\"https://h\"");
+        assert!(matches!(
+            redact_url_userinfo("mail oncall@example.com at https://h/p@q"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            redact_url_userinfo("\"https://k@h\""),
+            "\"https://[REDACTED]@h\""
+        );
         assert_eq!(
             register_url_userinfo("CCFN_PUBLIC_URL=https://ops:canary%2Furl-pass@cc.example.com"),
             2

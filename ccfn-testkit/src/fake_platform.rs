@@ -1254,9 +1254,14 @@ fn snake_case(name: &str) -> String {
 
 /// The SIDs and numbers of the contact center [`FakePlatform::contact_center`]
 /// sets up: a number answered by a flow, whose function widget calls the
-/// example wait experience; one call through it; a task-router workspace
-/// with a callback workflow and its queue.
+/// example wait experience; one call through it, yesterday (UTC); a
+/// task-router workspace with a callback workflow and its queue. Every
+/// item has every field of its definition in the platform's published
+/// API definitions, dates as each product writes them (RFC 2822 in the
+/// 2010 API, ISO 8601 elsewhere).
 pub mod center {
+    use std::time::{SystemTime, UNIX_EPOCH};
+
     /// The call.
     pub const CALL: &str = "CAd0c70000000000000000000000000001";
     /// Who called.
@@ -1265,10 +1270,24 @@ pub mod center {
     pub const NUMBER: &str = "+15559870000";
     /// The number's SID.
     pub const NUMBER_SID: &str = "PNd0c70000000000000000000000000001";
+    /// Another number of the account, one digit away from [`NUMBER`]: the
+    /// sales line, not pointed at the flow.
+    pub const SALES_NUMBER: &str = "+15559870001";
+    /// The sales line's SID.
+    pub const SALES_NUMBER_SID: &str = "PNd0c70000000000000000000000000002";
+    /// The voice URL of the sales line (and of [`NUMBER`] when it is not
+    /// on the flow).
+    pub const OLD_VOICE_URL: &str = "https://cc-old.example.com/voice";
     /// The flow the number runs.
     pub const FLOW: &str = "FWd0c70000000000000000000000000001";
     /// The flow's execution for the call.
     pub const EXECUTION: &str = "FNd0c70000000000000000000000000001";
+    /// The step that entered the function widget (`incomingCall`, from
+    /// the trigger).
+    pub const STEP_INTO_WIDGET: &str = "FTd0c70000000000000000000000000001";
+    /// The step that left the function widget (`success`): its context
+    /// holds the function's answer.
+    pub const STEP_OUT_OF_WIDGET: &str = "FTd0c70000000000000000000000000002";
     /// The flow's function widget.
     pub const WIDGET: &str = "wait_experience";
     /// The URL the function widget calls.
@@ -1292,6 +1311,68 @@ pub mod center {
             "https://webhooks.twilio.com/v1/Accounts/{}/Flows/{FLOW}",
             super::ACCOUNT_SID
         )
+    }
+
+    /// The day of the call, `YYYY-MM-DD`: yesterday in UTC, so that the
+    /// call is always within the platform's 30 days of alerts.
+    #[must_use]
+    pub fn day() -> String {
+        let (year, month, day) = civil(yesterday());
+        format!("{year:04}-{month:02}-{day:02}")
+    }
+
+    /// The day after the call's day, `YYYY-MM-DD`.
+    #[must_use]
+    pub fn day_after() -> String {
+        let (year, month, day) = civil(yesterday() + 1);
+        format!("{year:04}-{month:02}-{day:02}")
+    }
+
+    /// `time` (`HH:MM:SS`) on the call's day as the 2010 API writes
+    /// dates (RFC 2822): `Wed, 25 Nov 2026 10:00:00 +0000`.
+    #[must_use]
+    pub fn rfc2822(time: &str) -> String {
+        rfc2822_of(yesterday(), time)
+    }
+
+    /// `time` on a day (days since 1970-01-01) as RFC 2822 writes it.
+    pub(super) fn rfc2822_of(days: i64, time: &str) -> String {
+        const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+        const MONTHS: [&str; 12] = [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ];
+        let (year, month, day) = civil(days);
+        let weekday = DAYS[usize::try_from(days.rem_euclid(7)).unwrap_or(0)];
+        let month = MONTHS[usize::try_from(month - 1).unwrap_or(0)];
+        format!("{weekday}, {day:02} {month} {year} {time} +0000")
+    }
+
+    /// `time` (`HH:MM:SS`) on the call's day as the newer APIs write
+    /// dates (ISO 8601): `2026-11-25T10:00:00Z`.
+    #[must_use]
+    pub fn iso(time: &str) -> String {
+        format!("{}T{time}Z", day())
+    }
+
+    /// Days since 1970-01-01 of yesterday, in UTC.
+    fn yesterday() -> i64 {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        i64::try_from(now / 86_400).unwrap_or(0) - 1
+    }
+
+    /// (year, month, day) of a number of days since 1970-01-01.
+    fn civil(days: i64) -> (i64, i64, i64) {
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        (yoe + era * 400 + i64::from(month <= 2), month, day)
     }
 }
 
@@ -1319,14 +1400,31 @@ pub enum Scenario {
     /// The workflow routes callbacks to [`center::OTHER_QUEUE`], not
     /// [`center::QUEUE`].
     QueueMismatch,
+    /// Nothing is broken, but the number's voice URL is the flow's
+    /// webhook URL with a trailing slash.
+    VoiceUrlTrailingSlash,
+    /// Nothing is broken; the call came at 23:59:58Z, and the flow's
+    /// execution for it is of 23:59:59Z, the day's last second.
+    LastSecondOfTheDay,
+}
+
+impl Scenario {
+    /// Whether the flow ran for the call (it did not when the number is
+    /// elsewhere or the flow in draft).
+    #[must_use]
+    pub fn runs_the_flow(self) -> bool {
+        !matches!(self, Scenario::NumberNotOnFlow | Scenario::FlowInDraft)
+    }
 }
 
 impl FakePlatform {
     /// Sets up the contact center of [`center`], broken as `scenario`
-    /// says: the number, the flow (a trigger, then the function widget),
-    /// the call and its webhook log, the flow's execution and steps for
-    /// the call, the workspace's workflow and queue. A task the function
-    /// created is added with [`FakePlatform::with`] and
+    /// says: the number (and the sales line, one digit away), the flow (a
+    /// trigger, then the function widget), the call and its webhook log,
+    /// the flow's execution, its steps (each `name` the event, the widgets
+    /// in `transitioned_from` and `transitioned_to`) and the step contexts
+    /// for the call, the workspace's workflow and queues, the account. A
+    /// task the function created is added with [`FakePlatform::with`] and
     /// [`Resource::Tasks`].
     ///
     /// ```
@@ -1342,17 +1440,17 @@ impl FakePlatform {
     pub fn contact_center(self, scenario: Scenario) -> Self {
         use center::*;
         let account = format!("/2010-04-01/Accounts/{ACCOUNT_SID}");
-        let voice_url = if scenario == Scenario::NumberNotOnFlow {
-            "https://cc-old.example.com/voice".to_owned()
-        } else {
-            flow_webhook()
+        let voice_url = match scenario {
+            Scenario::NumberNotOnFlow => OLD_VOICE_URL.to_owned(),
+            Scenario::VoiceUrlTrailingSlash => format!("{}/", flow_webhook()),
+            _ => flow_webhook(),
         };
         let (status, valid, errors) = match scenario {
             Scenario::FlowInDraft => ("draft", true, json!([])),
             Scenario::InvalidWidgetUrl => (
                 "published",
                 false,
-                json!([{ "message": format!("Widget {WIDGET}: the webhook URL is not a valid URL"), "property_path": format!("#/states/1/properties/url") }]),
+                json!([{ "message": format!("Widget {WIDGET}: the webhook URL is not a valid URL"), "property_path": "#/states/1/properties/url" }]),
             ),
             _ => ("published", true, json!([])),
         };
@@ -1363,105 +1461,205 @@ impl FakePlatform {
             }
             _ => json!({ "task_routing": { "filters": [], "default_filter": { "queue": QUEUE } } }),
         };
+        let (started, ended, executed) = if scenario == Scenario::LastSecondOfTheDay {
+            ("23:59:58", "23:59:59", "23:59:59")
+        } else {
+            ("10:00:00", "10:00:42", "10:00:01")
+        };
+        let flow_url = format!("https://studio.twilio.com/v2/Flows/{FLOW}");
+        let execution_url = format!("{flow_url}/Executions/{EXECUTION}");
         let mut fake = self
             .with(
                 Resource::IncomingPhoneNumbers,
-                json!({
-                    "sid": NUMBER_SID, "account_sid": ACCOUNT_SID, "phone_number": NUMBER,
-                    "friendly_name": "Main line", "voice_url": voice_url, "voice_method": "POST",
-                    "voice_application_sid": "", "trunk_sid": null,
-                }),
+                number(NUMBER_SID, NUMBER, "Main line", &voice_url),
+            )
+            .with(
+                Resource::IncomingPhoneNumbers,
+                number(SALES_NUMBER_SID, SALES_NUMBER, "Sales line", OLD_VOICE_URL),
             )
             .with(
                 Resource::Flows,
                 json!({
-                    "sid": FLOW, "account_sid": ACCOUNT_SID, "friendly_name": "Inbound",
+                    "sid": FLOW, "account_sid": ACCOUNT_SID, "author_sid": "USd0c70000000000000000000000000001",
+                    "friendly_name": "Inbound", "commit_message": "Callback option",
                     "status": status, "valid": valid, "errors": errors, "warnings": [], "revision": 12,
-                    "webhook_url": flow_webhook(), "date_updated": "2026-11-20T09:00:00Z",
-                    "definition": { "states": [
-                        { "name": "Trigger", "type": "trigger", "transitions": [{ "event": "incomingCall", "next": WIDGET }] },
-                        { "name": WIDGET, "type": "run-function", "properties": { "url": FUNCTION_URL } },
-                    ] },
+                    "webhook_url": flow_webhook(), "url": flow_url,
+                    "date_created": "2026-01-05T09:00:00Z", "date_updated": "2026-11-02T09:00:00Z",
+                    "links": { "revisions": format!("{flow_url}/Revisions"), "test_users": format!("{flow_url}/TestUsers"), "executions": format!("{flow_url}/Executions") },
+                    "definition": {
+                        "description": "Inbound", "initial_state": "Trigger",
+                        "flags": { "allow_concurrent_calls": true },
+                        "states": [
+                            { "name": "Trigger", "type": "trigger", "properties": { "offset": { "x": 0, "y": 0 } }, "transitions": [
+                                { "event": "incomingMessage" }, { "event": "incomingCall", "next": WIDGET },
+                                { "event": "incomingConversationMessage" }, { "event": "incomingRequest" }, { "event": "incomingParent" },
+                            ] },
+                            { "name": WIDGET, "type": "run-function", "properties": {
+                                "service_sid": "ZSd0c70000000000000000000000000001", "environment_sid": "ZEd0c70000000000000000000000000001",
+                                "function_sid": "ZHd0c70000000000000000000000000001", "url": FUNCTION_URL,
+                                "parameters": [{ "key": "Digits", "value": "{{widgets.gather.Digits}}" }],
+                                "offset": { "x": 0, "y": 200 },
+                            }, "transitions": [{ "event": "success" }, { "event": "fail" }] },
+                        ],
+                    },
                 }),
             )
             .with(
                 Resource::Calls,
                 json!({
-                    "sid": CALL, "account_sid": ACCOUNT_SID, "from": CALLER, "to": NUMBER,
-                    "direction": "inbound", "status": "completed", "duration": "42",
-                    "start_time": "Fri, 20 Nov 2026 10:00:00 +0000", "end_time": "Fri, 20 Nov 2026 10:00:42 +0000",
+                    "sid": CALL, "account_sid": ACCOUNT_SID, "parent_call_sid": null, "api_version": "2010-04-01",
+                    "from": CALLER, "from_formatted": "(555) 123-0000", "to": NUMBER, "to_formatted": "(555) 987-0000",
+                    "phone_number_sid": NUMBER_SID, "direction": "inbound", "status": "completed",
+                    "date_created": rfc2822(started), "date_updated": rfc2822(ended),
+                    "start_time": rfc2822(started), "end_time": rfc2822(ended), "duration": "42",
+                    "price": "-0.0085", "price_unit": "USD", "answered_by": null, "caller_name": null,
+                    "forwarded_from": null, "group_sid": null, "queue_time": "0", "trunk_sid": null,
+                    "uri": format!("{account}/Calls/{CALL}.json"),
+                    "subresource_uris": {
+                        "recordings": format!("{account}/Calls/{CALL}/Recordings.json"),
+                        "events": format!("{account}/Calls/{CALL}/Events.json"),
+                    },
                 }),
             )
-            .with(
-                Resource::CallEvents { call: CALL.to_owned() },
+            // A call event has no SID in the definitions: the page is
+            // served whole, shaped as the 2010 API's pages.
+            .with_object(
+                format!("{account}/Calls/{CALL}/Events.json"),
                 json!({
-                    "sid": "EVd0c70000000000000000000000000001",
-                    "request": { "method": "POST", "url": voice_url },
-                    "response": { "response_code": 200, "request_duration": 120, "content_type": "application/xml" },
+                    "events": [{
+                        "request": {
+                            "method": "POST", "url": voice_url,
+                            "parameters": { "CallSid": CALL, "From": CALLER, "To": NUMBER, "Direction": "inbound" },
+                        },
+                        "response": {
+                            "response_code": 200, "request_duration": 120, "content_type": "application/xml",
+                            "response_body": "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Response/>",
+                            "headers": { "content-type": "application/xml" },
+                        },
+                    }],
+                    "page": 0, "page_size": 50, "start": 0, "end": 0,
+                    "uri": format!("{account}/Calls/{CALL}/Events.json?PageSize=50&Page=0"),
+                    "first_page_uri": format!("{account}/Calls/{CALL}/Events.json?PageSize=50&Page=0"),
+                    "previous_page_uri": null, "next_page_uri": null,
                 }),
             )
             .with_list(Resource::Alerts)
             .with_list(Resource::Workflows { workspace: WORKSPACE.to_owned() })
-            .with(
-                Resource::TaskQueues { workspace: WORKSPACE.to_owned() },
-                json!({ "sid": QUEUE, "friendly_name": "Callbacks", "target_workers": "1==1", "task_order": "FIFO" }),
-            )
-            .with(
-                Resource::TaskQueues { workspace: WORKSPACE.to_owned() },
-                json!({ "sid": OTHER_QUEUE, "friendly_name": "Sales", "target_workers": "1==1", "task_order": "FIFO" }),
-            )
+            .with(Resource::TaskQueues { workspace: WORKSPACE.to_owned() }, queue(QUEUE, "Callbacks"))
+            .with(Resource::TaskQueues { workspace: WORKSPACE.to_owned() }, queue(OTHER_QUEUE, "Sales"))
             .with_list(Resource::Tasks { workspace: WORKSPACE.to_owned() });
-        // A flow in draft or a number elsewhere does not run the flow.
-        if matches!(
-            scenario,
-            Scenario::Healthy
-                | Scenario::WorkflowDisabled
-                | Scenario::WorkflowDeleted
-                | Scenario::WorkflowOfOtherEnvironment
-                | Scenario::QueueMismatch
-                | Scenario::InvalidWidgetUrl
-        ) {
+        if scenario.runs_the_flow() {
             let steps = Resource::Steps {
                 flow: FLOW.to_owned(),
                 execution: EXECUTION.to_owned(),
+            };
+            let step = |sid: &str, event: &str, from: &str, to: &str, kind: &str| {
+                json!({
+                    "sid": sid, "account_sid": ACCOUNT_SID, "flow_sid": FLOW, "execution_sid": EXECUTION,
+                    "parent_step_sid": null, "name": event, "transitioned_from": from, "transitioned_to": to,
+                    "type": kind, "context": {},
+                    "date_created": iso(executed), "date_updated": iso(executed),
+                    "url": format!("{execution_url}/Steps/{sid}"),
+                    "links": { "step_context": format!("{execution_url}/Steps/{sid}/Context") },
+                })
+            };
+            let context = |sid: &str, widgets: Value| {
+                json!({
+                    "account_sid": ACCOUNT_SID, "flow_sid": FLOW, "execution_sid": EXECUTION, "step_sid": sid,
+                    "url": format!("{execution_url}/Steps/{sid}/Context"),
+                    "context": {
+                        "flow": { "flow_sid": FLOW, "sid": EXECUTION, "channel": { "address": NUMBER } },
+                        "trigger": { "call": { "CallSid": CALL, "From": CALLER, "To": NUMBER } },
+                        "widgets": widgets,
+                    },
+                })
             };
             fake = fake
                 .with(
                     Resource::Executions { flow: FLOW.to_owned() },
                     json!({
-                        "sid": EXECUTION, "flow_sid": FLOW, "status": "ended",
-                        "contact_channel_address": CALLER, "date_created": "2026-11-20T10:00:00Z",
+                        "sid": EXECUTION, "account_sid": ACCOUNT_SID, "flow_sid": FLOW, "flow_version": 12,
+                        "contact_sid": null, "contact_channel_address": CALLER, "initiated_by": CALL,
+                        "status": "ended", "context": {},
+                        "date_created": iso(executed), "date_updated": iso(executed),
+                        "url": execution_url,
+                        "links": { "steps": format!("{execution_url}/Steps"), "execution_context": format!("{execution_url}/Context") },
                     }),
                 )
-                .with(
-                    steps.clone(),
-                    json!({ "sid": "FTd0c70000000000000000000000000001", "name": "Trigger", "transitioned_from": "Trigger", "transitioned_to": WIDGET, "date_created": "2026-11-20T10:00:00Z" }),
-                )
-                .with(
-                    steps,
-                    json!({ "sid": "FTd0c70000000000000000000000000002", "name": WIDGET, "transitioned_from": "Trigger", "transitioned_to": "success", "date_created": "2026-11-20T10:00:01Z" }),
+                .with(steps.clone(), step(STEP_INTO_WIDGET, "incomingCall", "Trigger", WIDGET, "trigger"))
+                .with(steps, step(STEP_OUT_OF_WIDGET, "success", WIDGET, "Ended", "run-function"))
+                .with_object(
+                    format!("/v2/Flows/{FLOW}/Executions/{EXECUTION}/Steps/{STEP_INTO_WIDGET}/Context"),
+                    context(STEP_INTO_WIDGET, json!({})),
                 )
                 .with_object(
-                    format!("/v2/Flows/{FLOW}/Executions/{EXECUTION}/Steps/FTd0c70000000000000000000000000002/Context"),
-                    json!({ "context": { "widgets": { WIDGET: { "status_code": 200 } } } }),
+                    format!("/v2/Flows/{FLOW}/Executions/{EXECUTION}/Steps/{STEP_OUT_OF_WIDGET}/Context"),
+                    context(STEP_OUT_OF_WIDGET, json!({ WIDGET: { "status_code": 200, "content_type": "application/json", "body": "{}" } })),
                 );
         }
         if scenario != Scenario::WorkflowDeleted {
+            let url = format!(
+                "https://taskrouter.twilio.com/v1/Workspaces/{WORKSPACE}/Workflows/{WORKFLOW}"
+            );
             fake = fake.with(
                 Resource::Workflows {
                     workspace: WORKSPACE.to_owned(),
                 },
                 json!({
-                    "sid": WORKFLOW, "friendly_name": "Callbacks", "workspace_sid": WORKSPACE,
-                    "configuration": routing.to_string(), "date_updated": "2026-11-20T09:00:00Z",
+                    "sid": WORKFLOW, "account_sid": ACCOUNT_SID, "workspace_sid": WORKSPACE, "friendly_name": "Callbacks",
+                    "configuration": routing.to_string(), "document_content_type": "application/json",
+                    "assignment_callback_url": null, "fallback_assignment_callback_url": null, "task_reservation_timeout": 120,
+                    "date_created": "2026-01-05T09:00:00Z", "date_updated": "2026-11-02T09:00:00Z",
+                    "url": url, "links": { "statistics": format!("{url}/Statistics") },
                 }),
             );
         }
         fake.with_object(
             format!("{account}.json"),
-            json!({ "sid": ACCOUNT_SID, "friendly_name": "Contact center", "status": "active", "type": "Full" }),
+            json!({
+                "sid": ACCOUNT_SID, "owner_account_sid": ACCOUNT_SID, "friendly_name": "Contact center",
+                "status": "active", "type": "Full", "auth_token": "fake-platform-account-auth-token",
+                "date_created": "Mon, 05 Jan 2026 09:00:00 +0000", "date_updated": "Mon, 05 Jan 2026 09:00:00 +0000",
+                "uri": format!("{account}.json"), "subresource_uris": { "calls": format!("{account}/Calls.json") },
+            }),
         )
     }
+}
+
+/// A phone number of the account, with every field of its definition.
+fn number(sid: &str, phone: &str, name: &str, voice_url: &str) -> Value {
+    let account = format!("/2010-04-01/Accounts/{ACCOUNT_SID}");
+    json!({
+        "sid": sid, "account_sid": ACCOUNT_SID, "phone_number": phone, "friendly_name": name,
+        "address_requirements": "none", "address_sid": null, "api_version": "2010-04-01", "beta": false,
+        "bundle_sid": null, "capabilities": { "voice": true, "sms": true, "mms": true, "fax": false },
+        "date_created": "Mon, 05 Jan 2026 09:00:00 +0000", "date_updated": "Mon, 02 Nov 2026 09:00:00 +0000",
+        "emergency_address_sid": null, "emergency_address_status": "unregistered", "emergency_status": "Active",
+        "identity_sid": null, "origin": "twilio", "status": "in-use", "type": "local",
+        "sms_application_sid": null, "sms_fallback_method": "POST", "sms_fallback_url": null,
+        "sms_method": "POST", "sms_url": null, "status_callback": null, "status_callback_method": "POST",
+        "trunk_sid": null, "voice_application_sid": null, "voice_caller_id_lookup": false,
+        "voice_fallback_method": "POST", "voice_fallback_url": null, "voice_method": "POST",
+        "voice_receive_mode": "voice", "voice_url": voice_url,
+        "uri": format!("{account}/IncomingPhoneNumbers/{sid}.json"),
+    })
+}
+
+/// A task queue of the center's workspace, with every field of its
+/// definition.
+fn queue(sid: &str, name: &str) -> Value {
+    let url = format!(
+        "https://taskrouter.twilio.com/v1/Workspaces/{}/TaskQueues/{sid}",
+        center::WORKSPACE
+    );
+    json!({
+        "sid": sid, "account_sid": ACCOUNT_SID, "workspace_sid": center::WORKSPACE, "friendly_name": name,
+        "target_workers": "1==1", "task_order": "FIFO", "max_reserved_workers": 1,
+        "assignment_activity_name": null, "assignment_activity_sid": null,
+        "reservation_activity_name": null, "reservation_activity_sid": null,
+        "date_created": "2026-01-05T09:00:00Z", "date_updated": "2026-11-02T09:00:00Z",
+        "url": url, "links": { "statistics": format!("{url}/Statistics") },
+    })
 }
 
 #[cfg(test)]
@@ -2202,5 +2400,139 @@ mod tests {
         let refused = body(response).await;
         assert_eq!(refused["code"], 20003);
         assert_eq!(fields(&refused), ["code", "message", "more_info", "status"]);
+    }
+
+    /// The platform's definitions of the items the fake serves.
+    fn definitions() -> Value {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/platform-api/oai-subset.json");
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    /// The schema of the items of `operation` (a list's items, or a
+    /// fetch's answer).
+    fn schema(definitions: &Value, operation: &str) -> Value {
+        let op = definitions["products"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|p| p["operations"].as_array().unwrap())
+            .find(|op| op["operationId"] == operation)
+            .unwrap_or_else(|| panic!("no {operation}"));
+        let response = &op["response"];
+        if operation.starts_with("List") {
+            for (key, field) in response["properties"].as_object().unwrap() {
+                if key != "meta" && field["type"] == "array" {
+                    return field["items"].clone();
+                }
+            }
+        }
+        response.clone()
+    }
+
+    #[tokio::test]
+    async fn the_contact_center_s_items_have_every_field_of_their_definitions() {
+        let d = definitions();
+        for scenario in [Scenario::Healthy, Scenario::LastSecondOfTheDay] {
+            let fake = FakePlatform::start().await.contact_center(scenario);
+            let state = fake.lock();
+            let operation = |path: &str| -> Option<&str> {
+                Some(match path {
+                    p if p.ends_with("/Calls.json") => "ListCall",
+                    p if p.ends_with("/IncomingPhoneNumbers.json") => "ListIncomingPhoneNumber",
+                    "/v2/Flows" => "ListFlow",
+                    p if p.ends_with("/Executions") => "ListExecution",
+                    p if p.ends_with("/Steps") => "ListExecutionStep",
+                    p if p.ends_with("/Workflows") => "ListWorkflow",
+                    p if p.ends_with("/TaskQueues") => "ListTaskQueue",
+                    p if p.ends_with("/Context") => "FetchExecutionStepContext",
+                    p if p.ends_with(&format!("{ACCOUNT_SID}.json")) => "FetchAccount",
+                    _ => return None,
+                })
+            };
+            let mut items: Vec<(&str, &Value)> = Vec::new();
+            for (path, _, list) in &state.lists {
+                if let Some(op) = operation(path) {
+                    items.extend(list.iter().map(|item| (op, item)));
+                }
+            }
+            for (path, object) in &state.objects {
+                if path.ends_with("/Events.json") {
+                    let events = object["events"].as_array().unwrap();
+                    items.extend(events.iter().map(|item| ("ListCallEvent", item)));
+                } else if let Some(op) = operation(path) {
+                    items.push((op, object));
+                }
+            }
+            // Every kind of item the contact center serves is checked.
+            for op in [
+                "ListCall",
+                "ListIncomingPhoneNumber",
+                "ListFlow",
+                "ListExecution",
+                "ListExecutionStep",
+                "ListWorkflow",
+                "ListTaskQueue",
+                "FetchExecutionStepContext",
+                "FetchAccount",
+                "ListCallEvent",
+            ] {
+                assert!(items.iter().any(|(o, _)| *o == op), "no {op} item");
+            }
+            for (op, item) in items {
+                let schema = schema(&d, op);
+                let properties = schema["properties"].as_object().unwrap();
+                let mut want: Vec<&str> = properties.keys().map(String::as_str).collect();
+                let mut have: Vec<&str> = item
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .map(String::as_str)
+                    .collect();
+                want.sort_unstable();
+                have.sort_unstable();
+                assert_eq!(have, want, "{op}: {item}");
+                for (name, field) in properties {
+                    let value = &item[name];
+                    if value.is_null() {
+                        assert!(field["nullable"] == true, "{op}.{name} is null");
+                        continue;
+                    }
+                    let text = value.as_str().unwrap_or_default();
+                    match field["format"].as_str() {
+                        Some("date-time-rfc-2822") => assert!(
+                            text.contains(", ") && text.ends_with(" +0000"),
+                            "{op}.{name}: {text}"
+                        ),
+                        Some("date-time") => assert!(
+                            text.len() == 20 && text.as_bytes()[10] == b'T' && text.ends_with('Z'),
+                            "{op}.{name}: {text}"
+                        ),
+                        _ => {}
+                    }
+                    if let Some(allowed) = field["enum"].as_array() {
+                        assert!(allowed.contains(value), "{op}.{name}: {value}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_call_s_dates_are_written_as_each_product_writes_them() {
+        assert_eq!(
+            center::rfc2822_of(20_777, "10:00:00"),
+            "Fri, 20 Nov 2026 10:00:00 +0000"
+        );
+        assert_eq!(
+            center::rfc2822_of(19_782, "23:59:59"),
+            "Thu, 29 Feb 2024 23:59:59 +0000"
+        );
+        assert_eq!(
+            center::rfc2822_of(0, "00:00:00"),
+            "Thu, 01 Jan 1970 00:00:00 +0000"
+        );
+        let day = center::day();
+        assert!(center::iso("23:59:59").starts_with(&day));
+        assert!(center::day_after() > day);
     }
 }

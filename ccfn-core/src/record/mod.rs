@@ -44,7 +44,7 @@ pub(crate) mod scope;
 pub(crate) mod writer;
 
 pub use crate::secret::{
-    is_sensitive_name, register_url_userinfo, scrub_secrets, scrubbed, strip_url_userinfo,
+    is_sensitive_name, redact_url_userinfo, register_url_userinfo, scrub_secrets, scrubbed,
     MIN_SCRUBBED_LEN, REDACTED, SENSITIVE_WORDS,
 };
 pub use catalogue::*;

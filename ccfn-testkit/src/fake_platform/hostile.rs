@@ -266,10 +266,17 @@ impl Hostile {
                 }
                 Some((response, status))
             }
-            Hostile::ControlSequences => {
-                let items = (0..2).map(|n| hostile_item(n, CONTROL_TEXT)).collect();
-                ok(shaped(known, path, &key, items, Link::None))
-            }
+            Hostile::ControlSequences => match super::definitions::find(path) {
+                // One item fetched (a flow the list left without its
+                // definition): the item, as the platform answers it.
+                Some((operation, _)) if operation.list_items().is_none() => {
+                    ok(hostile_item(0, CONTROL_TEXT))
+                }
+                _ => {
+                    let items = (0..2).map(|n| hostile_item(n, CONTROL_TEXT)).collect();
+                    ok(shaped(known, path, &key, items, Link::None))
+                }
+            },
             Hostile::EchoedCredentialsItem => {
                 let pair = format!("{}:{}", known.username, known.password);
                 let standard = base64::engine::general_purpose::STANDARD.encode(&pair);
@@ -414,10 +421,11 @@ fn hostile_item(n: u64, text: &str) -> Value {
         "message",
         "alert_text",
         "attributes",
-        "age",
     ] {
         item.insert(field.to_owned(), Value::from(text));
     }
+    // A number where the definitions have one (a task's age).
+    item.insert("age".to_owned(), Value::from(n));
     Value::Object(item)
 }
 
