@@ -26,12 +26,13 @@
 //!   over the cap is refused before reading), so that memory stays
 //!   proportional to the caps whatever the answer's size.
 //! - **Bounded once parsed**: JSON text expands when parsed (`0,` is two
-//!   bytes of text and a [`Value`] of dozens), so a body under its cap
+//!   bytes of text and a [`Value`] of 72 bytes), so a body under its cap
 //!   can still cost many times its size. An answer is parsed by
 //!   [`parse_costed`], which counts what the value costs as it is built
-//!   (see [`cost`](parse_costed)) and stops past a budget: one answer at
+//!   (see [`VALUE_COST`]) and stops past a budget: one answer at
 //!   most [`MAX_ANSWER_COST`], a listing's pages at most [`MAX_LIST_COST`]
-//!   in all. serde_json's recursion limit (128 levels) stays in force.
+//!   in all. serde_json's recursion limit (at most 127 nested arrays and
+//!   objects) stays in force.
 //! - **Errors that name the resource**: 401, 403, 404, 429 and 5xx each
 //!   say what was asked and what to do, with the platform's message (at
 //!   most [`MAX_MESSAGE_CHARS`]); a 429 is retried after the delay the
@@ -74,11 +75,12 @@ pub(crate) const MAX_EMPTY_PAGES: usize = 5;
 pub(crate) const MAX_PAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The most one answer (a resource, or a page) may cost once parsed, as
-/// [`parse_costed`] counts it. A page of 1 000 calls of the platform's
-/// (about 2.5 KB of text each) costs about 6 MiB, a flow whose definition
-/// is 1 MB of JSON a few MiB: sixteen leaves room for both, and bounds
+/// [`parse_costed`] counts it. A page of 1 000 calls with every field the
+/// platform's definition gives them costs about 6 MiB, a flow whose
+/// definition is 1 MB of JSON under 8 MiB: sixteen leaves room for both,
+/// and bounds
 /// what the most expanding JSON under [`MAX_PAGE_BYTES`] may take (a page
-/// of `0,` would be some 700 MiB of values).
+/// of `0,` is 8 million values, some 600 MB).
 pub(crate) const MAX_ANSWER_COST: usize = 16 * 1024 * 1024;
 
 /// The most the pages of one listing may cost once parsed, all pages
@@ -813,8 +815,9 @@ pub(crate) enum ParseError {
 }
 
 /// What one value costs, as [`parse_costed`] counts it: the slot it takes
-/// in its parent (`size_of::<Value>()`), two bytes per level of depth
-/// (its indentation when shown as pretty JSON), and
+/// in its parent (`size_of::<Value>()`), four bytes per level of depth
+/// (its indentation when shown as pretty JSON, on the lines that open and
+/// close it), and
 /// - for a string: its bytes, and five more for each character JSON or
 ///   the terminal write escaped (`"`, `\\`, control characters): what it
 ///   takes in memory and what it takes shown;
@@ -846,7 +849,7 @@ fn text_cost(text: &str) -> usize {
 /// user and password ([`without_userinfo`]) as it is read, and the cost
 /// counted is the string kept. The value and its cost.
 ///
-/// serde_json's recursion limit (128 levels of arrays and objects) stays
+/// serde_json's recursion limit (at most 127 nested arrays and objects) stays
 /// in force: deeper is [`ParseError::Invalid`].
 pub(crate) fn parse_costed(text: &[u8], budget: usize) -> Result<(Value, usize), ParseError> {
     use serde::de::DeserializeSeed as _;
@@ -900,7 +903,7 @@ struct Costed<'b> {
 impl Costed<'_> {
     /// What a value costs at this depth before its content.
     fn node(&self) -> usize {
-        VALUE_COST.saturating_add(self.depth.saturating_mul(2))
+        VALUE_COST.saturating_add(self.depth.saturating_mul(4))
     }
 
     /// A string value, its userinfo redacted, charged.
@@ -1655,10 +1658,10 @@ mod costed_tests {
         assert_eq!(cost_of("\"ab\""), NODE + 2);
         // A quote and a control character are written escaped.
         assert_eq!(cost_of(r#""a\"\u0001""#), NODE + 3 + 2 * 5);
-        // Each level of depth is two bytes of indentation.
-        assert_eq!(cost_of("[0,true]"), NODE + 2 * (NODE + 2));
-        assert_eq!(cost_of("[[0]]"), NODE + (NODE + 2) + (NODE + 4));
-        assert_eq!(cost_of(r#"{"key":0}"#), NODE + ENTRY_COST + 3 + NODE + 2);
+        // Each level of depth is four bytes of indentation.
+        assert_eq!(cost_of("[0,true]"), NODE + 2 * (NODE + 4));
+        assert_eq!(cost_of("[[0]]"), NODE + (NODE + 4) + (NODE + 8));
+        assert_eq!(cost_of(r#"{"key":0}"#), NODE + ENTRY_COST + 3 + NODE + 4);
         // What is kept is counted: the userinfo is gone before.
         let (value, cost) = parse_costed(br#""https://u:pw@h.example/x""#, usize::MAX).unwrap();
         assert_eq!(value, "https://[REDACTED]@h.example/x");
@@ -1703,7 +1706,7 @@ mod costed_tests {
         let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
         let (_, cost) = parse_costed(nested(127).as_bytes(), MAX_ANSWER_COST).unwrap();
         // 127 arrays, the n-th (from 0) at depth n.
-        assert_eq!(cost, 127 * NODE + 126 * 127);
+        assert_eq!(cost, 127 * NODE + 2 * 126 * 127);
         for depth in [128, 10_000, 1_000_000] {
             match parse_costed(nested(depth).as_bytes(), MAX_ANSWER_COST) {
                 Err(ParseError::Invalid(message)) => {
@@ -1757,7 +1760,7 @@ mod costed_tests {
         let wide = format!("[{}0]", "0,".repeat(99_999));
         let (value, cost) = parse_costed(wide.as_bytes(), MAX_ANSWER_COST).unwrap();
         assert_eq!(value.as_array().unwrap().len(), 100_000);
-        assert_eq!(cost, NODE + 100_000 * (NODE + 2));
+        assert_eq!(cost, NODE + 100_000 * (NODE + 4));
     }
 
     #[test]
@@ -1781,7 +1784,7 @@ mod costed_tests {
         );
         // A key counts as a string does.
         let key = format!("{{\"{mib}\":0}}");
-        assert_eq!(cost_of(&key), NODE + ENTRY_COST + mib.len() + NODE + 2);
+        assert_eq!(cost_of(&key), NODE + ENTRY_COST + mib.len() + NODE + 4);
     }
 
     /// A call with every field the platform's definition of a call lists
