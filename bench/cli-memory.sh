@@ -21,7 +21,12 @@
 #   no Content-Length); a page just under 16 MiB of the JSON that expands
 #   most once parsed (`0,` items; `{},` items; small nested arrays); pages
 #   just under 16 MiB each (16 calls with a 1 MiB field) linking the next
-#   one for ever.
+#   one for ever; pages of 4 MiB (4 such calls) linking the next one for
+#   ever, so that the listing fills its budget and then shows it all;
+#   pages of 50 arrays nested 100 deep linking the next one for ever (what
+#   expands most once shown as pretty JSON: its indentation); and, for
+#   comparison, two pages of 1,000 calls with every field the platform's
+#   definition gives them (`--limit 2000`).
 #
 #   bash bench/cli-memory.sh
 #   LIMIT_MIB=64 bash bench/cli-memory.sh   # another target
@@ -142,7 +147,7 @@ fi
 # The hostile platform: the first segment of the path picks the answer
 # (the base URL given to ccfn ends with it), the rest is the 2010 API's.
 python3 - "$WORK/platform-port" <<'PY' &
-import http.server, os, sys
+import http.server, json, os, sys
 from urllib.parse import urlsplit, parse_qs
 
 CAP = 16 * 1024 * 1024
@@ -165,6 +170,25 @@ FIELD = b"A" * ((1 << 20) - 1024)
 def call(n):
     return (b'{"sid":"CA%032x","status":"completed","direction":"inbound","from":"+15551230000",'
             b'"to":"+15559870000","start_time":"Fri, 20 Nov 2026 10:00:00 +0000","annotation":"%s"}' % (n, FIELD))
+
+def real_call(n):
+    sid = "CA%032x" % n
+    uri = "/2010-04-01/Accounts/AC0123456789abcdef0123456789abcdef/Calls/" + sid
+    subs = ["feedback", "user_defined_messages", "notifications", "recordings", "streams",
+            "payments", "user_defined_message_subscriptions", "siprec", "events"]
+    return {
+        "sid": sid, "date_created": "Fri, 20 Nov 2026 10:00:00 +0000",
+        "date_updated": "Fri, 20 Nov 2026 10:01:00 +0000", "parent_call_sid": None,
+        "account_sid": "AC0123456789abcdef0123456789abcdef", "to": "+15559870000",
+        "to_formatted": "(555) 987-0000", "from": "+15551230000", "from_formatted": "(555) 123-0000",
+        "phone_number_sid": "PN0123456789abcdef0123456789abcdef", "status": "completed",
+        "start_time": "Fri, 20 Nov 2026 10:00:00 +0000", "end_time": "Fri, 20 Nov 2026 10:01:00 +0000",
+        "duration": "60", "price": "-0.01700", "price_unit": "USD", "direction": "inbound",
+        "answered_by": None, "api_version": "2010-04-01", "forwarded_from": "+15559870000",
+        "group_sid": None, "caller_name": "CALLER NAME", "queue_time": "0", "trunk_sid": None,
+        "uri": uri + ".json",
+        "subresource_uris": {name: "%s/%s.json" % (uri, name.title().replace("_", "")) for name in subs},
+    }
 
 class Platform(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -189,10 +213,21 @@ class Platform(http.server.BaseHTTPRequestHandler):
             except OSError:
                 pass
             return
-        if mode == "pages":
+        if mode == "real":
+            page = int(parse_qs(url.query).get("Page", ["0"])[0])
+            nxt = None if page >= 1 else "%s?PageSize=1000&Page=%d" % (url.path, page + 1)
+            calls = [real_call(page * 1000 + n) for n in range(1000)]
+            body = json.dumps({"calls": calls, "page": page, "page_size": 1000,
+                               "next_page_uri": nxt}).encode()
+        elif mode == "deep":
             page = int(parse_qs(url.query).get("Page", ["0"])[0])
             nxt = b'],"next_page_uri":"%s?PageSize=1000&Page=%d"}' % (url.path.encode(), page + 1)
-            items = b",".join(call(page * 16 + n) for n in range(16))
+            body = HEAD + b",".join([b"[" * 100 + b"]" * 100] * 50) + nxt
+        elif mode in ("pages", "quarters"):
+            per = 16 if mode == "pages" else 4
+            page = int(parse_qs(url.query).get("Page", ["0"])[0])
+            nxt = b'],"next_page_uri":"%s?PageSize=1000&Page=%d"}' % (url.path.encode(), page + 1)
+            items = b",".join(call(page * per + n) for n in range(per))
             body = HEAD + items + nxt
         else:
             body = EXPANDING[mode]
@@ -260,6 +295,10 @@ run "platform, a 16 MiB page of \`0,\`: \`calls list --limit 10000\`" "$(platfor
 run "platform, a 16 MiB page of \`{},\`: \`calls list --limit 10000 --json\`" "$(platform objects) $T $CCFN calls list --limit 10000 --json"
 run "platform, a 16 MiB page of \`[[[0]]],\`: \`calls list --limit 10000 --json\`" "$(platform nested) $T $CCFN calls list --limit 10000 --json"
 run "platform, endless 16 MiB pages of 16 calls: \`calls list --limit 10000 --json\`" "$(platform pages) $T $CCFN calls list --limit 10000 --json"
+run "platform, endless 4 MiB pages of 4 calls: \`calls list --limit 10000 --json\`" "$(platform quarters) $T $CCFN calls list --limit 10000 --json"
+run "platform, endless pages of 50 arrays 100 deep: \`calls list --limit 10000 --json\`" "$(platform deep) $T $CCFN calls list --limit 10000 --json"
+run "platform, 2 pages of 1,000 real calls: \`calls list --limit 2000 --json\`" "$(platform real) $T $CCFN calls list --limit 2000 --json"
+run "platform, 2 pages of 1,000 real calls: \`calls list --limit 2000\`" "$(platform real) $T $CCFN calls list --limit 2000"
 
 echo
 echo "Peak resident memory of ccfn (target: under $LIMIT_MIB MiB)"
