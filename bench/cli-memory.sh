@@ -15,10 +15,23 @@
 #   `ccfn logs --error --limit 100`, which holds the last records until
 #   the end;
 # - an HTTP server on 127.0.0.1 (python3) whose answer to the POST never
-#   ends: `ccfn probe`.
+#   ends: `ccfn probe`;
+# - a fake platform on 127.0.0.1 (python3) for `ccfn calls list --limit
+#   10000`, one hostile answer per path prefix: one 100 MB page (chunked,
+#   no Content-Length); a page just under 16 MiB of the JSON that expands
+#   most once parsed (`0,` items; `{},` items; small nested arrays); pages
+#   just under 16 MiB each (16 calls with a 1 MiB field) linking the next
+#   one for ever; pages of 4 MiB (4 such calls) linking the next one for
+#   ever, so that the listing fills its budget and then shows it all;
+#   pages of 50 arrays nested 100 deep linking the next one for ever (what
+#   expands most once shown as pretty JSON: its indentation); and, for
+#   comparison, two pages of 1,000 calls with every field the platform's
+#   definition gives them (`--limit 2000`).
 #
 #   bash bench/cli-memory.sh
 #   LIMIT_MIB=64 bash bench/cli-memory.sh   # another target
+#   ONLY=platform bash bench/cli-memory.sh  # the platform's cases alone
+#   CCFN=target/debug/ccfn ONLY=platform bash bench/cli-memory.sh  # no build
 #
 # The target is under 128 MiB of peak resident memory on every input: the
 # script exits 1 when a run passes it. Needs python3 and GNU time
@@ -27,6 +40,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 LIMIT_MIB="${LIMIT_MIB:-128}"
+ONLY="${ONLY:-}"
 
 # shellcheck source=bench/common.sh
 source bench/common.sh
@@ -38,13 +52,17 @@ if [ ! -x /usr/bin/time ]; then
   $SUDO apt-get update -qq && $SUDO apt-get install -y -qq time >/dev/null
 fi
 
-cargo build --release -j2 -p ccfn-cli --bin ccfn --quiet
-CCFN="$PWD/target/release/ccfn"
+if [ -z "${CCFN:-}" ]; then
+  cargo build --release -j2 -p ccfn-cli --bin ccfn --quiet
+  CCFN="$PWD/target/release/ccfn"
+fi
 
 WORK="$(mktemp -d)"
 SERVER=""
+PLATFORM=""
 cleanup() {
   if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; fi
+  if [ -n "$PLATFORM" ]; then kill "$PLATFORM" 2>/dev/null || true; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -52,6 +70,7 @@ trap cleanup EXIT
 RECORD_1='{"timestamp":"2026-11-21T21:00:00.000Z","level":"INFO","function":"wait-experience","invocation_id":"i-1","step":"start","message":"Function started"}'
 RECORD_2='{"timestamp":"2026-11-21T21:00:01.000Z","level":"INFO","function":"wait-experience","invocation_id":"i-1","step":"end","message":"Function ended","outcome":"success","execution_ms":1.5}'
 
+if [ "$ONLY" != platform ]; then
 echo "making the inputs in a temporary folder" >&2
 # One 2 GiB line between two records, gzip-compressed as it is written.
 python3 - "$WORK/one-line.log.gz" "$RECORD_1" "$RECORD_2" <<'PY'
@@ -123,6 +142,121 @@ PY
 SERVER=$!
 for _ in $(seq 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 PORT="$(cat "$WORK/port")"
+fi
+
+# The hostile platform: the first segment of the path picks the answer
+# (the base URL given to ccfn ends with it), the rest is the 2010 API's.
+python3 - "$WORK/platform-port" <<'PY' &
+import http.server, json, os, sys
+from urllib.parse import urlsplit, parse_qs
+
+CAP = 16 * 1024 * 1024
+UNDER = CAP - 1024
+HEAD = b'{"calls":['
+
+def page_of(unit, end):
+    # A page of `unit` repeated to just under the cap, closed by `end`.
+    count = (UNDER - len(HEAD) - len(end)) // len(unit)
+    return HEAD + (unit * count)[:-1] + end
+
+LAST = b'],"next_page_uri":null}'
+EXPANDING = {
+    "zeros": page_of(b"0,", LAST),
+    "objects": page_of(b"{},", LAST),
+    "nested": page_of(b"[[[0]]],", LAST),
+}
+FIELD = b"A" * ((1 << 20) - 1024)
+
+def call(n):
+    return (b'{"sid":"CA%032x","status":"completed","direction":"inbound","from":"+15551230000",'
+            b'"to":"+15559870000","start_time":"Fri, 20 Nov 2026 10:00:00 +0000","annotation":"%s"}' % (n, FIELD))
+
+def real_call(n):
+    sid = "CA%032x" % n
+    uri = "/2010-04-01/Accounts/AC0123456789abcdef0123456789abcdef/Calls/" + sid
+    subs = ["feedback", "user_defined_messages", "notifications", "recordings", "streams",
+            "payments", "user_defined_message_subscriptions", "siprec", "events"]
+    return {
+        "sid": sid, "date_created": "Fri, 20 Nov 2026 10:00:00 +0000",
+        "date_updated": "Fri, 20 Nov 2026 10:01:00 +0000", "parent_call_sid": None,
+        "account_sid": "AC0123456789abcdef0123456789abcdef", "to": "+15559870000",
+        "to_formatted": "(555) 987-0000", "from": "+15551230000", "from_formatted": "(555) 123-0000",
+        "phone_number_sid": "PN0123456789abcdef0123456789abcdef", "status": "completed",
+        "start_time": "Fri, 20 Nov 2026 10:00:00 +0000", "end_time": "Fri, 20 Nov 2026 10:01:00 +0000",
+        "duration": "60", "price": "-0.01700", "price_unit": "USD", "direction": "inbound",
+        "answered_by": None, "api_version": "2010-04-01", "forwarded_from": "+15559870000",
+        "group_sid": None, "caller_name": "CALLER NAME", "queue_time": "0", "trunk_sid": None,
+        "uri": uri + ".json",
+        "subresource_uris": {name: "%s/%s.json" % (uri, name.title().replace("_", "")) for name in subs},
+    }
+
+class Platform(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        mode = url.path.split("/")[1]
+        if mode == "huge":
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            unit = b'{"sid":"CA%032x"},' % 0
+            block = unit * (65536 // len(unit))
+            sent = 0
+            try:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(HEAD), HEAD))
+                while sent < 100 * 1000 * 1000:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(block), block))
+                    sent += len(block)
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:
+                pass
+            return
+        if mode == "real":
+            page = int(parse_qs(url.query).get("Page", ["0"])[0])
+            nxt = None if page >= 1 else "%s?PageSize=1000&Page=%d" % (url.path, page + 1)
+            calls = [real_call(page * 1000 + n) for n in range(1000)]
+            body = json.dumps({"calls": calls, "page": page, "page_size": 1000,
+                               "next_page_uri": nxt}).encode()
+        elif mode == "deep":
+            page = int(parse_qs(url.query).get("Page", ["0"])[0])
+            nxt = b'],"next_page_uri":"%s?PageSize=1000&Page=%d"}' % (url.path.encode(), page + 1)
+            body = HEAD + b",".join([b"[" * 100 + b"]" * 100] * 50) + nxt
+        elif mode in ("pages", "quarters"):
+            per = 16 if mode == "pages" else 4
+            page = int(parse_qs(url.query).get("Page", ["0"])[0])
+            nxt = b'],"next_page_uri":"%s?PageSize=1000&Page=%d"}' % (url.path.encode(), page + 1)
+            items = b",".join(call(page * per + n) for n in range(per))
+            body = HEAD + items + nxt
+        else:
+            body = EXPANDING[mode]
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except OSError:
+            pass
+
+    def log_message(self, *args):
+        pass
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Platform)
+with open(sys.argv[1] + ".tmp", "w") as out:
+    out.write(str(server.server_address[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+server.serve_forever()
+PY
+PLATFORM=$!
+for _ in $(seq 300); do [ -s "$WORK/platform-port" ] && break; sleep 0.1; done
+PLATFORM_PORT="$(cat "$WORK/platform-port")"
+# platform PATH: the variables that point ccfn at the hostile platform's
+# answer PATH (and no credential of the caller's).
+platform() {
+  echo "env -u API_KEY_SID -u API_KEY_SECRET ACCOUNT_SID=AC0123456789abcdef0123456789abcdef AUTH_TOKEN=bench-token CCFN_PLATFORM_API_URL=http://127.0.0.1:$PLATFORM_PORT/$1"
+}
 
 OVER=0
 ROWS=()
@@ -145,6 +279,7 @@ run() {
 }
 T="/usr/bin/time -v -o $WORK/time"
 
+if [ "$ONLY" != platform ]; then
 run "gzip, one 2 GiB line: \`logs\`" "$T $CCFN logs --json $WORK/one-line.log.gz"
 run "gzip, one 2 GiB line: \`logs --invocations\`" "$T $CCFN logs --invocations $WORK/one-line.log.gz"
 run "gzip, one 2 GiB line: \`diagnose\`" "$T $CCFN diagnose $WORK/one-line.log.gz"
@@ -154,6 +289,16 @@ run "2,048 unfinished, 512 KiB errors: \`diagnose\`" "$T $CCFN diagnose $WORK/un
 run "2,048 unfinished, 512 KiB errors: \`logs --error\`" "$T $CCFN logs --error --json $WORK/unfinished.log"
 run "300 records of 1 MB: \`logs --error --limit 100\`" "$T $CCFN logs --error --json --limit 100 $WORK/heavy.log"
 run "endless HTTP answer: \`probe\`" "$T $CCFN probe --timeout 60s http://127.0.0.1:$PORT/features/x"
+fi
+run "platform, one 100 MB page: \`calls list --limit 10000\`" "$(platform huge) $T $CCFN calls list --limit 10000"
+run "platform, a 16 MiB page of \`0,\`: \`calls list --limit 10000\`" "$(platform zeros) $T $CCFN calls list --limit 10000"
+run "platform, a 16 MiB page of \`{},\`: \`calls list --limit 10000 --json\`" "$(platform objects) $T $CCFN calls list --limit 10000 --json"
+run "platform, a 16 MiB page of \`[[[0]]],\`: \`calls list --limit 10000 --json\`" "$(platform nested) $T $CCFN calls list --limit 10000 --json"
+run "platform, endless 16 MiB pages of 16 calls: \`calls list --limit 10000 --json\`" "$(platform pages) $T $CCFN calls list --limit 10000 --json"
+run "platform, endless 4 MiB pages of 4 calls: \`calls list --limit 10000 --json\`" "$(platform quarters) $T $CCFN calls list --limit 10000 --json"
+run "platform, endless pages of 50 arrays 100 deep: \`calls list --limit 10000 --json\`" "$(platform deep) $T $CCFN calls list --limit 10000 --json"
+run "platform, 2 pages of 1,000 real calls: \`calls list --limit 2000 --json\`" "$(platform real) $T $CCFN calls list --limit 2000 --json"
+run "platform, 2 pages of 1,000 real calls: \`calls list --limit 2000\`" "$(platform real) $T $CCFN calls list --limit 2000"
 
 echo
 echo "Peak resident memory of ccfn (target: under $LIMIT_MIB MiB)"

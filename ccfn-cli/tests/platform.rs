@@ -1201,3 +1201,200 @@ async fn an_answer_not_shaped_as_the_definitions_names_the_field() {
         "{err}"
     );
 }
+
+// JSON that expands once parsed: pages under the byte cap whose values
+// would cost many times their text, and pages that add up. The listing
+// ends at the budget with one warning, a single resource is an error,
+// and the process's peak memory stays far from the answers' expansion.
+mod expanding {
+    use std::time::Duration;
+
+    use ccfn_testkit::fake_platform::hostile::Hostile;
+    use ccfn_testkit::fake_platform::{FakePlatform, ACCOUNT_SID};
+    use serde_json::Value;
+
+    const TOKEN: &str = "canary-expanding-token-82d1";
+    const MIB: u64 = 1024 * 1024;
+
+    /// What a run gave: exit status, stdout, stderr, peak memory in KiB
+    /// (read from /proc while it ran: on Linux only, else 0).
+    struct Run {
+        code: i32,
+        out: String,
+        err: String,
+        peak_kib: u64,
+    }
+
+    async fn ccfn(hostile: Hostile, args: &[&str]) -> (FakePlatform, Run) {
+        let fake = FakePlatform::start()
+            .await
+            .with_credentials(ACCOUNT_SID, TOKEN)
+            .hostile(hostile);
+        let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+            .args(args)
+            .env_remove("API_KEY_SID")
+            .env_remove("API_KEY_SECRET")
+            .envs(fake.vars())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let pid = child.id().unwrap();
+        let watch = tokio::spawn(async move {
+            let mut peak = 0;
+            while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
+                let Some(kib) = status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                else {
+                    break;
+                };
+                peak = peak.max(kib);
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            peak
+        });
+        let output = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
+            .await
+            .unwrap_or_else(|_| panic!("ccfn {args:?} did not end"))
+            .unwrap();
+        let peak_kib = watch.await.unwrap();
+        let out = String::from_utf8(output.stdout).unwrap();
+        let err = String::from_utf8(output.stderr).unwrap();
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!out.contains(TOKEN) && !err.contains(TOKEN), "{err}");
+        let code = output
+            .status
+            .code()
+            .unwrap_or_else(|| panic!("killed: {err}"));
+        let run = Run {
+            code,
+            out,
+            err,
+            peak_kib,
+        };
+        (fake, run)
+    }
+
+    /// On Linux, the run's peak stayed under 96 MiB (the text of a page
+    /// is 16 MiB; these pages would be hundreds of MiB as values).
+    fn assert_peak(run: &Run, what: &str) {
+        if cfg!(target_os = "linux") {
+            assert!(run.peak_kib > 0, "the peak was read");
+            assert!(
+                run.peak_kib < 96 * 1024,
+                "{what}: peak {} KiB",
+                run.peak_kib
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_page_that_expands_past_the_budget_ends_the_listing_with_one_warning() {
+        let tasks = [
+            "tasks",
+            "list",
+            "--workspace",
+            "WS0123456789abcdef0123456789abcdef",
+            "--limit",
+            "10000",
+            "--json",
+        ];
+        for (item, args) in [
+            ("0", &["calls", "list", "--limit", "10000", "--json"][..]),
+            ("{}", &["calls", "list", "--limit", "10000"][..]),
+            ("[[[0]]]", &tasks[..]),
+        ] {
+            let (fake, run) = ccfn(
+                Hostile::RepeatedItems {
+                    item: item.to_owned(),
+                    bytes: 16 * MIB - 1024,
+                    endless: false,
+                },
+                args,
+            )
+            .await;
+            assert_eq!(run.code, 0, "{item}: {}", run.err);
+            assert_eq!(fake.requests().len(), 1);
+            assert_eq!(run.err.lines().count(), 1, "{item}: {}", run.err);
+            assert!(
+                run.err.starts_with(&format!(
+                    "ccfn: warning: {}",
+                    if args[0] == "calls" {
+                        "calls"
+                    } else {
+                        "workspace"
+                    }
+                )) && run
+                    .err
+                    .contains("a page would take more than 16 MiB of memory once read")
+                    && run.err.contains("with the 0 items read"),
+                "{item}: {}",
+                run.err
+            );
+            if args.contains(&"--json") {
+                assert_eq!(run.out.trim(), "[]", "{item}");
+            }
+            assert_peak(&run, item);
+        }
+    }
+
+    #[tokio::test]
+    async fn pages_that_add_up_past_the_budget_end_the_listing_with_the_items_so_far() {
+        // Pages of three calls with a 1 MiB field each, linking the next
+        // one for ever: each page is within the page's budget, five fill
+        // the listing's (16 MiB), the sixth passes it.
+        let item = format!(
+            "{{\"sid\":\"CA{:032x}\",\"status\":\"completed\",\"notes\":\"{}\"}}",
+            7,
+            "A".repeat(1024 * 1024)
+        );
+        let (fake, run) = ccfn(
+            Hostile::RepeatedItems {
+                item,
+                bytes: 3 * MIB + 3 * 1024,
+                endless: true,
+            },
+            &["calls", "list", "--limit", "10000", "--json"],
+        )
+        .await;
+        assert_eq!(run.code, 0, "{}", run.err);
+        let calls: Vec<Value> = serde_json::from_str(&run.out).unwrap();
+        assert_eq!(calls.len(), 15);
+        assert_eq!(fake.requests().len(), 6);
+        assert_eq!(run.err.lines().count(), 1, "{}", run.err);
+        assert!(
+            run.err.starts_with(
+                "ccfn: warning: calls: the pages would take more than 16 MiB of memory in all once read"
+            ) && run.err.contains("with the 15 items read"),
+            "{}",
+            run.err
+        );
+        assert_peak(&run, "pages adding up");
+    }
+
+    #[tokio::test]
+    async fn a_resource_that_expands_past_the_budget_is_an_error() {
+        let sid = format!("CA{:032x}", 1);
+        let (_, run) = ccfn(
+            Hostile::RepeatedItems {
+                item: "[]".to_owned(),
+                bytes: 16 * MIB - 1024,
+                endless: false,
+            },
+            &["calls", "get", &sid],
+        )
+        .await;
+        assert_eq!(run.code, 2, "{}", run.err);
+        assert_eq!(run.err.lines().count(), 1, "{}", run.err);
+        assert!(
+            run.err.contains(&format!("call {sid}: the platform's answer (16776191 bytes of JSON) would take more than 16 MiB of memory once read: not kept")),
+            "{}",
+            run.err
+        );
+        assert!(run.out.is_empty(), "{}", run.out);
+        assert_peak(&run, "one resource");
+    }
+}

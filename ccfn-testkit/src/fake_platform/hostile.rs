@@ -112,6 +112,19 @@ pub enum Hostile {
         /// Counts the bytes streamed, read from the test.
         streamed: Streamed,
     },
+    /// Every page is at most `bytes` bytes of JSON text holding the item
+    /// `item` (JSON text, written as is) repeated as many times as fit (at
+    /// least once): `0`, `{}` or `[[[0]]]` make the page that expands most
+    /// once parsed. With `endless`, each page links the next one (`Page` +
+    /// 1), for ever; without, none.
+    RepeatedItems {
+        /// One item, as JSON text.
+        item: String,
+        /// The most bytes a page takes.
+        bytes: u64,
+        /// Whether each page links a next one.
+        endless: bool,
+    },
     /// Every request answered 429, the n-th (from 0, counting every
     /// request the fake received) with `Retry-After` the n-th of
     /// `retry_after`, round and round (the text as given: digits, a date,
@@ -255,6 +268,20 @@ impl Hostile {
                 declared,
                 streamed,
             } => Some((huge(&key, *bytes, *declared, streamed), StatusCode::OK)),
+            Hostile::RepeatedItems {
+                item,
+                bytes,
+                endless,
+            } => {
+                let next = endless.then(|| link_to(page + 1));
+                let body = repeated(known, path, &key, item, *bytes, next.as_deref());
+                let mut response = Body::from(body).into_response();
+                response.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+                Some((response, StatusCode::OK))
+            }
             Hostile::RateLimitStorm { retry_after } => {
                 let status = StatusCode::TOO_MANY_REQUESTS;
                 let mut response = error(status, 20429, "Too Many Requests");
@@ -427,6 +454,44 @@ fn hostile_item(n: u64, text: &str) -> Value {
     // A number where the definitions have one (a task's age).
     item.insert("age".to_owned(), Value::from(n));
     Value::Object(item)
+}
+
+/// The text of a [`Hostile::RepeatedItems`] page in `path`'s shape: `item`
+/// repeated under `key` as many times as fit in `bytes` (at least once),
+/// linking `next` (a path on the fake) when given.
+fn repeated(
+    known: &Known<'_>,
+    path: &str,
+    key: &str,
+    item: &str,
+    bytes: u64,
+    next: Option<&str>,
+) -> Vec<u8> {
+    let prefix = format!("{{\"{key}\":[");
+    let suffix = if path.starts_with("/2010-04-01/") {
+        let next = next.map_or(Value::Null, Value::from);
+        format!("],\"next_page_uri\":{next}}}")
+    } else {
+        let next = next.map_or(Value::Null, |link| {
+            Value::from(format!("{}{link}", known.origin))
+        });
+        let meta = json!({"key": key, "page_size": 50, "next_page_url": next});
+        format!("],\"meta\":{meta}}}")
+    };
+    let room = usize::try_from(bytes)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(prefix.len() + suffix.len());
+    let count = (room.saturating_add(1) / (item.len() + 1)).max(1);
+    let mut body = Vec::with_capacity(prefix.len() + suffix.len() + count * (item.len() + 1));
+    body.extend_from_slice(prefix.as_bytes());
+    for n in 0..count {
+        if n > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(item.as_bytes());
+    }
+    body.extend_from_slice(suffix.as_bytes());
+    body
 }
 
 /// A page of `bytes` bytes under `key`, streamed.
@@ -602,6 +667,40 @@ mod tests {
         let page: Value = serde_json::from_slice(&bytes).unwrap();
         assert!(page["calls"].as_array().unwrap().len() > 100);
         assert_eq!(page["next_page_uri"], Value::Null);
+    }
+
+    #[tokio::test]
+    async fn repeated_items_fill_the_size_asked_in_both_shapes() {
+        let hostile = Hostile::RepeatedItems {
+            item: "[[0]]".to_owned(),
+            bytes: 100_000,
+            endless: true,
+        };
+        let path = "/2010-04-01/Accounts/AC1/Calls.json";
+        let query = [("Page".to_owned(), "3".to_owned())];
+        let (response, _) = hostile.answer(&known(), path, &query, true).unwrap();
+        let bytes = body(response).await;
+        assert!(
+            bytes.len() <= 100_000 && bytes.len() > 100_000 - 6,
+            "{}",
+            bytes.len()
+        );
+        let page: Value = serde_json::from_slice(&bytes).unwrap();
+        let items = page["calls"].as_array().unwrap();
+        assert!(items.len() > 16_000 && items.iter().all(|i| *i == json!([[0]])));
+        assert_eq!(page["next_page_uri"], format!("{path}?PageSize=50&Page=4"));
+        // The newer shape, one item however small the size, no next.
+        let hostile = Hostile::RepeatedItems {
+            item: "{}".to_owned(),
+            bytes: 1,
+            endless: false,
+        };
+        let path = "/v1/Workspaces/WS1/Tasks";
+        let (response, _) = hostile.answer(&known(), path, &[], true).unwrap();
+        let page: Value = serde_json::from_slice(&body(response).await).unwrap();
+        assert_eq!(page["tasks"], json!([{}]));
+        assert_eq!(page["meta"]["key"], "tasks");
+        assert_eq!(page["meta"]["next_page_url"], Value::Null);
     }
 
     #[tokio::test]
