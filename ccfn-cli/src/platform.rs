@@ -433,17 +433,16 @@ fn destination(url: &Url) -> String {
     }
 }
 
-/// Reads a page of either shape: the items under `key` (or under
-/// `meta.key` when the page says), and the next page from `next_page_uri`
-/// (a path on `base`) or `meta.next_page_url` (absolute, same origin as
-/// `base`), through [`next_link`].
+/// [`take_page`] of a borrowed page, for tests.
 #[cfg(test)]
 pub(crate) fn read_page(body: &Value, key: &str, base: &Url) -> Result<Page, String> {
     take_page(body.clone(), key, base)
 }
 
-/// [`read_page`] of a page it takes: its items are moved out, not
-/// copied.
+/// Reads a page of either shape: the items under `key` (or under
+/// `meta.key` when the page says), moved out, not copied; and the next
+/// page from `next_page_uri` (a path on `base`) or `meta.next_page_url`
+/// (absolute, same origin as `base`), through [`next_link`].
 fn take_page(mut body: Value, key: &str, base: &Url) -> Result<Page, String> {
     let key = body["meta"]["key"].as_str().unwrap_or(key).to_owned();
     let items = match body.get_mut(&key).map(Value::take) {
