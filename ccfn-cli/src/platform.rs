@@ -41,8 +41,10 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
+use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+use base64::Engine as _;
 use ccfn_core::Secret;
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
@@ -485,15 +487,12 @@ impl Platform {
             .map_err(|err| err.to_string())?;
         let pair = format!("{}:{}", settings.username, settings.password.expose());
         for value in [pair.as_str(), settings.password.expose()] {
-            for alphabet in [STANDARD, URL_SAFE] {
-                for padded in [true, false] {
-                    // Registered for the life of the process.
-                    drop(Secret::new(base64(value.as_bytes(), alphabet, padded)));
-                }
+            for engine in BASE64_FORMS {
+                // Registered for the life of the process.
+                drop(Secret::new(engine.encode(value)));
             }
         }
-        let authorization =
-            Secret::new(format!("Basic {}", base64(pair.as_bytes(), STANDARD, true)));
+        let authorization = Secret::new(format!("Basic {}", STANDARD.encode(&pair)));
         Ok(Platform {
             http,
             settings,
@@ -547,8 +546,8 @@ impl Platform {
                 code: None,
                 message: format!(
                     "the platform's answer ({} of JSON) would take more than {} of memory once read: not kept",
-                    size_text(body.len()),
-                    size_text(MAX_ANSWER_COST)
+                    crate::input::size(body.len()),
+                    crate::input::size(MAX_ANSWER_COST)
                 ),
             }),
             Err(ParseError::Invalid(_)) => Err(not_json(resource)),
@@ -608,12 +607,12 @@ impl Platform {
                     let why = if left >= MAX_ANSWER_COST {
                         format!(
                             "a page would take more than {} of memory once read",
-                            size_text(MAX_ANSWER_COST)
+                            crate::input::size(MAX_ANSWER_COST)
                         )
                     } else {
                         format!(
                             "the pages would take more than {} of memory in all once read",
-                            size_text(MAX_LIST_COST)
+                            crate::input::size(MAX_LIST_COST)
                         )
                     };
                     warn_stopped(resource, &why, items.len());
@@ -724,7 +723,7 @@ impl Platform {
                         None,
                         format!(
                             "the platform's answer is over {}{declared}: not read; ask for fewer items (--limit)",
-                            size_text(cap)
+                            crate::input::size(cap)
                         ),
                     ));
                 }
@@ -1040,44 +1039,11 @@ async fn read_capped(response: &mut reqwest::Response, cap: usize) -> Result<Vec
     Ok(body)
 }
 
-/// `16 MiB`, `64 KiB`: a cap, for messages.
-fn size_text(bytes: usize) -> String {
-    const MIB: usize = 1024 * 1024;
-    if bytes >= MIB && bytes % MIB == 0 {
-        format!("{} MiB", bytes / MIB)
-    } else if bytes >= 1024 && bytes % 1024 == 0 {
-        format!("{} KiB", bytes / 1024)
-    } else {
-        format!("{bytes} bytes")
-    }
-}
-
-/// The standard base64 alphabet.
-const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-/// The URL-safe base64 alphabet.
-const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// `bytes` in base64 with `alphabet`, padded with `=` or not: the forms
-/// HTTP basic authentication writes credentials in.
-fn base64(bytes: &[u8], alphabet: &[u8; 64], padded: bool) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(alphabet[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else if padded {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
+/// The base64 forms HTTP basic authentication writes credentials in,
+/// and that an answer may echo them in: standard and URL-safe, padded
+/// with `=` or not.
+const BASE64_FORMS: [&base64::engine::GeneralPurpose; 4] =
+    [&STANDARD, &STANDARD_NO_PAD, &URL_SAFE, &URL_SAFE_NO_PAD];
 
 /// The delay a `Retry-After` header asks for, at `now`: seconds (any
 /// number of digits; past `u64` it saturates) or an HTTP date (a date
@@ -1097,58 +1063,11 @@ fn retry_after(headers: &reqwest::header::HeaderMap, now: SystemTime) -> Option<
             .unwrap_or(u64::MAX);
         return Some(Duration::from_secs(seconds));
     }
-    let at = UNIX_EPOCH.checked_add(Duration::from_secs(http_date(value)?))?;
+    // Any of the three forms HTTP allows: `Sun, 06 Nov 1994 08:49:37 GMT`
+    // (the one to send), `Sunday, 06-Nov-94 08:49:37 GMT` and
+    // `Sun Nov  6 08:49:37 1994`.
+    let at = httpdate::parse_http_date(value).ok()?;
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
-/// Seconds since the epoch of an HTTP date in any of the three forms
-/// HTTP allows: `Sun, 06 Nov 1994 08:49:37 GMT` (the one to send),
-/// `Sunday, 06-Nov-94 08:49:37 GMT` and `Sun Nov  6 08:49:37 1994`.
-fn http_date(text: &str) -> Option<u64> {
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let cleaned = text.replace([',', '-'], " ");
-    let parts: Vec<&str> = cleaned.split_whitespace().collect();
-    let (day, month, year, time) = match parts[..] {
-        [_, day, month, year, time, "GMT"] => (day, month, year, time),
-        [_, month, day, time, year] => (day, month, year, time),
-        _ => return None,
-    };
-    let number = |text: &str, digits: std::ops::RangeInclusive<usize>| {
-        if digits.contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit()) {
-            text.parse::<u64>().ok()
-        } else {
-            None
-        }
-    };
-    let month = MONTHS.iter().position(|m| *m == month)? as u64 + 1;
-    let day = number(day, 1..=2).filter(|d| (1..=31).contains(d))?;
-    let year = match year.len() {
-        // RFC 850's two digits: 70 to 99 are 1970 to 1999.
-        2 => number(year, 2..=2).map(|y| if y >= 70 { 1900 + y } else { 2000 + y })?,
-        _ => number(year, 4..=4).filter(|y| *y >= 1970)?,
-    };
-    let mut hms = time.split(':');
-    let (h, m, s) = (hms.next()?, hms.next()?, hms.next()?);
-    if hms.next().is_some() {
-        return None;
-    }
-    let h = number(h, 2..=2).filter(|h| *h < 24)?;
-    let m = number(m, 2..=2).filter(|m| *m < 60)?;
-    let s = number(s, 2..=2).filter(|s| *s < 61)?;
-    // Days since the epoch of a civil date (Howard Hinnant's algorithm).
-    let (y, mo) = if month <= 2 {
-        (year - 1, month + 9)
-    } else {
-        (year, month - 3)
-    };
-    let era = y / 400;
-    let yoe = y - era * 400;
-    let doy = (153 * mo + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = (era * 146_097 + doe).checked_sub(719_468)?;
-    days.checked_mul(86_400)?.checked_add(h * 3600 + m * 60 + s)
 }
 
 /// `https://host:port` of a URL, for messages (no path, no query).
@@ -1464,7 +1383,7 @@ mod tests {
 
     #[test]
     fn retry_after_saturates_and_reads_http_dates() {
-        let now = UNIX_EPOCH + Duration::from_secs(784_111_777);
+        let now = std::time::UNIX_EPOCH + Duration::from_secs(784_111_777);
         let delay = |value: &str| retry_after(&headers(value), now);
         assert_eq!(delay("0"), Some(Duration::ZERO));
         assert_eq!(delay(" 7 "), Some(Duration::from_secs(7)));
@@ -1505,27 +1424,6 @@ mod tests {
         ] {
             assert_eq!(delay(bad), None, "{bad}");
         }
-        assert_eq!(http_date("Thu, 01 Jan 1970 00:00:00 GMT"), Some(0));
-        assert_eq!(
-            http_date("Sun, 29 Feb 2004 12:00:00 GMT"),
-            Some(1_078_056_000)
-        );
-    }
-
-    #[test]
-    fn base64_as_basic_authentication_writes_it() {
-        assert_eq!(
-            base64(b"Aladdin:open sesame", STANDARD, true),
-            "QWxhZGRpbjpvcGVuIHNlc2FtZQ=="
-        );
-        assert_eq!(
-            base64(b"Aladdin:open sesame", STANDARD, false),
-            "QWxhZGRpbjpvcGVuIHNlc2FtZQ"
-        );
-        assert_eq!(base64(b"\xfb\xff", STANDARD, true), "+/8=");
-        assert_eq!(base64(b"\xfb\xff", URL_SAFE, false), "-_8");
-        assert_eq!(base64(b"abc", STANDARD, true), "YWJj");
-        assert_eq!(base64(b"", STANDARD, true), "");
     }
 
     #[test]
@@ -1539,9 +1437,9 @@ mod tests {
         let _platform = Platform::new(settings).unwrap();
         let pair = b"SKunit:canary-unit-secret-77?>";
         for form in [
-            base64(pair, STANDARD, true),
-            base64(pair, URL_SAFE, false),
-            base64(b"canary-unit-secret-77?>", STANDARD, true),
+            STANDARD.encode(pair),
+            URL_SAFE_NO_PAD.encode(pair),
+            STANDARD.encode(b"canary-unit-secret-77?>"),
         ] {
             let text = format!("{{\"echo\":\"Basic {form}\"}}");
             let scrubbed = ccfn_core::record::scrub_secrets(&text);
