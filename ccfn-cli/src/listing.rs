@@ -367,6 +367,14 @@ pub(crate) fn sid(prefix: &'static str) -> impl Fn(&str) -> Result<String, Strin
     }
 }
 
+/// `text` when it is a SID with `prefix` and 32 hex digits, the pattern
+/// the platform's definitions give every SID in a path: a SID taken from
+/// an answer or a record goes into a request's path only through here,
+/// so that no text of theirs makes a path the platform does not have.
+pub(crate) fn path_sid<'a>(prefix: &'static str, text: &'a str) -> Option<&'a str> {
+    sid(prefix)(text).ok().map(|_| text)
+}
+
 /// Runs `ccfn calls`.
 pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
     let platform = platform()?;
@@ -547,14 +555,28 @@ pub(crate) async fn whole_flows(platform: &Platform) -> Result<Vec<Value>, Platf
     for item in listed {
         let flow: Flow = resources::parse("flows", item.clone())?;
         match flow.sid.as_deref() {
-            Some(sid) if !flow.is_complete() => {
-                let path = format!("/v2/Flows/{sid}");
-                flows.push(
-                    platform
-                        .fetch_at(&format!("flow {sid}"), Product::Studio, &path)
-                        .await?,
-                );
-            }
+            Some(sid) if !flow.is_complete() => match path_sid("FW", sid) {
+                Some(sid) => {
+                    let path = format!("/v2/Flows/{sid}");
+                    flows.push(
+                        platform
+                            .fetch_at(&format!("flow {sid}"), Product::Studio, &path)
+                            .await?,
+                    );
+                }
+                // Not a flow's SID: there is nothing to fetch it at; the
+                // flow is shown as listed.
+                None => {
+                    crate::terminal::say(
+                        "",
+                        &format!(
+                            "warning: flows: {sid:?} is not a flow SID (FW and 32 hex digits): \
+                             that flow is shown as listed, without its validity"
+                        ),
+                    );
+                    flows.push(item);
+                }
+            },
             _ => flows.push(item),
         }
     }
@@ -611,7 +633,13 @@ pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
                 let read: Vec<Step> = typed_all(&steps_of, &steps)?;
                 if *context {
                     for (step, read) in steps.iter_mut().zip(&read) {
-                        let sid = read.sid.as_deref().unwrap_or_default();
+                        let given = read.sid.as_deref().unwrap_or_default();
+                        let Some(sid) = path_sid("FT", given) else {
+                            return Err(format!(
+                                "{steps_of}: {given:?} is not a step SID (FT and 32 hex digits): \
+                                 its context cannot be asked for"
+                            ));
+                        };
                         let at = format!("{path}/Steps/{sid}/Context");
                         let of = format!("step {sid}'s context");
                         let found = platform.fetch_at(&of, Product::Studio, &at).await?;
