@@ -964,3 +964,43 @@ async fn an_old_call_s_alerts_are_said_not_checked() {
         "the alerts were not asked"
     );
 }
+
+#[tokio::test]
+async fn sids_the_records_name_go_in_no_path_unless_they_are_sids() {
+    // The function's records are the application's text: a workflow,
+    // task, workspace or execution SID in them that is not one (prefix
+    // and 32 hex digits, as the platform's definitions give each) is
+    // said, and the platform is not asked at a path made of it (the
+    // runner's conformance check fails otherwise).
+    let router = task_router(Scenario::Healthy).await;
+    let run = callback(Scenario::Healthy, &router).await;
+    let healthy: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
+    let task = healthy
+        .match_indices("WT")
+        .map(|(at, _)| &healthy[at..])
+        .find(|rest| rest.len() >= 34 && rest[2..34].bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(|rest| rest[..34].to_owned())
+        .expect("the records name the task");
+    for (sid, forged) in [
+        (center::WORKFLOW, "WW0/../../../Activities"),
+        (task.as_str(), "WT0/../../Workers"),
+        (center::WORKSPACE, "WS0%2F.."),
+        (center::EXECUTION, "FN0/../../../Flows"),
+    ] {
+        let fake = center(Scenario::Healthy).await;
+        let lines = healthy.replace(sid, forged);
+        let (_, text, _) = doctor_on(&fake, &lines, "forged-sid").await;
+        assert!(
+            text.contains(&format!("{forged:?}")) && text.contains("is not a"),
+            "{forged}: {text}"
+        );
+        assert!(
+            !fake.requests().iter().any(|r| r.path.contains("/../")
+                || r.path.contains("Activities")
+                || r.path.contains("Workers")
+                || r.path.contains("%2F")),
+            "{forged}: {:?}",
+            fake.requests()
+        );
+    }
+}
