@@ -1462,3 +1462,31 @@ mod expanding {
         assert_peak(&run, "one resource");
     }
 }
+
+#[tokio::test]
+async fn the_runner_fails_a_run_that_sent_a_request_the_definitions_do_not_allow() {
+    // ccfn follows a next link on the platform's own origin as written:
+    // one that adds a parameter `ListCall` does not have makes ccfn send
+    // a request the definitions do not allow. The runner every test here
+    // uses must fail that run, naming the request.
+    use ccfn_testkit::fake_platform::hostile::Hostile;
+    let link = format!(
+        "/2010-04-01/Accounts/{}/Calls.json?PageSize=50&Page=1&Bogus=1",
+        ccfn_testkit::fake_platform::ACCOUNT_SID
+    );
+    let fake = platform().await.hostile(Hostile::NextLink { link });
+    let ran =
+        tokio::spawn(
+            async move { ccfn(&fake, &["calls", "list", "--limit", "100", "--json"]).await },
+        )
+        .await;
+    let panic = ran
+        .expect_err("the runner let a nonconforming request pass")
+        .into_panic();
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.contains("requests that do not conform to the platform's definitions")
+            && message.contains("query parameter \"Bogus\": ListCall has no such parameter"),
+        "{message}"
+    );
+}
