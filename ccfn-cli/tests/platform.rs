@@ -614,6 +614,8 @@ async fn forbidden_and_failing_answers_name_the_resource_and_what_to_do() {
     assert!(err.contains("the platform failed to answer"), "{err}");
 
     // No server at all.
+    // The one run outside the runner: the fake is gone before it, so no
+    // request reaches it and there is nothing to check.
     let gone = FakePlatform::start().await;
     let vars = gone.vars();
     drop(gone);
