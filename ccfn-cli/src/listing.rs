@@ -346,12 +346,34 @@ impl TaskStatus {
     }
 }
 
-/// A `YYYY-MM-DD` date.
+/// A `YYYY-MM-DD` date, a day the calendar has: the platform's date
+/// parameters (`format: date`, or a day where a `date-time` allows one)
+/// take no other.
 fn date(text: &str) -> Result<String, String> {
     let digits = |part: &str, n: usize| part.len() == n && part.bytes().all(|b| b.is_ascii_digit());
-    match text.split('-').collect::<Vec<_>>()[..] {
-        [y, m, d] if digits(y, 4) && digits(m, 2) && digits(d, 2) => Ok(text.to_owned()),
-        _ => Err(format!("{text:?} is not a date as YYYY-MM-DD")),
+    let day = match text.split('-').collect::<Vec<_>>()[..] {
+        [y, m, d] if digits(y, 4) && digits(m, 2) && digits(d, 2) => {
+            let (y, m, d) = (
+                y.parse::<u32>().unwrap_or(0),
+                m.parse::<u32>().unwrap_or(0),
+                d.parse::<u32>().unwrap_or(0),
+            );
+            let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+            let days = match m {
+                1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+                4 | 6 | 9 | 11 => 30,
+                2 if leap => 29,
+                2 => 28,
+                _ => 0,
+            };
+            (1..=days).contains(&d)
+        }
+        _ => false,
+    };
+    if day {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("{text:?} is not a date as YYYY-MM-DD"))
     }
 }
 

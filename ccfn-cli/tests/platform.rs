@@ -1492,3 +1492,36 @@ async fn the_runner_fails_a_run_that_sent_a_request_the_definitions_do_not_allow
         "{message}"
     );
 }
+
+#[tokio::test]
+async fn a_since_that_is_no_day_is_refused_not_sent() {
+    // The definitions' date parameters take real days: `2026-02-30` is
+    // refused by ccfn, not sent for the platform to refuse or misread
+    // (the runner's conformance check fails a run that sends it).
+    let fake = everything().await;
+    let logs = [
+        "functions",
+        "logs",
+        "--service",
+        SERVICE,
+        "--environment",
+        ENVIRONMENT,
+        "--since",
+    ];
+    for day in ["2026-02-30", "2026-13-01", "2026-11-00"] {
+        for args in [
+            &["calls", "list", "--since"][..],
+            &logs[..],
+            &["account", "alerts", "--since"],
+        ] {
+            let args: Vec<&str> = args.iter().copied().chain([day]).collect();
+            let (code, out, err) = ccfn(&fake, &args).await;
+            assert_eq!(code, 2, "{args:?}: {out}");
+            assert!(
+                err.contains(&format!("{day:?} is not a date as YYYY-MM-DD")),
+                "{args:?}: {err}"
+            );
+        }
+    }
+    assert!(fake.requests().is_empty(), "{:?}", fake.requests());
+}
