@@ -591,6 +591,29 @@ async fn function_logs_are_grouped_by_invocation() {
     let started = out.find("started").unwrap();
     let failed = out.find("workflows.find is not a function").unwrap();
     assert!(started < failed, "oldest first within an invocation: {out}");
+
+    // One function's: `FunctionSid`, as the definitions spell it (the
+    // runner checks the request).
+    let function = "ZH0123456789abcdef0123456789abcdef";
+    let one: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--function", function])
+        .collect();
+    let (code, _, err) = ccfn(&fake, &one).await;
+    assert_eq!(code, 0, "{err}");
+    let asked = fake
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.path.ends_with("/Logs"))
+        .expect("the logs were listed");
+    assert!(
+        asked
+            .query
+            .contains(&("FunctionSid".to_owned(), function.to_owned())),
+        "{asked:?}"
+    );
 }
 
 #[tokio::test]
