@@ -788,7 +788,11 @@ mod hostile {
         // fake wrote is followed only when it is on the fake's own origin,
         // and the hostile fake writes those as the platform does
         // (`PageSize` and `Page` of the list), so they conform too. A
-        // foreign link is refused before it is sent.
+        // foreign link is refused before it is sent. A next link written
+        // verbatim on the fake's own origin is followed as written: the
+        // links these tests give are all refused before sending, and one
+        // that would not conform fails the run (see
+        // `the_runner_fails_a_run_that_sent_a_request_the_definitions_do_not_allow`).
         fake.assert_requests_conform();
         let out = String::from_utf8(output.stdout).unwrap();
         let err = String::from_utf8(output.stderr).unwrap();
