@@ -16,7 +16,7 @@ use reqwest::Url;
 use serde_json::{json, Value};
 
 use crate::diagnose::{self, Record};
-use crate::listing::mask_phone;
+use crate::listing::{mask_phone, path_sid};
 use crate::platform::{Platform, PlatformError, Product, Settings};
 use crate::resources::{
     self, text, Alert, Application, Call, Event, Execution, Flow, IncomingNumber, Step,
@@ -232,6 +232,15 @@ fn flow_in(url: &str) -> Option<&str> {
         .then_some(sid)
 }
 
+/// Why `given`, named by `whose`, goes in no request's path: it is not a
+/// SID with `prefix` and 32 hex digits, the pattern the platform's
+/// definitions give it.
+fn not_a_sid(whose: &str, given: &str, prefix: &str) -> String {
+    format!(
+        "{whose} names {given:?}, which is not a SID ({prefix} and 32 hex digits): the platform is not asked"
+    )
+}
+
 /// `number` in E.164 (`+` and 8 to 15 digits), with the spaces, dashes,
 /// dots and parentheses people write in it taken out.
 pub(crate) fn e164(number: &str) -> Result<String, String> {
@@ -388,6 +397,16 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
     }
     let mut voice_url = text(&found.voice_url).unwrap_or_default().to_owned();
     if let Some(app) = text(&found.voice_application_sid) {
+        let Some(app) = path_sid("AP", app) else {
+            report.add(
+                Check::new(
+                    Mark::Failed,
+                    format!("Number {shown} answers with {answered_by}"),
+                )
+                .detail(not_a_sid("the number's application", app, "AP")),
+            );
+            return None;
+        };
         let path = format!("/2010-04-01/Accounts/{{account}}/Applications/{app}.json");
         match resources::fetch::<Application>(
             platform,
@@ -561,10 +580,13 @@ async fn complete(
             out.push(Ok(flow));
             continue;
         }
-        let Some(sid) = flow.sid.clone() else {
+        // Without a flow's SID there is nothing to fetch it at: the flow
+        // is taken as listed.
+        let Some(sid) = flow.sid.as_deref().and_then(|sid| path_sid("FW", sid)) else {
             out.push(Ok(flow));
             continue;
         };
+        let sid = sid.to_owned();
         let path = format!("/v2/Flows/{sid}");
         match resources::fetch::<Flow>(platform, &format!("flow {sid}"), Product::Studio, &path)
             .await
@@ -748,7 +770,17 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
     let Some(flow) = number_link(platform, number, report).await else {
         return;
     };
-    let flow_sid = flow.sid.clone().unwrap_or_default();
+    let given = flow.sid.clone().unwrap_or_default();
+    let Some(flow_sid) = path_sid("FW", &given).map(str::to_owned) else {
+        report.add(
+            Check::new(Mark::Failed, "The flow's executions cannot be read").detail(not_a_sid(
+                "the flow's answer",
+                &given,
+                "FW",
+            )),
+        );
+        return;
+    };
 
     // The flow's execution for this call: the one the function's records
     // name, else the newest whose contact is the caller among those of
@@ -757,6 +789,21 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
     let named = record(records, "flow")
         .and_then(|r| field(r, "execution_sid"))
         .map(str::to_owned);
+    // A name that is no execution SID is said, and the execution looked
+    // for as if the records named none.
+    let named = match named {
+        Some(sid) if path_sid("FN", &sid).is_none() => {
+            report.add(
+                Check::new(Mark::Warning, "The execution the records name").detail(not_a_sid(
+                    "the function's flow record",
+                    &sid,
+                    "FN",
+                )),
+            );
+            None
+        }
+        named => named,
+    };
     let execution: Result<Option<Execution>, PlatformError> = match &named {
         Some(sid) => {
             let path = format!("/v2/Flows/{flow_sid}/Executions/{sid}");
@@ -821,7 +868,17 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
         report.add(check);
         return;
     };
-    let execution_sid = execution.sid.clone().unwrap_or_default();
+    let given = execution.sid.clone().unwrap_or_default();
+    let Some(execution_sid) = path_sid("FN", &given).map(str::to_owned) else {
+        report.add(
+            Check::new(Mark::Failed, "The execution's steps cannot be read").detail(not_a_sid(
+                "the execution's answer",
+                &given,
+                "FN",
+            )),
+        );
+        return;
+    };
 
     // Its steps: did it reach a function widget? A step's `name` is the
     // event; the widgets are in `transitioned_from`/`transitioned_to`.
@@ -1189,6 +1246,18 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
         return report
             .add(Check::new(Mark::Warning, "The task").detail("the records name no workflow"));
     };
+    for (what, sid, prefix) in [
+        ("workspace", &workspace, "WS"),
+        ("workflow", &workflow, "WW"),
+    ] {
+        if path_sid(prefix, sid).is_none() {
+            return report.add(Check::new(Mark::Warning, "The task").detail(not_a_sid(
+                &format!("the {what}"),
+                sid,
+                prefix,
+            )));
+        }
+    }
     // The workflow, in this workspace.
     let path = format!("/v1/Workspaces/{workspace}/Workflows/{workflow}");
     let found: Workflow = match resources::fetch(
@@ -1277,6 +1346,13 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
                 .detail(format!("the function's task_error: {cause}"))
                 .fix("Read the task_error record (ccfn logs --call CA.. --step task_error); the workflow itself looks right."),
         );
+    };
+    let Some(task_sid) = path_sid("WT", task_sid) else {
+        return report.add(Check::new(Mark::Warning, "The task").detail(not_a_sid(
+            "the function's task record",
+            task_sid,
+            "WT",
+        )));
     };
     let path = format!("/v1/Workspaces/{workspace}/Tasks/{task_sid}");
     match resources::fetch::<Task>(

@@ -346,12 +346,34 @@ impl TaskStatus {
     }
 }
 
-/// A `YYYY-MM-DD` date.
+/// A `YYYY-MM-DD` date, a day the calendar has: the platform's date
+/// parameters (`format: date`, or a day where a `date-time` allows one)
+/// take no other.
 fn date(text: &str) -> Result<String, String> {
     let digits = |part: &str, n: usize| part.len() == n && part.bytes().all(|b| b.is_ascii_digit());
-    match text.split('-').collect::<Vec<_>>()[..] {
-        [y, m, d] if digits(y, 4) && digits(m, 2) && digits(d, 2) => Ok(text.to_owned()),
-        _ => Err(format!("{text:?} is not a date as YYYY-MM-DD")),
+    let day = match text.split('-').collect::<Vec<_>>()[..] {
+        [y, m, d] if digits(y, 4) && digits(m, 2) && digits(d, 2) => {
+            let (y, m, d) = (
+                y.parse::<u32>().unwrap_or(0),
+                m.parse::<u32>().unwrap_or(0),
+                d.parse::<u32>().unwrap_or(0),
+            );
+            let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+            let days = match m {
+                1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+                4 | 6 | 9 | 11 => 30,
+                2 if leap => 29,
+                2 => 28,
+                _ => 0,
+            };
+            (1..=days).contains(&d)
+        }
+        _ => false,
+    };
+    if day {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("{text:?} is not a date as YYYY-MM-DD"))
     }
 }
 
@@ -365,6 +387,14 @@ pub(crate) fn sid(prefix: &'static str) -> impl Fn(&str) -> Result<String, Strin
             Err(format!("{text:?} is not a SID: {prefix} and 32 hex digits"))
         }
     }
+}
+
+/// `text` when it is a SID with `prefix` and 32 hex digits, the pattern
+/// the platform's definitions give every SID in a path: a SID taken from
+/// an answer or a record goes into a request's path only through here,
+/// so that no text of theirs makes a path the platform does not have.
+pub(crate) fn path_sid<'a>(prefix: &'static str, text: &'a str) -> Option<&'a str> {
+    sid(prefix)(text).ok().map(|_| text)
 }
 
 /// Runs `ccfn calls`.
@@ -547,14 +577,28 @@ pub(crate) async fn whole_flows(platform: &Platform) -> Result<Vec<Value>, Platf
     for item in listed {
         let flow: Flow = resources::parse("flows", item.clone())?;
         match flow.sid.as_deref() {
-            Some(sid) if !flow.is_complete() => {
-                let path = format!("/v2/Flows/{sid}");
-                flows.push(
-                    platform
-                        .fetch_at(&format!("flow {sid}"), Product::Studio, &path)
-                        .await?,
-                );
-            }
+            Some(sid) if !flow.is_complete() => match path_sid("FW", sid) {
+                Some(sid) => {
+                    let path = format!("/v2/Flows/{sid}");
+                    flows.push(
+                        platform
+                            .fetch_at(&format!("flow {sid}"), Product::Studio, &path)
+                            .await?,
+                    );
+                }
+                // Not a flow's SID: there is nothing to fetch it at; the
+                // flow is shown as listed.
+                None => {
+                    crate::terminal::say(
+                        "",
+                        &format!(
+                            "warning: flows: {sid:?} is not a flow SID (FW and 32 hex digits): \
+                             that flow is shown as listed, without its validity"
+                        ),
+                    );
+                    flows.push(item);
+                }
+            },
             _ => flows.push(item),
         }
     }
@@ -611,7 +655,13 @@ pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
                 let read: Vec<Step> = typed_all(&steps_of, &steps)?;
                 if *context {
                     for (step, read) in steps.iter_mut().zip(&read) {
-                        let sid = read.sid.as_deref().unwrap_or_default();
+                        let given = read.sid.as_deref().unwrap_or_default();
+                        let Some(sid) = path_sid("FT", given) else {
+                            return Err(format!(
+                                "{steps_of}: {given:?} is not a step SID (FT and 32 hex digits): \
+                                 its context cannot be asked for"
+                            ));
+                        };
                         let at = format!("{path}/Steps/{sid}/Context");
                         let of = format!("step {sid}'s context");
                         let found = platform.fetch_at(&of, Product::Studio, &at).await?;

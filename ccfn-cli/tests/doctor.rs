@@ -17,6 +17,21 @@ use serde_json::{json, Value};
 const TOKEN: &str = "canary-doctor-platform-token-4b8e27";
 const EMAIL_KEY: &str = "canary-doctor-email-key-61c0d9";
 
+/// `ccfn`, not yet pointed at any platform: [`on`] does that.
+fn ccfn() -> tokio::process::Command {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+}
+
+/// Runs `command` ([`ccfn`] with its arguments) against `fake` to its
+/// end: the only place the fake's variables are set, so every run on the
+/// fake passes here. Fails when any request the fake has received does
+/// not conform to the platform's definitions.
+async fn on(fake: &FakePlatform, command: &mut tokio::process::Command) -> std::process::Output {
+    let output = command.envs(fake.vars()).output().await.unwrap();
+    fake.assert_requests_conform();
+    output
+}
+
 /// The task router the function meets under `scenario`.
 async fn task_router(scenario: Scenario) -> FakeTaskRouter {
     let routes = |queue: &str| json!({ "task_routing": { "filters": [], "default_filter": { "queue": queue } } });
@@ -92,13 +107,12 @@ async fn doctor(scenario: Scenario) -> (i32, String, Value) {
 /// `ccfn doctor --call` on `fake` with `log` as the logs.
 async fn doctor_on(fake: &FakePlatform, log: &str, name: &str) -> (i32, String, Value) {
     let dir = temp_dir(&format!("doctor-{name}"));
-    let log = write(&dir, "app.log", log);
-    let run = |json: bool| {
-        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"));
+    let log = &write(&dir, "app.log", log);
+    let run = |json: bool| async move {
+        let mut command = ccfn();
         command
             .args(["doctor", "--call", center::CALL, "--logs"])
-            .arg(&log)
-            .envs(fake.vars())
+            .arg(log)
             .env("PLATFORM_WORKSPACE_SID", center::WORKSPACE)
             .env("EMAILPROVIDER_API_KEY", EMAIL_KEY)
             .env_remove("API_KEY_SID")
@@ -106,10 +120,10 @@ async fn doctor_on(fake: &FakePlatform, log: &str, name: &str) -> (i32, String, 
         if json {
             command.arg("--json");
         }
-        command.output()
+        on(fake, &mut command).await
     };
-    let text = run(false).await.unwrap();
-    let json = run(true).await.unwrap();
+    let text = run(false).await;
+    let json = run(true).await;
     let stdout = String::from_utf8(text.stdout).unwrap();
     let stderr = String::from_utf8(text.stderr).unwrap();
     let json_out = String::from_utf8(json.stdout).unwrap();
@@ -380,16 +394,15 @@ async fn a_number_alone_and_a_call_without_logs() {
         .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
         .contact_center(Scenario::Healthy);
     let run = |args: &'static [&'static str]| {
-        tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
+        let mut command = ccfn();
+        command
             .args(args)
-            .envs(fake.vars())
             .env_remove("API_KEY_SID")
-            .env_remove("API_KEY_SECRET")
-            .output()
+            .env_remove("API_KEY_SECRET");
+        let fake = &fake;
+        async move { on(fake, &mut command).await }
     };
-    let output = run(&["doctor", "--number", center::NUMBER, "--mask-pii"])
-        .await
-        .unwrap();
+    let output = run(&["doctor", "--number", center::NUMBER, "--mask-pii"]).await;
     let text = String::from_utf8(output.stdout).unwrap();
     assert_eq!(output.status.code(), Some(0), "{text}");
     assert!(
@@ -405,7 +418,7 @@ async fn a_number_alone_and_a_call_without_logs() {
 
     // Without --logs, the function's side is said to be unchecked, not
     // passed.
-    let output = run(&["doctor", "--call", center::CALL]).await.unwrap();
+    let output = run(&["doctor", "--call", center::CALL]).await;
     let text = String::from_utf8(output.stdout).unwrap();
     assert_eq!(output.status.code(), Some(0), "{text}");
     assert!(
@@ -428,7 +441,7 @@ async fn a_number_alone_and_a_call_without_logs() {
         "{asked:?}"
     );
 
-    let output = run(&["doctor", "--call", "CA1"]).await.unwrap();
+    let output = run(&["doctor", "--call", "CA1"]).await;
     assert_eq!(output.status.code(), Some(2));
     let err = String::from_utf8(output.stderr).unwrap();
     assert!(err.contains("CA and 32 hex digits"), "{err}");
@@ -447,16 +460,16 @@ async fn the_package_holds_the_doctor_s_report() {
     let log = write(&dir, "app.log", &lines);
     let out = dir.join("out");
     std::fs::create_dir_all(&out).unwrap();
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
-        .args(["package", "--call", center::CALL, "--logs"])
-        .arg(&log)
-        .arg("-o")
-        .arg(&out)
-        .envs(fake.vars())
-        .env("PLATFORM_WORKSPACE_SID", center::WORKSPACE)
-        .output()
-        .await
-        .unwrap();
+    let output = on(
+        &fake,
+        ccfn()
+            .args(["package", "--call", center::CALL, "--logs"])
+            .arg(&log)
+            .arg("-o")
+            .arg(&out)
+            .env("PLATFORM_WORKSPACE_SID", center::WORKSPACE),
+    )
+    .await;
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let package = std::fs::read_dir(&out)
@@ -628,13 +641,13 @@ async fn a_function_with_the_flows_that_call_it() {
             .contact_center(scenario);
         let dir = temp_dir(&format!("doctor-function-{scenario:?}"));
         let log = write(&dir, "app.log", &lines);
-        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
-            .args(["doctor", "--function", "wait-experience", "--logs"])
-            .arg(&log)
-            .envs(fake.vars())
-            .output()
-            .await
-            .unwrap();
+        let output = on(
+            &fake,
+            ccfn()
+                .args(["doctor", "--function", "wait-experience", "--logs"])
+                .arg(&log),
+        )
+        .await;
         let text = String::from_utf8(output.stdout).unwrap();
         assert_eq!(output.status.code(), Some(code), "{text}");
         assert!(
@@ -651,15 +664,15 @@ async fn a_function_with_the_flows_that_call_it() {
 /// `ccfn doctor ARGS..` against `fake`, without logs: (exit status,
 /// stdout).
 async fn doctor_args(fake: &FakePlatform, args: &[&str]) -> (i32, String) {
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
-        .arg("doctor")
-        .args(args)
-        .envs(fake.vars())
-        .env_remove("API_KEY_SID")
-        .env_remove("API_KEY_SECRET")
-        .output()
-        .await
-        .unwrap();
+    let output = on(
+        fake,
+        ccfn()
+            .arg("doctor")
+            .args(args)
+            .env_remove("API_KEY_SID")
+            .env_remove("API_KEY_SECRET"),
+    )
+    .await;
     let text = String::from_utf8(output.stdout).unwrap();
     let err = String::from_utf8(output.stderr).unwrap();
     assert!(!text.contains(TOKEN) && !err.contains(TOKEN), "{text}{err}");
@@ -949,5 +962,72 @@ async fn an_old_call_s_alerts_are_said_not_checked() {
     assert!(
         !fake.requests().iter().any(|r| r.path == "/v1/Alerts"),
         "the alerts were not asked"
+    );
+}
+
+#[tokio::test]
+async fn sids_the_records_name_go_in_no_path_unless_they_are_sids() {
+    // The function's records are the application's text: a workflow,
+    // task, workspace or execution SID in them that is not one (prefix
+    // and 32 hex digits, as the platform's definitions give each) is
+    // said, and the platform is not asked at a path made of it (the
+    // runner's conformance check fails otherwise).
+    let router = task_router(Scenario::Healthy).await;
+    let run = callback(Scenario::Healthy, &router).await;
+    let healthy: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
+    let task = healthy
+        .match_indices("WT")
+        .map(|(at, _)| &healthy[at..])
+        .find(|rest| rest.len() >= 34 && rest[2..34].bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(|rest| rest[..34].to_owned())
+        .expect("the records name the task");
+    for (sid, forged) in [
+        (center::WORKFLOW, "WW0/../../../Activities"),
+        (task.as_str(), "WT0/../../Workers"),
+        (center::WORKSPACE, "WS0%2F.."),
+        (center::EXECUTION, "FN0/../../../Flows"),
+    ] {
+        let fake = center(Scenario::Healthy).await;
+        let lines = healthy.replace(sid, forged);
+        let (_, text, _) = doctor_on(&fake, &lines, "forged-sid").await;
+        assert!(
+            text.contains(&format!("{forged:?}")) && text.contains("is not a"),
+            "{forged}: {text}"
+        );
+        assert!(
+            !fake.requests().iter().any(|r| r.path.contains("/../")
+                || r.path.contains("Activities")
+                || r.path.contains("Workers")
+                || r.path.contains("%2F")),
+            "{forged}: {:?}",
+            fake.requests()
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_runner_fails_a_run_that_sent_a_request_the_definitions_do_not_allow() {
+    // ccfn follows a next link on the platform's own origin as written:
+    // one that adds a parameter `ListIncomingPhoneNumber` does not have
+    // makes `ccfn doctor` send a request the definitions do not allow.
+    // The runner every test here uses must fail that run.
+    use ccfn_testkit::fake_platform::hostile::Hostile;
+    let link = format!(
+        "/2010-04-01/Accounts/{}/IncomingPhoneNumbers.json?PageSize=50&Page=1&Bogus=1",
+        ccfn_testkit::fake_platform::ACCOUNT_SID
+    );
+    let fake = center(Scenario::Healthy)
+        .await
+        .hostile(Hostile::NextLink { link });
+    let ran =
+        tokio::spawn(async move { doctor_args(&fake, &["--number", center::NUMBER]).await }).await;
+    let panic = ran
+        .expect_err("the runner let a nonconforming request pass")
+        .into_panic();
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.contains("requests that do not conform to the platform's definitions")
+            && message.contains("query parameter \"Bogus\""),
+        "{message}"
     );
 }

@@ -70,15 +70,27 @@ async fn platform() -> FakePlatform {
 }
 
 /// Runs `ccfn args..` with the fake's variables; exit status, stdout,
-/// stderr.
+/// stderr. Fails when any request the fake has received (from this run
+/// or an earlier one) does not conform to the platform's definitions.
 async fn ccfn(fake: &FakePlatform, args: &[&str]) -> (i32, String, String) {
+    ccfn_with(fake, args, &[]).await
+}
+
+/// [`ccfn`], with `vars` set after the fake's (a wrong token...).
+async fn ccfn_with(
+    fake: &FakePlatform,
+    args: &[&str],
+    vars: &[(&str, &str)],
+) -> (i32, String, String) {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"));
     command.args(args);
     for name in ["API_KEY_SID", "API_KEY_SECRET", "PLATFORM_WORKSPACE_SID"] {
         command.env_remove(name);
     }
     command.envs(fake.vars());
+    command.envs(vars.iter().copied());
     let output = command.output().await.unwrap();
+    fake.assert_requests_conform();
     let stdout = String::from_utf8(output.stdout).unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(
@@ -253,17 +265,12 @@ async fn the_rate_limit_is_waited_for_and_errors_name_the_resource() {
 
     // A wrong token: the platform's 401, and the wrong token is not shown
     // either.
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
-        .args(["calls", "list"])
-        .envs(fake.vars())
-        .env("AUTH_TOKEN", "canary-wrong-token-8c3d")
-        .output()
-        .await
-        .unwrap();
-    let (code, err) = (
-        output.status.code().unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    );
+    let (code, _, err) = ccfn_with(
+        &fake,
+        &["calls", "list"],
+        &[("AUTH_TOKEN", "canary-wrong-token-8c3d")],
+    )
+    .await;
     assert_eq!(code, 2);
     assert!(
         err.contains("calls: 401 Unauthorized (Authenticate)"),
@@ -293,6 +300,7 @@ const FLOW: &str = "FW0123456789abcdef0123456789abcdef";
 const EXECUTION: &str = "FN0123456789abcdef0123456789abcdef";
 const SERVICE: &str = "ZS0123456789abcdef0123456789abcdef";
 const ENVIRONMENT: &str = "ZE0123456789abcdef0123456789abcdef";
+const STEP: &str = "FT0123456789abcdef0123456789abcdef";
 
 /// A platform with one of everything the other commands read.
 async fn everything() -> FakePlatform {
@@ -329,11 +337,11 @@ async fn everything() -> FakePlatform {
         )
         .with(
             Resource::Steps { flow: FLOW.to_owned(), execution: EXECUTION.to_owned() },
-            json!({"sid": "FT0001", "name": "call_function", "transitioned_from": "Trigger",
+            json!({"sid": STEP, "name": "call_function", "transitioned_from": "Trigger",
                    "transitioned_to": "fail", "date_created": "2026-11-20T10:00:01Z"}),
         )
         .with_object(
-            format!("/v2/Flows/{FLOW}/Executions/{EXECUTION}/Steps/FT0001/Context"),
+            format!("/v2/Flows/{FLOW}/Executions/{EXECUTION}/Steps/{STEP}/Context"),
             json!({"context": {"widgets": {"call_function": {"status_code": 500, "password": "canary-step-password-9f"}}}}),
         )
         .with(
@@ -436,12 +444,39 @@ async fn flows_executions_and_steps_with_their_context() {
     let (code, out, err) = ccfn(&fake, &["flows", "execution", FLOW, EXECUTION, "--context"]).await;
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("FT0001  call_function  Trigger  fail"),
+        out.contains(&format!("{STEP}  call_function  Trigger  fail")),
         "{out}"
     );
     assert!(out.contains("\"status_code\": 500"), "{out}");
     assert!(out.contains("\"password\": \"[REDACTED]\""), "{out}");
     assert!(!out.contains("canary-step-password"), "{out}");
+}
+
+#[tokio::test]
+async fn a_step_sid_not_shaped_as_a_sid_goes_in_no_path() {
+    // A step whose SID is not FT and 32 hex digits, as no platform answer
+    // has: its context is not asked for at a path the platform does not
+    // have; the command says so instead.
+    let fake = everything().await.with(
+        Resource::Steps {
+            flow: FLOW.to_owned(),
+            execution: EXECUTION.to_owned(),
+        },
+        json!({"sid": "FT0001/../../Flows", "name": "say_1", "date_created": "2026-11-20T10:00:02Z"}),
+    );
+    let (code, out, err) = ccfn(&fake, &["flows", "execution", FLOW, EXECUTION, "--context"]).await;
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.contains(&format!(
+            "execution {EXECUTION}'s steps: \"FT0001/../../Flows\" is not a step SID (FT and 32 hex digits)"
+        )),
+        "{err}"
+    );
+    assert!(
+        !fake.requests().iter().any(|r| r.path.contains("FT0001")),
+        "{:?}",
+        fake.requests()
+    );
 }
 
 #[tokio::test]
@@ -556,6 +591,29 @@ async fn function_logs_are_grouped_by_invocation() {
     let started = out.find("started").unwrap();
     let failed = out.find("workflows.find is not a function").unwrap();
     assert!(started < failed, "oldest first within an invocation: {out}");
+
+    // One function's: `FunctionSid`, as the definitions spell it (the
+    // runner checks the request).
+    let function = "ZH0123456789abcdef0123456789abcdef";
+    let one: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--function", function])
+        .collect();
+    let (code, _, err) = ccfn(&fake, &one).await;
+    assert_eq!(code, 0, "{err}");
+    let asked = fake
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.path.ends_with("/Logs"))
+        .expect("the logs were listed");
+    assert!(
+        asked
+            .query
+            .contains(&("FunctionSid".to_owned(), function.to_owned())),
+        "{asked:?}"
+    );
 }
 
 #[tokio::test]
@@ -579,6 +637,8 @@ async fn forbidden_and_failing_answers_name_the_resource_and_what_to_do() {
     assert!(err.contains("the platform failed to answer"), "{err}");
 
     // No server at all.
+    // The one run outside the runner: the fake is gone before it, so no
+    // request reaches it and there is nothing to check.
     let gone = FakePlatform::start().await;
     let vars = gone.vars();
     drop(gone);
@@ -724,6 +784,16 @@ mod hostile {
             .unwrap();
         let took = started.elapsed();
         let peak_kib = watch.await.unwrap();
+        // Every request ccfn sent: the first is its own; a next link the
+        // fake wrote is followed only when it is on the fake's own origin,
+        // and the hostile fake writes those as the platform does
+        // (`PageSize` and `Page` of the list), so they conform too. A
+        // foreign link is refused before it is sent. A next link written
+        // verbatim on the fake's own origin is followed as written: the
+        // links these tests give are all refused before sending, and one
+        // that would not conform fails the run (see
+        // `the_runner_fails_a_run_that_sent_a_request_the_definitions_do_not_allow`).
+        fake.assert_requests_conform();
         let out = String::from_utf8(output.stdout).unwrap();
         let err = String::from_utf8(output.stderr).unwrap();
         assert_clean("stdout", &out);
@@ -1002,6 +1072,25 @@ mod hostile {
                 "{args:?}: shown, not obeyed: {}",
                 run.out
             );
+            if args[0] == "flows" {
+                // The flows' SIDs are that text too: no flow is fetched
+                // at a path made of it (the runner's conformance check
+                // fails otherwise), each is said to be shown as listed.
+                assert_eq!(
+                    run.err.matches("is not a flow SID").count(),
+                    2,
+                    "{}",
+                    run.err
+                );
+                assert!(
+                    !fake
+                        .requests()
+                        .iter()
+                        .any(|r| r.path.starts_with("/v2/Flows/")),
+                    "{:?}",
+                    fake.requests()
+                );
+            }
         }
         for args in LISTINGS {
             let run = ccfn(&fake, args).await;
@@ -1261,6 +1350,10 @@ mod expanding {
             .unwrap_or_else(|_| panic!("ccfn {args:?} did not end"))
             .unwrap();
         let peak_kib = watch.await.unwrap();
+        // The pages that add up are linked by the fake, on its own
+        // origin, with the list's `PageSize` and `Page`: what ccfn sends
+        // conforms whichever page it stops at.
+        fake.assert_requests_conform();
         let out = String::from_utf8(output.stdout).unwrap();
         let err = String::from_utf8(output.stderr).unwrap();
         assert!(!err.contains("panicked"), "{err}");
@@ -1397,4 +1490,65 @@ mod expanding {
         assert!(run.out.is_empty(), "{}", run.out);
         assert_peak(&run, "one resource");
     }
+}
+
+#[tokio::test]
+async fn the_runner_fails_a_run_that_sent_a_request_the_definitions_do_not_allow() {
+    // ccfn follows a next link on the platform's own origin as written:
+    // one that adds a parameter `ListCall` does not have makes ccfn send
+    // a request the definitions do not allow. The runner every test here
+    // uses must fail that run, naming the request.
+    use ccfn_testkit::fake_platform::hostile::Hostile;
+    let link = format!(
+        "/2010-04-01/Accounts/{}/Calls.json?PageSize=50&Page=1&Bogus=1",
+        ccfn_testkit::fake_platform::ACCOUNT_SID
+    );
+    let fake = platform().await.hostile(Hostile::NextLink { link });
+    let ran =
+        tokio::spawn(
+            async move { ccfn(&fake, &["calls", "list", "--limit", "100", "--json"]).await },
+        )
+        .await;
+    let panic = ran
+        .expect_err("the runner let a nonconforming request pass")
+        .into_panic();
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.contains("requests that do not conform to the platform's definitions")
+            && message.contains("query parameter \"Bogus\": ListCall has no such parameter"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_since_that_is_no_day_is_refused_not_sent() {
+    // The definitions' date parameters take real days: `2026-02-30` is
+    // refused by ccfn, not sent for the platform to refuse or misread
+    // (the runner's conformance check fails a run that sends it).
+    let fake = everything().await;
+    let logs = [
+        "functions",
+        "logs",
+        "--service",
+        SERVICE,
+        "--environment",
+        ENVIRONMENT,
+        "--since",
+    ];
+    for day in ["2026-02-30", "2026-13-01", "2026-11-00"] {
+        for args in [
+            &["calls", "list", "--since"][..],
+            &logs[..],
+            &["account", "alerts", "--since"],
+        ] {
+            let args: Vec<&str> = args.iter().copied().chain([day]).collect();
+            let (code, out, err) = ccfn(&fake, &args).await;
+            assert_eq!(code, 2, "{args:?}: {out}");
+            assert!(
+                err.contains(&format!("{day:?} is not a date as YYYY-MM-DD")),
+                "{args:?}: {err}"
+            );
+        }
+    }
+    assert!(fake.requests().is_empty(), "{:?}", fake.requests());
 }
