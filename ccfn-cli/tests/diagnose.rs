@@ -576,6 +576,8 @@ async fn control_characters_from_the_platform_and_endpoints_are_shown_escaped() 
             "{args:?}: {failed:?}"
         );
     }
+    // What ccfn asked, as the platform's definitions allow.
+    fake.assert_requests_conform();
 
     // A function's answer, body and headers.
     let endpoint = FakeApi::start().await;
