@@ -1024,7 +1024,7 @@ fn call_days(call: &Call) -> Option<(String, String)> {
         .and_then(iso_day)
         .filter(|end| *end >= first)
         .unwrap_or_else(|| first.clone());
-    Some((first, day_after(&last)?))
+    Some((first, crate::when::day_after(&last)?))
 }
 
 /// The first function widget the execution reached: the widget, the step
@@ -1399,10 +1399,7 @@ pub(crate) const ALERT_DAYS: i64 = 30;
 /// Whether the day `day` (`YYYY-MM-DD`) is further back than the
 /// platform's alerts can be queried, on `today`.
 pub(crate) fn past_alerts(day: &str, today: &str) -> bool {
-    match (days(day), days(today)) {
-        (Some(day), Some(today)) => today - day > ALERT_DAYS,
-        _ => false,
-    }
+    crate::when::days_between(day, today).is_some_and(|days| days > ALERT_DAYS)
 }
 
 /// Alerts that name any of `names`, over `days` (the first day, and the
@@ -1415,7 +1412,7 @@ async fn alerts(
 ) {
     let mut url = platform.url(Product::Monitor, "/v1/Alerts");
     if let Some((first, after)) = &days {
-        if past_alerts(first, &today()) {
+        if past_alerts(first, &crate::when::today()) {
             report.add(
                 Check::new(Mark::Skipped, "Alerts are not checked")
                     .detail(format!("the call is of {first}: the platform's alerts cannot be queried further back than {ALERT_DAYS} days")),
@@ -1474,52 +1471,6 @@ fn iso_day(date: &str) -> Option<String> {
     };
     let month = MONTHS.iter().position(|m| *m == month)? + 1;
     Some(format!("{year}-{month:02}-{:02}", day.parse::<u32>().ok()?))
-}
-
-/// Days since 1970-01-01 of `YYYY-MM-DD` (the proleptic Gregorian
-/// calendar).
-fn days(day: &str) -> Option<i64> {
-    let mut parts = day.splitn(3, '-');
-    let year: i64 = parts.next()?.parse().ok()?;
-    let month: i64 = parts.next()?.parse().ok()?;
-    let day: i64 = parts.next()?.get(..2)?.parse().ok()?;
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
-}
-
-/// `YYYY-MM-DD` of a number of days since 1970-01-01.
-fn date_of(days: i64) -> String {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
-/// The day after `day` (`YYYY-MM-DD`).
-pub(crate) fn day_after(day: &str) -> Option<String> {
-    Some(date_of(days(day)? + 1))
-}
-
-/// Today, in UTC (`YYYY-MM-DD`).
-pub(crate) fn today() -> String {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    date_of(i64::try_from(seconds / 86_400).unwrap_or(0))
 }
 
 /// The checks for a person, in the style of `flutter doctor`.
@@ -1647,17 +1598,24 @@ mod tests {
 
     #[test]
     fn days_count_across_months_years_and_leap_days() {
-        assert_eq!(days("1970-01-01"), Some(0));
-        assert_eq!(date_of(0), "1970-01-01");
-        for day in ["2026-11-26", "2024-02-29", "2000-03-01", "1999-12-31"] {
-            assert_eq!(date_of(days(day).unwrap()), day);
-        }
-        assert_eq!(day_after("2026-11-30").as_deref(), Some("2026-12-01"));
-        assert_eq!(day_after("2026-12-31").as_deref(), Some("2027-01-01"));
-        assert_eq!(day_after("2024-02-28").as_deref(), Some("2024-02-29"));
-        assert_eq!(day_after("2026-02-28").as_deref(), Some("2026-03-01"));
-        assert_eq!(day_after("2026-13-01"), None);
-        assert_eq!(today().len(), 10);
+        assert_eq!(
+            crate::when::day_after("2026-11-30").as_deref(),
+            Some("2026-12-01")
+        );
+        assert_eq!(
+            crate::when::day_after("2026-12-31").as_deref(),
+            Some("2027-01-01")
+        );
+        assert_eq!(
+            crate::when::day_after("2024-02-28").as_deref(),
+            Some("2024-02-29")
+        );
+        assert_eq!(
+            crate::when::day_after("2026-02-28").as_deref(),
+            Some("2026-03-01")
+        );
+        assert_eq!(crate::when::day_after("2026-13-01"), None);
+        assert_eq!(crate::when::today().len(), 10);
         // The platform's alerts go 30 days back, no further.
         assert!(!past_alerts("2026-10-27", "2026-11-26"));
         assert!(past_alerts("2026-10-26", "2026-11-26"));

@@ -350,30 +350,9 @@ impl TaskStatus {
 /// parameters (`format: date`, or a day where a `date-time` allows one)
 /// take no other.
 fn date(text: &str) -> Result<String, String> {
-    let digits = |part: &str, n: usize| part.len() == n && part.bytes().all(|b| b.is_ascii_digit());
-    let day = match text.split('-').collect::<Vec<_>>()[..] {
-        [y, m, d] if digits(y, 4) && digits(m, 2) && digits(d, 2) => {
-            let (y, m, d) = (
-                y.parse::<u32>().unwrap_or(0),
-                m.parse::<u32>().unwrap_or(0),
-                d.parse::<u32>().unwrap_or(0),
-            );
-            let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-            let days = match m {
-                1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-                4 | 6 | 9 | 11 => 30,
-                2 if leap => 29,
-                2 => 28,
-                _ => 0,
-            };
-            (1..=days).contains(&d)
-        }
-        _ => false,
-    };
-    if day {
-        Ok(text.to_owned())
-    } else {
-        Err(format!("{text:?} is not a date as YYYY-MM-DD"))
+    match crate::when::day_start(text) {
+        Some(_) => Ok(text.to_owned()),
+        None => Err(format!("{text:?} is not a date as YYYY-MM-DD")),
     }
 }
 
@@ -895,7 +874,7 @@ pub(crate) fn run_account(args: &AccountArgs) -> Result<ExitCode, String> {
                 if let Some(since) = since {
                     // The platform answers no query further back than 30
                     // days: an empty list would say "no alert", wrongly.
-                    let today = crate::doctor::today();
+                    let today = crate::when::today();
                     if crate::doctor::past_alerts(since, &today) {
                         return Err(format!(
                             "--since {since}: the platform's alerts cannot be queried further back than {} days (today is {today}); give a date from the last {} days",

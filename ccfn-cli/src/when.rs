@@ -27,6 +27,45 @@ pub(crate) fn parse(text: &str, now: SystemTime) -> Result<SystemTime, String> {
     Ok(at)
 }
 
+/// Midnight UTC of the day `day` (`YYYY-MM-DD`, a real calendar day:
+/// not `2026-02-30`); `None` for anything else.
+pub(crate) fn day_start(day: &str) -> Option<SystemTime> {
+    if !is_date(day) {
+        return None;
+    }
+    humantime::parse_rfc3339(&format!("{day}T00:00:00Z")).ok()
+}
+
+/// The day (`YYYY-MM-DD`, UTC) of `at`.
+pub(crate) fn day_of(at: SystemTime) -> String {
+    let mut text = humantime::format_rfc3339_seconds(at).to_string();
+    text.truncate(10);
+    text
+}
+
+/// The day after `day` (`YYYY-MM-DD`).
+pub(crate) fn day_after(day: &str) -> Option<String> {
+    day_start(day)?
+        .checked_add(Duration::from_secs(86_400))
+        .map(day_of)
+}
+
+/// Today, in UTC (`YYYY-MM-DD`).
+pub(crate) fn today() -> String {
+    day_of(SystemTime::now())
+}
+
+/// Whole days from `from` to `to` (both `YYYY-MM-DD`), negative when `to`
+/// is before `from`.
+pub(crate) fn days_between(from: &str, to: &str) -> Option<i64> {
+    let (from, to) = (day_start(from)?, day_start(to)?);
+    let days = |span: Duration| i64::try_from(span.as_secs() / 86_400).ok();
+    match to.duration_since(from) {
+        Ok(span) => days(span),
+        Err(before) => days(before.duration()).map(|d| -d),
+    }
+}
+
 fn invalid(text: &str) -> String {
     format!(
         "`{text}` is not a time: write a date (2026-11-21), an RFC 3339 time \
@@ -78,6 +117,28 @@ fn split_offset(text: &str) -> Option<(&str, i64)> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn calendar_days() {
+        assert_eq!(day_start("1970-01-01"), Some(std::time::UNIX_EPOCH));
+        for day in ["2026-11-26", "2024-02-29", "2000-03-01", "1999-12-31"] {
+            assert_eq!(day_of(day_start(day).unwrap()), day);
+        }
+        for bad in [
+            "2026-02-30",
+            "2026-02-29",
+            "2026-13-01",
+            "2026-1-20",
+            "soon",
+            "",
+        ] {
+            assert_eq!(day_start(bad), None, "{bad}");
+        }
+        assert_eq!(days_between("2026-10-27", "2026-11-26"), Some(30));
+        assert_eq!(days_between("2026-11-26", "2026-10-27"), Some(-30));
+        assert_eq!(days_between("2024-02-28", "2024-03-01"), Some(2));
+        assert_eq!(days_between("x", "2024-03-01"), None);
+    }
     use super::*;
 
     fn now() -> SystemTime {
