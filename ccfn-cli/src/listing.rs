@@ -928,7 +928,7 @@ fn show<T: DeserializeOwned>(
     labels: Columns<T>,
 ) -> Result<ExitCode, String> {
     if output.json {
-        json_out(item.clone(), output)?;
+        json_write(&Shown::new(item, output), std::slice::from_ref(item))?;
     } else {
         let item: T = typed(resource, item)?;
         text_out(&fields(&item, labels, output.mask_pii))?;
@@ -1223,7 +1223,11 @@ fn print<T: DeserializeOwned>(
     cols: Columns<T>,
 ) -> Result<ExitCode, String> {
     if output.json {
-        json_out(Value::Array(items.to_vec()), output)?;
+        let shown = ShownItems {
+            items,
+            mask: output.mask_pii,
+        };
+        json_write(&shown, items)?;
     } else {
         let items: Vec<T> = typed_all(resource, items)?;
         text_out(&columns(&items, cols, output.mask_pii))?;
@@ -1233,12 +1237,102 @@ fn print<T: DeserializeOwned>(
 
 /// Writes `value` as JSON: sensitive fields redacted, phone numbers
 /// masked when asked, every secret scrubbed.
-fn json_out(mut value: Value, output: &Output) -> Result<(), String> {
-    redact(&mut value);
-    if output.mask_pii {
-        mask_value(&mut value);
+fn json_out(value: Value, output: &Output) -> Result<(), String> {
+    json_write(&Shown::new(&value, output), std::slice::from_ref(&value))
+}
+
+/// Writes `shown` (a view of `values`) as pretty JSON, as `{value:#}`
+/// writes a value, with a newline: every secret of `values` (the value of
+/// each field with a sensitive name) registered first, so that it is
+/// scrubbed from all the text written, wherever else it shows.
+fn json_write(shown: &impl serde::Serialize, values: &[Value]) -> Result<(), String> {
+    values.iter().for_each(register_sensitive);
+    let mut text = serde_json::to_string_pretty(shown).map_err(|err| err.to_string())?;
+    text.push('\n');
+    crate::terminal::write_json_out(&text)
+}
+
+/// Registers with the scrubber the text value of every field with a
+/// sensitive name in `value`, at any depth (as [`redact`] does, without
+/// changing it).
+fn register_sensitive(value: &Value) {
+    match value {
+        Value::Object(map) => {
+            for (name, field) in map {
+                if ccfn_core::record::is_sensitive_name(name) {
+                    if let Value::String(secret) = field {
+                        if !secret.is_empty() {
+                            drop(ccfn_core::Secret::new(secret.as_str()));
+                        }
+                    }
+                } else {
+                    register_sensitive(field);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(register_sensitive),
+        _ => {}
     }
-    crate::terminal::write_json_out(&format!("{value:#}\n"))
+}
+
+/// A value as the JSON output shows it, read from the platform's answer
+/// as it is, without a copy: every non-null field with a sensitive name
+/// written `[REDACTED]` (see [`redact`]), every string a phone number
+/// masked when asked (see [`mask_value`]).
+#[derive(Clone, Copy)]
+struct Shown<'a> {
+    value: &'a Value,
+    mask: bool,
+}
+
+impl<'a> Shown<'a> {
+    fn new(value: &'a Value, output: &Output) -> Shown<'a> {
+        Shown {
+            value,
+            mask: output.mask_pii,
+        }
+    }
+
+    fn of(self, value: &'a Value) -> Shown<'a> {
+        Shown { value, ..self }
+    }
+}
+
+impl serde::Serialize for Shown<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        match self.value {
+            Value::String(text) if self.mask => serializer.serialize_str(&mask_phone(text)),
+            Value::Array(items) => serializer.collect_seq(items.iter().map(|item| self.of(item))),
+            Value::Object(map) => {
+                let mut out = serializer.serialize_map(Some(map.len()))?;
+                for (name, field) in map {
+                    if ccfn_core::record::is_sensitive_name(name) && !field.is_null() {
+                        out.serialize_entry(name, ccfn_core::record::REDACTED)?;
+                    } else {
+                        out.serialize_entry(name, &self.of(field))?;
+                    }
+                }
+                out.end()
+            }
+            other => other.serialize(serializer),
+        }
+    }
+}
+
+/// Items as the JSON output shows them: an array of each [`Shown`].
+struct ShownItems<'a> {
+    items: &'a [Value],
+    mask: bool,
+}
+
+impl serde::Serialize for ShownItems<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.items.iter().map(|value| Shown {
+            value,
+            mask: self.mask,
+        }))
+    }
 }
 
 /// Writes `text` with every secret value this process knows (the
@@ -1391,6 +1485,62 @@ mod tests {
             columns(&items, cols, true),
             "SID   STATUS      TO\nCA1   failed      +•••••••0000\nCA22  line break  -\n"
         );
+    }
+
+    /// The JSON written from the items as they are is, byte for byte,
+    /// the JSON of a redacted and masked copy: on hostile values
+    /// (sensitive fields of every type and depth, nulls, phone numbers in
+    /// arrays, control characters, non-ASCII, big numbers, empty
+    /// containers), masked and not.
+    #[test]
+    fn json_shown_without_a_copy_is_the_json_of_the_redacted_copy() {
+        let items = vec![
+            json!({
+                "sid": "CA1", "auth_token": "tok-1", "api_key": null,
+                "nested": {"Password": {"deep": 1}, "list": [{"secret": ["a"]}, "+15551230000"]},
+                "from": "+15551230000", "text": "esc \u{1b}]52;c;aGk=\u{7} \u{9b} é ☎ \"q\"",
+                "n": 12345678901234567890u64, "f": 0.5, "neg": -3, "b": true,
+                "empty": {}, "none": [], "signature": "",
+            }),
+            json!([]),
+            json!("+445551230001"),
+            json!(null),
+        ];
+        for mask in [false, true] {
+            let output = Output {
+                json: true,
+                mask_pii: mask,
+            };
+            let mut copy = Value::Array(items.clone());
+            redact(&mut copy);
+            if mask {
+                mask_value(&mut copy);
+            }
+            let shown = ShownItems {
+                items: &items,
+                mask,
+            };
+            assert_eq!(
+                serde_json::to_string_pretty(&shown).unwrap(),
+                format!("{copy:#}"),
+                "mask {mask}"
+            );
+            assert_eq!(
+                serde_json::to_string_pretty(&ShownItems { items: &[], mask }).unwrap(),
+                format!("{:#}", json!([]))
+            );
+            for item in &items {
+                let mut copy = item.clone();
+                redact(&mut copy);
+                if mask {
+                    mask_value(&mut copy);
+                }
+                assert_eq!(
+                    serde_json::to_string_pretty(&Shown::new(item, &output)).unwrap(),
+                    format!("{copy:#}")
+                );
+            }
+        }
     }
 
     #[test]

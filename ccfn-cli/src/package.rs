@@ -2,7 +2,7 @@
 //! as one command: a folder named with the UTC time, and a `.tar.gz` of
 //! it, with every file scrubbed of every secret the environment holds.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::ops::ControlFlow;
@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use crate::filter::{Filter, Select};
 use crate::input::{self, Source};
 use crate::line::Raw;
-use crate::summary::{Invocation, Open};
+use crate::summary::{self, Invocation, Open};
 use crate::{diagnose, probe, when};
 
 #[derive(clap::Args, Debug)]
@@ -62,7 +62,7 @@ const FILES: [(&str, &str); 10] = [
     ("diagnose.json", "The verdict of `diagnose.txt`, as JSON."),
     ("probe.txt", "The endpoint test (`ccfn probe`): DNS, TLS, HEAD, a signed POST; `probe.json` is the same as data. Only with `--url`."),
     ("doctor.txt", "The call followed across the platform and the records (`ccfn doctor --all`); `doctor.json` is the same as data. Only with `--call` and the platform's credentials (`ACCOUNT_SID` with `AUTH_TOKEN` or an API key pair)."),
-    ("reproduce.sh", "A command per failing invocation, rebuilt from its `start` record's event: `ccfn probe` (signed) and `curl`. Sensitive values are placeholders to fill in."),
+    ("reproduce.sh", "A command per failing invocation, rebuilt from its `start` record's event: `ccfn probe` (signed) and `curl`. Sensitive values are placeholders to fill in; an event over 8 KiB is kept cut, and marked `# CUT:`."),
     ("environment.txt", "The ccfn version, the system, the command line, and the ccfn settings set in the environment (secret values written `[REDACTED]`)."),
     ("README.md", "This file."),
 ];
@@ -220,8 +220,128 @@ fn is_known_secret(name: &str, declared: &[String]) -> bool {
 
 /// Failing invocations given a reproduction command, at most.
 const REPRODUCED_MAX: usize = 200;
-/// `start` records of invocations still open, at most.
-const STARTS_MAX: usize = 65_536;
+/// What is kept of a `start` record's event to rebuild a reproduction,
+/// at most, in bytes (each parameter's name and value counted): the
+/// platform's requests carry a few dozen short parameters (a voice
+/// webhook's are under 2 KiB), so 8 KiB keeps every real one whole, and
+/// [`summary::OPEN_MAX`] open invocations hold at most 32 MiB of them.
+/// A parameter that does not fit is left out, and the script says so.
+pub(crate) const START_EVENT_MAX: usize = 8 * 1024;
+
+/// Names of the parameters left out of a cut event kept, at most, to be
+/// named in the script.
+const LEFT_OUT_NAMED: usize = 8;
+
+/// What is kept of an invocation's `start` record: its event's
+/// parameters (name, value as text), those that fit in
+/// [`START_EVENT_MAX`], in order.
+#[derive(Debug, Default, PartialEq)]
+struct Start {
+    params: Vec<(String, String)>,
+    /// Whether the event holds a `mode` parameter (kept or not).
+    has_mode: bool,
+    /// The parameters left out, when some were: how many, their bytes,
+    /// the first names (cut as [`summary::NAME_MAX`]).
+    left_out: Option<LeftOut>,
+}
+
+/// The parameters of an event left out of what is kept.
+#[derive(Debug, Default, PartialEq)]
+struct LeftOut {
+    count: usize,
+    bytes: usize,
+    names: Vec<String>,
+}
+
+impl Start {
+    /// What is kept of `record`'s event (none when it holds no object
+    /// `event`).
+    fn keep(record: &Map<String, Value>) -> Option<Start> {
+        let event = record.get("event")?.as_object()?;
+        let mut start = Start {
+            has_mode: event.contains_key("mode"),
+            ..Start::default()
+        };
+        let mut room = START_EVENT_MAX;
+        for (name, value) in event {
+            let size = name.len()
+                + value
+                    .as_str()
+                    .map_or_else(|| value.to_string().len(), str::len);
+            if size <= room {
+                room -= size;
+                let value = value
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_owned);
+                start.params.push((name.clone(), value));
+            } else {
+                let left_out = start.left_out.get_or_insert_with(LeftOut::default);
+                left_out.count += 1;
+                left_out.bytes += size;
+                if left_out.names.len() < LEFT_OUT_NAMED {
+                    left_out.names.push(summary::cut(name, summary::NAME_MAX));
+                }
+            }
+        }
+        Some(start)
+    }
+}
+
+/// The `start` records kept of the invocations being read: an entry per
+/// invocation open (its `start` record's event once read), at most a
+/// bound of them, given up the oldest first exactly as
+/// [`summary::Open`] gives up its invocations (the same bound, the same
+/// order), so that the invocations counted as given up are the same.
+#[derive(Debug)]
+struct Starts {
+    by_id: HashMap<String, Option<Start>>,
+    order: VecDeque<String>,
+    max: usize,
+    given_up: u64,
+}
+
+impl Starts {
+    fn new(max: usize) -> Starts {
+        Starts {
+            by_id: HashMap::new(),
+            order: VecDeque::new(),
+            max: max.max(1),
+            given_up: 0,
+        }
+    }
+
+    /// Takes in one record (before [`summary::Open::add`] takes it);
+    /// returns what was kept of its invocation's `start` when it is the
+    /// `end`.
+    fn add(&mut self, record: &Map<String, Value>) -> Option<Option<Start>> {
+        let text = |key: &str| record.get(key).and_then(Value::as_str);
+        let id = summary::cut(text("invocation_id")?, summary::NAME_MAX);
+        let step = text("step").unwrap_or_default();
+        if !self.by_id.contains_key(&id) {
+            while self.by_id.len() >= self.max {
+                let Some(oldest) = self.order.pop_front() else {
+                    break;
+                };
+                if self.by_id.remove(&oldest).is_some() {
+                    self.given_up += 1;
+                }
+            }
+            self.order.push_back(id.clone());
+            self.by_id.insert(id.clone(), None);
+        }
+        let kept = self.by_id.get_mut(&id)?;
+        if step == "start" && kept.is_none() {
+            *kept = Start::keep(record);
+        }
+        if step != "end" {
+            return None;
+        }
+        if let Some(at) = self.order.iter().position(|open| *open == id) {
+            self.order.remove(at);
+        }
+        self.by_id.remove(&id)
+    }
+}
 
 /// What is read from the logs for the package; the records, the summary
 /// and the errors are written to their files as they are read, so memory
@@ -230,9 +350,13 @@ const STARTS_MAX: usize = 65_536;
 struct Gathered {
     count: u64,
     invocations: u64,
-    /// The failing invocations, with their `start` record when it was read.
-    failing: Vec<(Invocation, Option<Map<String, Value>>)>,
+    /// The failing invocations, with what was kept of their `start`
+    /// record when it was read.
+    failing: Vec<(Invocation, Option<Start>)>,
     failing_total: u64,
+    /// Invocations given up before their end (and their `start` record
+    /// with them), for want of room.
+    given_up: u64,
     skipped: u64,
     /// Whether a field with a sensitive name was redacted (its value
     /// registered after earlier lines were written).
@@ -273,7 +397,7 @@ impl Lines {
 fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, String> {
     let mut gathered = Gathered::default();
     let mut open = Open::new(args.bounds.max_open_invocations);
-    let mut starts: HashMap<String, Map<String, Value>> = HashMap::new();
+    let mut starts = Starts::new(args.bounds.max_open_invocations);
     let mut records = Lines::create(dir, "records.jsonl")?;
     let mut summary = Lines::create(dir, "invocations.txt")?;
     let mut errors = Lines::create(dir, "errors.txt")?;
@@ -328,14 +452,12 @@ fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, S
                     step
                 ));
             }
-            if step == "start" && starts.len() < STARTS_MAX {
-                starts.insert(text("invocation_id").to_owned(), record.clone());
-            }
+            let start = starts.add(&record);
             let mut written_summary = Ok(());
             if let Some(ended) = open.add(&record) {
                 gathered.invocations += 1;
                 written_summary = summary.line(&ended.to_line());
-                let start = starts.remove(&ended.id);
+                let start = start.flatten();
                 if ended.outcome != "success" || ended.first_error.is_some() {
                     gathered.failing_total += 1;
                     if gathered.failing.len() < REPRODUCED_MAX {
@@ -361,6 +483,8 @@ fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, S
     summary.finish()?;
     errors.finish()?;
     let (given_up, still_open) = (open.given_up(), open.len());
+    debug_assert_eq!(given_up, starts.given_up, "the same invocations given up");
+    gathered.given_up = given_up;
     crate::logs::report_bounds(" package", too_long, &args.bounds, given_up, still_open);
     if gathered.redacted {
         // A value registered at line N may be in an earlier line.
@@ -524,20 +648,30 @@ fn reproduce(gathered: &Gathered, url: Option<&str>) -> String {
                     .unwrap_or(&invocation.outcome)
             ))
         );
-        let event = start
-            .as_ref()
-            .and_then(|start| start.get("event"))
-            .and_then(Value::as_object);
-        let Some(event) = event else {
-            out.push_str("# (its `start` record is not in the logs: no event to rebuild)\n");
+        let Some(start) = start else {
+            out.push_str(if gathered.given_up > 0 {
+                "# (its `start` record is not in the logs, or was given up with its invocation (--max-open-invocations): no event to rebuild)\n"
+            } else {
+                "# (its `start` record is not in the logs: no event to rebuild)\n"
+            });
             continue;
         };
+        if let Some(left_out) = &start.left_out {
+            let _ = writeln!(
+                out,
+                "# CUT: its event is over {} (the {} kept): {} parameter{} ({} bytes) left out, so this is not the request the platform sent: {}{}",
+                input::size(START_EVENT_MAX),
+                if start.params.is_empty() { "none" } else { "first that fit" },
+                left_out.count,
+                if left_out.count == 1 { "" } else { "s" },
+                left_out.bytes,
+                comment(&left_out.names.join(", ")),
+                if left_out.count > left_out.names.len() { ", ..." } else { "" },
+            );
+        }
         let mut probe_args = String::new();
         let mut curl_args = String::new();
-        for (name, value) in event {
-            let value = value
-                .as_str()
-                .map_or_else(|| value.to_string(), str::to_owned);
+        for (name, value) in &start.params {
             // curl takes `name=value` with the name already encoded: an
             // encoded name holds no `=` or `@` (which would make curl read
             // a file).
@@ -558,7 +692,7 @@ fn reproduce(gathered: &Gathered, url: Option<&str>) -> String {
             let _ = write!(probe_args, " --param {probe}");
             let _ = write!(curl_args, " --data-urlencode {curl}");
         }
-        if !event.contains_key("mode") {
+        if !start.has_mode {
             probe_args.push_str(" --param mode=");
         }
         let _ = writeln!(out, "ccfn probe \"$URL\"{probe_args}");
@@ -725,4 +859,63 @@ fn archive(dir: &Path, name: &str, tarball: &Path) -> std::io::Result<()> {
     encoder.flush()?;
     encoder.finish()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, step: &str) -> Map<String, Value> {
+        let value = serde_json::json!({
+            "invocation_id": id, "step": step,
+            "event": {"Digits": id},
+        });
+        value.as_object().unwrap().clone()
+    }
+
+    /// The starts kept give up the very invocations the summary gives up,
+    /// whatever the order of the records (an invocation's first record
+    /// not its `start`, ids longer than kept).
+    #[test]
+    fn starts_give_up_what_the_summary_gives_up() {
+        let mut open = Open::new(5);
+        let mut starts = Starts::new(5);
+        let long = "x".repeat(500);
+        for n in 0..200 {
+            let id = format!("{}{}", if n % 7 == 0 { long.as_str() } else { "" }, n % 37);
+            let step = ["log", "start", "end", "start"][n % 4];
+            let kept = starts.add(&record(&id, step));
+            let ended = open.add(&record(&id, step));
+            assert_eq!(kept.is_some(), ended.is_some(), "record {n}");
+            assert_eq!(starts.given_up, open.given_up(), "record {n}");
+            assert_eq!(starts.by_id.len(), open.len(), "record {n}");
+            assert!(starts.by_id.len() <= 5 && starts.order.len() <= 5);
+        }
+        assert!(open.given_up() > 0);
+    }
+
+    /// An event is kept whole up to [`START_EVENT_MAX`]; past it, the
+    /// parameters that do not fit are left out and counted.
+    #[test]
+    fn an_event_is_kept_up_to_its_bound() {
+        let whole = serde_json::json!({"step": "start", "event": {
+            "A": "a".repeat(START_EVENT_MAX - 1),
+        }});
+        let kept = Start::keep(whole.as_object().unwrap()).unwrap();
+        assert_eq!(kept.params.len(), 1);
+        assert_eq!(kept.left_out, None);
+        let over = serde_json::json!({"step": "start", "event": {
+            "A": "a".repeat(START_EVENT_MAX), "mode": 1, "B": [1, 2],
+        }});
+        let kept = Start::keep(over.as_object().unwrap()).unwrap();
+        assert!(kept.has_mode);
+        assert_eq!(kept.params.len(), 2, "{:?}", kept.params);
+        assert!(kept.params.contains(&("B".to_owned(), "[1,2]".to_owned())));
+        assert!(kept.params.contains(&("mode".to_owned(), "1".to_owned())));
+        let left_out = kept.left_out.unwrap();
+        assert_eq!(
+            (left_out.count, left_out.bytes, left_out.names),
+            (1, START_EVENT_MAX + 1, vec!["A".to_owned()])
+        );
+    }
 }

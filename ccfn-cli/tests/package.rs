@@ -563,3 +563,188 @@ fn base64(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// Runs `ccfn package` over `log` with `extra` arguments; returns the
+/// package's folder and what was said on stderr.
+fn package_saying(
+    log: &std::path::Path,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> (std::path::PathBuf, String) {
+    std::fs::create_dir_all(out).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_ccfn"))
+        .args([
+            "package",
+            "--logs",
+            log.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .args(extra)
+        .env_remove("AUTH_TOKEN")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(output.status.success(), "{stdout}{stderr}");
+    let folder = std::path::PathBuf::from(stdout.lines().next().unwrap());
+    assert!(folder.join("reproduce.sh").is_file(), "{stdout}{stderr}");
+    assert!(
+        std::path::Path::new(&format!("{}.tar.gz", folder.display())).is_file(),
+        "{stdout}"
+    );
+    (folder, stderr)
+}
+
+/// One record of invocation `id` at `step`, with `fields` added.
+fn step_line(id: &str, second: u32, step: &str, fields: Value) -> String {
+    let mut record = serde_json::json!({
+        "timestamp": format!("2026-11-21T21:{:02}:{:02}.000Z", second / 60, second % 60),
+        "level": if step == "error" { "ERROR" } else { "INFO" },
+        "function": "menu", "invocation_id": id, "call_sid": call(3),
+        "step": step, "message": step,
+    });
+    for (name, value) in fields.as_object().unwrap() {
+        record[name] = value.clone();
+    }
+    record_line(&record)
+}
+
+/// More invocations that never end than `--max-open-invocations`: the
+/// oldest are given up (their `start` records with them), the count is
+/// said on stderr, and `reproduce.sh` rebuilds the failing invocation
+/// that was still held, and says the one given up could not be.
+#[test]
+fn starts_of_unfinished_invocations_are_bounded_and_counted() {
+    let dir = temp_dir("package-unfinished");
+    let event = |digits: &str| serde_json::json!({"event": {"CallSid": call(3), "Digits": digits}});
+    let mut text = step_line("inv-early", 0, "start", event("111"));
+    for n in 0..10 {
+        text.push_str(&step_line(
+            &format!("inv-never-{n}"),
+            1 + n,
+            "start",
+            event("0"),
+        ));
+    }
+    text.push_str(&step_line("inv-late", 20, "start", event("222")));
+    text.push_str(&step_line(
+        "inv-late",
+        21,
+        "error",
+        serde_json::json!({"error": "late failed"}),
+    ));
+    text.push_str(&step_line(
+        "inv-late",
+        22,
+        "end",
+        serde_json::json!({"outcome": "error"}),
+    ));
+    text.push_str(&step_line(
+        "inv-early",
+        23,
+        "error",
+        serde_json::json!({"error": "early failed"}),
+    ));
+    text.push_str(&step_line(
+        "inv-early",
+        24,
+        "end",
+        serde_json::json!({"outcome": "error"}),
+    ));
+    let log = write(&dir, "app.log", &text);
+    let (folder, stderr) = package_saying(&log, &dir.join("out"), &["--max-open-invocations", "3"]);
+    // inv-early, inv-never-0..6 and inv-never-7 (when inv-late came) given
+    // up; inv-never-8 and 9 still open.
+    assert!(
+        stderr.contains(
+            "ccfn package: gave up 9 invocations before their end, the oldest first: \
+             more than 3 open at once (--max-open-invocations); 2 still open at the end"
+        ),
+        "{stderr}"
+    );
+    let script = std::fs::read_to_string(folder.join("reproduce.sh")).unwrap();
+    assert!(script.contains("--param 'Digits=222'"), "{script}");
+    assert!(!script.contains("Digits=111"), "{script}");
+    assert!(!script.contains("Digits=0"), "{script}");
+    let early = script.find("early failed").expect("the early failure");
+    assert!(
+        script[early..].contains(
+            "# (its `start` record is not in the logs, or was given up with its invocation \
+             (--max-open-invocations): no event to rebuild)"
+        ),
+        "{script}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A `start` record whose event is huge: what is kept of it is cut at
+/// 8 KiB (the parameters that fit, in order), the script says which were
+/// left out and that the request is not the platform's, and a line over
+/// `--max-line-bytes` is skipped and counted.
+#[test]
+fn a_huge_start_record_is_kept_cut_and_the_script_says_so() {
+    let dir = temp_dir("package-huge-start");
+    let huge = "A".repeat(100 * 1024);
+    let mut text = step_line(
+        "inv-huge",
+        0,
+        "start",
+        serde_json::json!({"event": {
+            "CallSid": call(3),
+            "TranscriptionText": huge,
+            "Digits": "42",
+            "Padding": "B".repeat(7 * 1024),
+            "More": "C".repeat(2 * 1024),
+        }}),
+    );
+    text.push_str(&step_line(
+        "inv-huge",
+        1,
+        "error",
+        serde_json::json!({"error": "too big"}),
+    ));
+    text.push_str(&step_line(
+        "inv-huge",
+        2,
+        "end",
+        serde_json::json!({"outcome": "error"}),
+    ));
+    // Over the line limit: skipped whole, never held.
+    text.push_str(&step_line(
+        "inv-over",
+        3,
+        "start",
+        serde_json::json!({"event": {"Body": "D".repeat(300 * 1024)}}),
+    ));
+    let log = write(&dir, "app.log", &text);
+    let (folder, stderr) = package_saying(&log, &dir.join("out"), &["--max-line-bytes", "262144"]);
+    assert!(
+        stderr.contains("ccfn package: skipped 1 line longer than 256 KiB (--max-line-bytes)"),
+        "{stderr}"
+    );
+    let script = std::fs::read_to_string(folder.join("reproduce.sh")).unwrap();
+    assert!(script.len() < 16 * 1024, "{} bytes", script.len());
+    assert!(
+        script.contains(&format!(
+            "# CUT: its event is over 8 KiB (the first that fit kept): 2 parameters ({} bytes) \
+             left out, so this is not the request the platform sent: TranscriptionText, More",
+            "TranscriptionText".len() + huge.len() + "More".len() + 2 * 1024
+        )),
+        "{script}"
+    );
+    assert!(
+        script.contains(&format!("--param 'CallSid={}'", call(3))),
+        "{script}"
+    );
+    assert!(script.contains("--param 'Digits=42'"), "{script}");
+    assert!(
+        script.contains(&format!("--param 'Padding={}'", "B".repeat(7 * 1024))),
+        "Padding kept whole"
+    );
+    assert!(
+        !script.contains("AAAA") && !script.contains("CCCC"),
+        "{script}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
