@@ -108,7 +108,8 @@ pub(crate) struct Bounds {
     #[arg(long, value_name = "BYTES", default_value_t = MAX_LINE_BYTES, value_parser = at_least_one)]
     pub(crate) max_line_bytes: usize,
     /// Invocations held at once, at most: those whose `end` is not read
-    /// yet (`logs --invocations`), those judged (`diagnose`). Past it, the
+    /// yet (`logs --invocations`, and the start records `package` keeps
+    /// to rebuild requests), those judged (`diagnose`). Past it, the
     /// oldest is given up, and the invocations given up are counted at the
     /// end.
     #[arg(long, value_name = "N", default_value_t = crate::summary::OPEN_MAX, value_parser = at_least_one)]
