@@ -14,6 +14,9 @@
 # - 300 ERROR records of nearly 1 MiB each (the longest line kept):
 #   `ccfn logs --error --limit 100`, which holds the last records until
 #   the end;
+# - 10,000 invocations that start, each with a 32 KiB event, and never
+#   end (a 330 MB log): `ccfn package`, which keeps the start records it
+#   rebuilds requests from;
 # - an HTTP server on 127.0.0.1 (python3) whose answer to the POST never
 #   ends: `ccfn probe`;
 # - a fake platform on 127.0.0.1 (python3) for `ccfn calls list --limit
@@ -35,7 +38,7 @@
 #
 # The target is under 128 MiB of peak resident memory on every input: the
 # script exits 1 when a run passes it. Needs python3 and GNU time
-# (installed with apt-get when missing), about 1.4 GiB of free disk.
+# (installed with apt-get when missing), about 1.8 GiB of free disk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -93,6 +96,16 @@ with open(sys.argv[1], "w") as out:
         common = '"function":"wait-experience","invocation_id":"never-%d"' % n
         out.write('{"timestamp":"%s","level":"INFO",%s,"step":"start","message":"Function started","event":{"CallSid":"CA%032d"}}\n' % (stamp, common, n))
         out.write('{"timestamp":"%s","level":"ERROR",%s,"step":"error","message":"Function failed","kind":"panic","error":"%s"}\n' % (stamp, common, error))
+PY
+# 10,000 invocations that start, with a 32 KiB event, and never end: what
+# `package` keeps to rebuild requests.
+python3 - "$WORK/starts.log" <<'PY'
+import sys
+body = "B" * (32 * 1024)
+with open(sys.argv[1], "w") as out:
+    for n in range(10000):
+        stamp = "2026-11-21T21:%02d:%02d.000Z" % (n // 60 % 60, n % 60)
+        out.write('{"timestamp":"%s","level":"INFO","function":"wait-experience","invocation_id":"start-%d","step":"start","message":"Function started","event":{"CallSid":"CA%032d","Body":"%s"}}\n' % (stamp, n, n, body))
 PY
 # 300 ERROR records of nearly 1 MiB each.
 python3 - "$WORK/heavy.log" <<'PY'
@@ -288,6 +301,7 @@ run "2,048 unfinished, 512 KiB errors: \`logs --invocations\`" "$T $CCFN logs --
 run "2,048 unfinished, 512 KiB errors: \`diagnose\`" "$T $CCFN diagnose $WORK/unfinished.log"
 run "2,048 unfinished, 512 KiB errors: \`logs --error\`" "$T $CCFN logs --error --json $WORK/unfinished.log"
 run "300 records of 1 MB: \`logs --error --limit 100\`" "$T $CCFN logs --error --json --limit 100 $WORK/heavy.log"
+run "10,000 unfinished, 32 KiB events: \`package\`" "$T $CCFN package --logs $WORK/starts.log -o $WORK/package"
 run "endless HTTP answer: \`probe\`" "$T $CCFN probe --timeout 60s http://127.0.0.1:$PORT/features/x"
 fi
 run "platform, one 100 MB page: \`calls list --limit 10000\`" "$(platform huge) $T $CCFN calls list --limit 10000"
