@@ -684,39 +684,19 @@ mod hostile {
             .hostile(hostile)
     }
 
-    /// Base64 as basic authentication writes it, standard or URL-safe,
-    /// padded or not.
-    fn base64(bytes: &[u8], url_safe: bool, padded: bool) -> String {
-        let alphabet: &[u8] = if url_safe {
-            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-        } else {
-            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-        };
-        let mut out = String::new();
-        for chunk in bytes.chunks(3) {
-            let n = (u32::from(chunk[0]) << 16)
-                | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
-                | u32::from(*chunk.get(2).unwrap_or(&0));
-            for i in 0..4 {
-                if i <= chunk.len() {
-                    out.push(char::from(alphabet[((n >> (18 - 6 * i)) & 63) as usize]));
-                } else if padded {
-                    out.push('=');
-                }
-            }
-        }
-        out
-    }
-
     /// Every form the credentials take on the wire or in an echo.
     fn credential_forms() -> Vec<String> {
         let pair = format!("{ACCOUNT_SID}:{TOKEN}");
         let mut forms = vec![TOKEN.to_owned()];
+        // Base64 as basic authentication writes it, standard or URL-safe,
+        // padded or not.
+        use base64::engine::general_purpose::{
+            STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD,
+        };
+        use base64::Engine as _;
         for value in [pair.as_bytes(), TOKEN.as_bytes()] {
-            for url_safe in [false, true] {
-                for padded in [false, true] {
-                    forms.push(base64(value, url_safe, padded));
-                }
+            for engine in [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD] {
+                forms.push(engine.encode(value));
             }
         }
         forms
