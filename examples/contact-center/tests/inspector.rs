@@ -352,7 +352,13 @@ async fn the_inspector_serves_this_machine_and_its_own_pages_only() {
     let server = start(&[]).await;
     let (_, id) = call(&server, &menu(CALL_SID)).await;
     // Through a proxy or a tunnel: refused unless turned on.
-    for header in ["x-forwarded-for", "forwarded"] {
+    for header in [
+        "x-forwarded-for",
+        "forwarded",
+        "x-real-ip",
+        "via",
+        "x-forwarded-host",
+    ] {
         let (status, body) =
             get(&server, "/__ccfn/inspector", &[(header, "for=203.0.113.9")]).await;
         assert_eq!(status, 403, "{header}");

@@ -203,9 +203,10 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
 
 /// A request the inspector answers.
 ///
-/// - From this machine: a loopback peer, through no proxy (no
-///   `Forwarded` or `X-Forwarded-For`), unless `CCFN_INSPECTOR=on` says
-///   that whoever reaches the server may use it.
+/// - From this machine: a loopback peer (an IPv4 one too when the server
+///   listens on `[::]` and sees it as `::ffff:127.0.0.1`), through no
+///   proxy (no header a proxy adds: see [`proxied`]), unless
+///   `CCFN_INSPECTOR=on` says that whoever reaches the server may use it.
 /// - Addressed to this machine: `localhost`, a name under it, or an IP
 ///   address (and `CCFN_PUBLIC_URL`'s host when turned on), so that a web
 ///   page whose name points here (DNS rebinding) cannot read it.
@@ -219,10 +220,7 @@ impl FromRequestParts<Arc<Shared>> for Local {
     async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> Result<Self, Response> {
         if !shared.open {
             let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>();
-            let proxied = ["forwarded", "x-forwarded-for"]
-                .iter()
-                .any(|name| parts.headers.contains_key(*name));
-            if proxied || !peer.is_some_and(|ConnectInfo(peer)| peer.ip().is_loopback()) {
+            if proxied(&parts.headers) || !peer.is_some_and(|ConnectInfo(peer)| loopback(*peer)) {
                 return Err(refuse(
                     "Served to this machine only",
                     "The inspector answers requests from this machine, through no proxy or tunnel. Set CCFN_INSPECTOR=on to serve it to whoever reaches the server: they can then read every invocation and replay it, signed.",
@@ -256,6 +254,35 @@ impl FromRequestParts<Arc<Shared>> for Local {
         }
         Ok(Local)
     }
+}
+
+/// Whether `peer` is this machine: a loopback address, IPv4, IPv6, or
+/// IPv4 mapped into IPv6 (`::ffff:127.0.0.1`, how a server listening on
+/// `[::]` sees an IPv4 client).
+fn loopback(peer: SocketAddr) -> bool {
+    peer.ip().to_canonical().is_loopback()
+}
+
+/// Whether a proxy or a tunnel passed the request on: any header one
+/// adds (`Forwarded`, the `X-Forwarded-*` family, `X-Real-IP`, `Via`,
+/// and the client-address headers of common proxies and CDNs). A
+/// loopback peer then says nothing of who sent the request.
+fn proxied(headers: &HeaderMap) -> bool {
+    headers.keys().any(|name| {
+        let name = name.as_str();
+        matches!(
+            name,
+            "forwarded"
+                | "via"
+                | "x-real-ip"
+                | "x-client-ip"
+                | "true-client-ip"
+                | "cf-connecting-ip"
+                | "fastly-client-ip"
+                | "x-cluster-client-ip"
+                | "x-original-forwarded-for"
+        ) || name.starts_with("x-forwarded-")
+    })
 }
 
 /// The page that says why a request is refused.
@@ -606,6 +633,45 @@ mod tests {
             !local_host("cc.example.com", None),
             "the public host only when turned on"
         );
+    }
+
+    #[test]
+    fn this_machine_is_a_loopback_peer_through_no_proxy() {
+        for peer in [
+            "127.0.0.1:9",
+            "[::1]:9",
+            "[::ffff:127.0.0.1]:9",
+            "127.8.9.10:9",
+        ] {
+            assert!(loopback(peer.parse().unwrap()), "{peer}");
+        }
+        for peer in [
+            "10.0.0.7:9",
+            "[::ffff:10.0.0.7]:9",
+            "[2001:db8::1]:9",
+            "0.0.0.0:9",
+        ] {
+            assert!(!loopback(peer.parse().unwrap()), "{peer}");
+        }
+        let with = |name: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(name, HeaderValue::from_static("203.0.113.9"));
+            headers
+        };
+        for name in [
+            "forwarded",
+            "via",
+            "x-real-ip",
+            "x-forwarded-for",
+            "x-forwarded-host",
+            "x-forwarded-proto",
+            "true-client-ip",
+            "cf-connecting-ip",
+        ] {
+            assert!(proxied(&with(name)), "{name}");
+        }
+        assert!(!proxied(&with("x-request-id")));
+        assert!(!proxied(&HeaderMap::new()));
     }
 
     #[test]
