@@ -381,3 +381,65 @@ fn every_name_the_code_reads_is_in_a_settings_table() {
         );
     }
 }
+
+/// `(major, minor)` of a Rust version such as `1.88` or `1.88.0`.
+fn rust_version(text: &str) -> (u32, u32) {
+    let mut parts = text.split('.').map(|part| part.parse::<u32>().unwrap());
+    (parts.next().unwrap(), parts.next().unwrap_or(0))
+}
+
+/// The workspace's `rust-version` is the oldest Rust that builds the
+/// locked tree: no locked package declares a newer one (`cargo metadata`
+/// reads each package's own `rust-version`), and the README, the getting
+/// started guide and the deployment guide's image name that version.
+#[test]
+fn the_declared_rust_version_builds_the_locked_tree_and_the_docs_say_it() {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let declared = manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("rust-version = "))
+        .expect("the workspace declares a rust-version")
+        .trim_matches('"')
+        .to_owned();
+    let output = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let newer: Vec<String> = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|package| {
+            let needs = package["rust_version"].as_str()?;
+            (rust_version(needs) > rust_version(&declared)).then(|| {
+                format!(
+                    "{} {} needs Rust {needs}",
+                    package["name"].as_str().unwrap_or("?"),
+                    package["version"].as_str().unwrap_or("?")
+                )
+            })
+        })
+        .collect();
+    assert!(
+        newer.is_empty(),
+        "rust-version = {declared}, but the lock holds {newer:#?}"
+    );
+    for (page, says) in [
+        ("README.md", format!("Rust {declared}.")),
+        ("docs/getting-started.md", format!("({declared} or later)")),
+        (
+            "docs/deployment.md",
+            format!("FROM rust:{declared} AS build"),
+        ),
+    ] {
+        let text = std::fs::read_to_string(root().join(page)).unwrap();
+        assert!(text.contains(&says), "{page} does not say {says:?}");
+    }
+}
