@@ -435,7 +435,9 @@ pub(crate) const MAX_QUOTED_BYTES: usize = 64;
 
 /// `value` quoted for a message: cut at [`MAX_QUOTED_BYTES`] with `…`,
 /// `"` and `\` escaped, control characters shown as `\u{..}`, the user
-/// and password of a URL and every registered secret scrubbed.
+/// and password and sensitive query values of a URL (the scrubber shows
+/// URLs as [`crate::secret::display_url`] does) and every registered
+/// secret scrubbed.
 fn quote(kind: Kind, value: &str) -> String {
     let mut end = value.len().min(MAX_QUOTED_BYTES);
     while !value.is_char_boundary(end) {
@@ -1045,6 +1047,11 @@ mod tests {
         assert_eq!(
             error(&TASKROUTER_BASE_URL, "ftp://user:canary-url-1@host/v1"),
             "TASKROUTER_BASE_URL=\"ftp://[REDACTED]@host/v1\": expected an http:// or https:// URL such as https://example.com"
+        );
+        // A token in the query: the message shows URLs as ccfn does.
+        assert_eq!(
+            error(&TASKROUTER_BASE_URL, "ftp://host/v1?token=canary-url-2&page=1"),
+            "TASKROUTER_BASE_URL=\"ftp://host/v1?token=[REDACTED]&page=1\": expected an http:// or https:// URL such as https://example.com"
         );
     }
 

@@ -127,6 +127,10 @@ impl Error {
     /// An error of `kind` with `message`; a backtrace is captured (when
     /// `CCFN_BACKTRACE` is `on`) for function and upstream errors, where
     /// it shows where the error was made.
+    /// Every URL in `message` (as in the messages of
+    /// [`Error::context`] and of converted errors) is kept as
+    /// [`crate::record::display_url`] shows it: no user information, no
+    /// sensitive query value.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         let backtrace = match kind {
             ErrorKind::Function | ErrorKind::Upstream => backtrace_here(),
@@ -134,7 +138,7 @@ impl Error {
         };
         Error {
             kind,
-            message: message.into(),
+            message: shown(message.into()),
             caller_message: None,
             spoken: false,
             source: None,
@@ -219,7 +223,7 @@ impl Error {
     /// stay. See [`ResultExt`].
     #[must_use]
     pub fn context(mut self, context: impl fmt::Display) -> Self {
-        self.message = format!("{context}: {}", self.message);
+        self.message = shown(format!("{context}: {}", self.message));
         self
     }
 
@@ -288,6 +292,16 @@ impl Error {
     }
 }
 
+/// An error's message with every URL in it shown as ccfn writes URLs
+/// ([`crate::secret::display_url`]): an error's text is written, logged
+/// or returned to a caller.
+fn shown(message: String) -> String {
+    match crate::secret::display_url(&message) {
+        Cow::Borrowed(_) => message,
+        Cow::Owned(shown) => shown,
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
@@ -309,7 +323,11 @@ impl fmt::Debug for Error {
             if at == 0 {
                 f.write_str("\n\nCaused by:")?;
             }
-            write!(f, "\n    {cause}")?;
+            write!(
+                f,
+                "\n    {}",
+                crate::secret::display_url(&cause.to_string())
+            )?;
         }
         Ok(())
     }
@@ -351,7 +369,7 @@ impl<E: Into<Box<dyn StdError + Send + Sync + 'static>>> From<E> for Error {
             Ok(adapter) => return adapter.0,
             Err(error) => error,
         };
-        let message = error.to_string();
+        let message = shown(error.to_string());
         if error.is::<ConfigError>() {
             return Error {
                 kind: ErrorKind::Configuration,
@@ -487,6 +505,30 @@ impl StdError for ConfigError {}
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn urls_in_messages_and_causes_are_shown_without_credentials() {
+        let url = "https://ops:pw-canary-e1@crm.example.com/v1?access_token=tok-canary-e1&page=2";
+        let shown = "https://[REDACTED]@crm.example.com/v1?access_token=[REDACTED]&page=2";
+        let made = super::Error::new(super::ErrorKind::Upstream, format!("GET {url} failed"));
+        assert_eq!(made.to_string(), format!("GET {shown} failed"));
+        let with_context = super::Error::msg("x").context(url);
+        assert_eq!(with_context.message(), format!("{shown}: x"));
+        let converted = super::Error::from(std::io::Error::other(format!("no answer from {url}")));
+        assert_eq!(converted.message(), format!("no answer from {shown}"));
+        #[derive(Debug)]
+        struct Cause(String);
+        impl std::fmt::Display for Cause {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        impl std::error::Error for Cause {}
+        let caused = super::Error::msg("failed").with_source(Cause(url.to_owned()));
+        let debug = format!("{caused:?}");
+        assert!(debug.contains(shown), "{debug}");
+        assert!(!debug.contains("canary"), "{debug}");
+    }
+
     use super::*;
 
     #[derive(Debug)]

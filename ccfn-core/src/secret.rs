@@ -372,8 +372,8 @@ const MAX_SCRUB_PASSES: usize = 8;
 
 /// `text` with every secret value of this process (every [`Secret`] made,
 /// in every form a line can show it: JSON-, XML- or percent-encoded)
-/// replaced by `[REDACTED]`: the scrubber the log writer applies to each
-/// line, for text written another way, such as the files an operator
+/// replaced by `[REDACTED]`, and every URL in it shown as [`display_url`]
+/// shows it: the scrubber the log writer applies to each line, for text written another way, such as the files an operator
 /// sends.
 ///
 /// ```
@@ -395,6 +395,9 @@ pub fn scrub_secrets(text: &str) -> String {
 /// secret: for writers that must not copy every line they pass on.
 #[must_use]
 pub fn scrubbed(text: &str) -> std::borrow::Cow<'_, str> {
+    if let std::borrow::Cow::Owned(_) = display_url(text) {
+        return std::borrow::Cow::Owned(scrub_secrets(text));
+    }
     if !ANY.load(Ordering::Acquire) {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -481,6 +484,130 @@ pub fn redact_url_userinfo(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `text` with every URL in it shown as ccfn writes URLs anywhere (log
+/// records, errors, telemetry): its user information (`user:password@`)
+/// written `[REDACTED]@`, and the value of every query parameter whose
+/// name is sensitive ([`is_sensitive_name`], the name percent-decoded
+/// first: `token`, `access_token`, `X-Amz-Signature`, `api%5Fkey`...)
+/// written `[REDACTED]`; every other byte as it was. A URL is a scheme
+/// and `://`, up to white space, a control character or one of `"`,
+/// `'`, `<`, `>`, `` ` `` and `\`, so URLs inside JSON or prose are
+/// found too.
+///
+/// Borrowed when there is nothing to do: a text without `://` costs one
+/// scan. Applying it twice changes nothing more.
+///
+/// ```
+/// use ccfn_core::record::display_url;
+///
+/// assert_eq!(
+///     display_url("GET https://ops:pw-canary@cc.example.com/cb?token=t-canary&keep=1 failed"),
+///     "GET https://[REDACTED]@cc.example.com/cb?token=[REDACTED]&keep=1 failed"
+/// );
+/// assert!(matches!(display_url("no URL here"), std::borrow::Cow::Borrowed(_)));
+/// ```
+#[must_use]
+pub fn display_url(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("://") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let edits = url_edits(text);
+    if edits.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut kept = 0;
+    for (range, with) in edits {
+        out.push_str(&text[kept..range.start]);
+        out.push_str(with);
+        kept = range.end;
+    }
+    out.push_str(&text[kept..]);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether `b` ends a URL written in a text.
+fn ends_url(b: u8) -> bool {
+    matches!(b, b'"' | b'\'' | b'<' | b'>' | b'`' | b'\\')
+        || b.is_ascii_whitespace()
+        || b.is_ascii_control()
+}
+
+/// The replacements [`display_url`] makes in `text`, in order and not
+/// overlapping: each range and what it is written as.
+fn url_edits(text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
+    const USERINFO: &str = "[REDACTED]@";
+    let bytes = text.as_bytes();
+    let mut edits: Vec<(std::ops::Range<usize>, &'static str)> = Vec::new();
+    let mut from = 0;
+    while let Some(found) = text[from..].find("://") {
+        let at = from + found;
+        from = at + 3;
+        let scheme_start = bytes[..at]
+            .iter()
+            .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+            .map_or(0, |p| p + 1);
+        if scheme_start == at || !bytes[scheme_start].is_ascii_alphabetic() {
+            continue;
+        }
+        let start = at + 3;
+        let end = bytes[start..]
+            .iter()
+            .position(|b| ends_url(*b))
+            .map_or(bytes.len(), |p| start + p);
+        let authority_end = bytes[start..end]
+            .iter()
+            .position(|b| matches!(b, b'/' | b'?' | b'#'))
+            .map_or(end, |p| start + p);
+        if let Some(last) = bytes[start..authority_end].iter().rposition(|b| *b == b'@') {
+            let userinfo = start..start + last + 1;
+            if text[userinfo.start..userinfo.end - 1] != *REDACTED {
+                edits.push((userinfo, USERINFO));
+            }
+        }
+        let fragment = bytes[authority_end..end]
+            .iter()
+            .position(|b| *b == b'#')
+            .map_or(end, |p| authority_end + p);
+        let Some(question) = bytes[authority_end..fragment]
+            .iter()
+            .position(|b| *b == b'?')
+        else {
+            continue;
+        };
+        let mut param = authority_end + question + 1;
+        while param < fragment {
+            let param_end = bytes[param..fragment]
+                .iter()
+                .position(|b| *b == b'&')
+                .map_or(fragment, |p| param + p);
+            if let Some(equals) = bytes[param..param_end].iter().position(|b| *b == b'=') {
+                let name = &text[param..param + equals];
+                let value = param + equals + 1..param_end;
+                let shown = &text[value.clone()];
+                if !shown.is_empty()
+                    && shown != REDACTED
+                    && !shown.eq_ignore_ascii_case("%5BREDACTED%5D")
+                    && is_sensitive_name(&percent_decode(name))
+                {
+                    edits.push((value, REDACTED));
+                }
+            }
+            param = param_end + 1;
+        }
+    }
+    // A URL inside a query value is found again on its own: an edit
+    // inside one already made is dropped.
+    edits.sort_by_key(|(range, _)| range.start);
+    let mut kept: Vec<(std::ops::Range<usize>, &'static str)> = Vec::with_capacity(edits.len());
+    for edit in edits {
+        if kept.last().is_none_or(|(last, _)| last.end <= edit.0.start) {
+            kept.push(edit);
+        }
+    }
+    kept
+}
+
 /// Registers with the scrubber the password of every URL in `text` that
 /// carries user information (`https://user:password@host`), as written
 /// and percent-decoded; a user name alone (`https://TOKEN@host`, a token
@@ -538,10 +665,15 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Replaces every registered secret value in `line`, and every value of
-/// `also` (see [`invocation_secrets`]), with `[REDACTED]`, until none is
-/// left.
+/// Shows every URL in `line` as [`display_url`] does, then replaces every
+/// registered secret value in `line`, and every value of `also` (see
+/// [`invocation_secrets`]), with `[REDACTED]`, until none is left.
 pub(crate) fn scrub(line: &mut String, also: &[Box<str>]) {
+    // Every URL as ccfn shows URLs (`display_url`): whatever is scrubbed
+    // is about to be written.
+    if let std::borrow::Cow::Owned(shown) = display_url(line) {
+        *line = shown;
+    }
     for _ in 0..MAX_SCRUB_PASSES {
         if !replace_once(line, also, REDACTED) {
             return;
@@ -826,6 +958,72 @@ mod tests {
         assert_eq!(register_url_userinfo("https://canary-url-token-9d@h/"), 1);
         assert_eq!(scrub_secrets("t=canary-url-token-9d"), "t=[REDACTED]");
         assert_eq!(register_url_userinfo("http://user:short@h/ http://h/"), 0);
+    }
+
+    #[test]
+    fn urls_are_shown_without_credentials_or_sensitive_query_values() {
+        let shown = |text: &str| display_url(text).into_owned();
+        assert_eq!(
+            shown("https://ops:pw-canary-7a@host/path?token=tok-canary-7a&keep=1"),
+            "https://[REDACTED]@host/path?token=[REDACTED]&keep=1"
+        );
+        // Names: any case, percent-encoded, words inside longer names.
+        assert_eq!(
+            shown("http://h/?access_token=a1&X-Amz-Signature=s1&api%5Fkey=k1&Password=p1&page=2"),
+            "http://h/?access_token=[REDACTED]&X-Amz-Signature=[REDACTED]&api%5Fkey=[REDACTED]&Password=[REDACTED]&page=2"
+        );
+        // A fragment is not the query; an empty value stays empty.
+        assert_eq!(
+            shown("http://h/p?secret=&a=1#token=frag"),
+            "http://h/p?secret=&a=1#token=frag"
+        );
+        // Inside JSON, a line of prose, a URL in a query value.
+        assert_eq!(
+            shown(r#"{"url":"https://u:p@h/x?signature=abc","n":1} then http://h?token=t2 ok"#),
+            r#"{"url":"https://[REDACTED]@h/x?signature=[REDACTED]","n":1} then http://h?token=[REDACTED] ok"#
+        );
+        assert_eq!(
+            shown("http://h/?next=http://a:b@c/&token=http://d:e@f/?token=g"),
+            "http://h/?next=http://[REDACTED]@c/&token=[REDACTED]"
+        );
+        assert_eq!(
+            shown("a http://u:p%40ss-word@h:1/x?q=http://z@y b ftp://t@s"),
+            "a http://[REDACTED]@h:1/x?q=http://[REDACTED]@y b ftp://[REDACTED]@s"
+        );
+        // Already shown, or nothing to show: borrowed, so idempotent.
+        for text in [
+            "https://[REDACTED]@host/path?token=[REDACTED]&keep=1",
+            "x?token=%5BREDACTED%5D http://h/?token=%5BREDACTED%5D",
+            "mail oncall@example.com at https://h/p@q?page=1",
+            "token=raw-but-no-url",
+            "",
+            "://token=x@y",
+        ] {
+            assert!(
+                matches!(display_url(text), std::borrow::Cow::Borrowed(_)),
+                "{text}"
+            );
+        }
+        // Hostile texts: never a panic, never a secret left.
+        for text in [
+            "http://",
+            "http://@",
+            "http://?",
+            "http://h?&&=&token",
+            "http://h?token=é-canary&é=1",
+            "1http://u:p@h",
+            "http://h?token=a\"http://h?token=b",
+        ] {
+            let once = shown(text);
+            assert_eq!(shown(&once), once, "{text}");
+            assert!(!once.contains("canary"), "{text}");
+        }
+        // The scrubbers apply it.
+        assert_eq!(
+            scrub_secrets("GET http://h/?token=tok-canary-7b"),
+            "GET http://h/?token=[REDACTED]"
+        );
+        assert_eq!(scrubbed("GET http://u:p@h/"), "GET http://[REDACTED]@h/");
     }
 
     #[test]

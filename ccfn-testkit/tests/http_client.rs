@@ -155,7 +155,10 @@ async fn basic_auth_call_is_logged_with_redacted_headers() {
     assert_eq!(request["method"], "POST");
     assert_eq!(
         request["url"],
-        format!("{base}/json?api_key=%5BREDACTED%5D&page=2")
+        format!(
+            "http://[REDACTED]@{}/json?api_key=[REDACTED]&page=2",
+            &base[7..]
+        )
     );
     assert_eq!(
         request["headers"],

@@ -837,30 +837,15 @@ fn describe(error: &reqwest::Error, config: &HttpConfig, limit: &TimeLimit) -> S
     }
 }
 
-/// The URL without user name and password, and with the value of every
-/// sensitive query parameter replaced by `[REDACTED]`.
+/// The URL as ccfn writes URLs ([`crate::secret::display_url`]): user
+/// information written `[REDACTED]@`, the value of every sensitive query
+/// parameter `[REDACTED]`; `[invalid URL]` for a text that is not one.
 #[must_use]
 pub(crate) fn sanitize_url(url: &str) -> String {
-    let Ok(mut parsed) = reqwest::Url::parse(url) else {
+    if reqwest::Url::parse(url).is_err() {
         return "[invalid URL]".to_owned();
-    };
-    let _ = parsed.set_username("");
-    let _ = parsed.set_password(None);
-    if parsed.query().is_some() {
-        let pairs: Vec<(String, String)> = parsed
-            .query_pairs()
-            .map(|(k, v)| {
-                let v = if is_sensitive_name(&k) {
-                    REDACTED.to_owned()
-                } else {
-                    v.into_owned()
-                };
-                (k.into_owned(), v)
-            })
-            .collect();
-        parsed.query_pairs_mut().clear().extend_pairs(pairs);
     }
-    parsed.to_string()
+    crate::secret::display_url(url).into_owned()
 }
 
 fn format_time(at: Option<SystemTime>) -> String {
@@ -1109,7 +1094,7 @@ mod tests {
     fn urls_lose_credentials_and_secret_query_values() {
         assert_eq!(
             sanitize_url("https://api:key-canary-1@api.example.com/v3/mg.example.com/messages?api_key=k-canary&page=2"),
-            "https://api.example.com/v3/mg.example.com/messages?api_key=%5BREDACTED%5D&page=2"
+            "https://[REDACTED]@api.example.com/v3/mg.example.com/messages?api_key=[REDACTED]&page=2"
         );
         assert_eq!(sanitize_url("not a url"), "[invalid URL]");
         assert_eq!(

@@ -171,7 +171,9 @@ where
     } else {
         Value::Null
     };
-    let domain = context.domain_name().map_or(Value::Null, Value::from);
+    let domain = context
+        .domain_name()
+        .map_or(Value::Null, |domain| Value::from(shown_domain(domain)));
 
     info!(
         &format!("=== FUNCTION START: {name} ==="),
@@ -401,6 +403,18 @@ fn voice_records(context: &Context, reply: &Reply) {
             queue: Field::from(queue)
         }
     );
+}
+
+/// `DOMAIN_NAME` as records show it: a host (and maybe a path) without a
+/// scheme, so shown as the URL it stands for would be
+/// ([`crate::secret::display_url`]): `ops:pw@host` as `[REDACTED]@host`.
+fn shown_domain(domain: &str) -> String {
+    const SCHEME: &str = "https://";
+    let url = format!("{SCHEME}{domain}");
+    match crate::secret::display_url(&url) {
+        std::borrow::Cow::Borrowed(_) => domain.to_owned(),
+        std::borrow::Cow::Owned(shown) => shown[SCHEME.len()..].to_owned(),
+    }
 }
 
 /// Logs the `error` record.

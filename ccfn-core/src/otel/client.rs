@@ -29,7 +29,8 @@ impl ClientSpan {
         let (host, port) = host_and_port(url);
         let mut attributes = vec![
             KeyValue::new("http.request.method", method.to_owned()),
-            KeyValue::new("server.address", host.to_owned()),
+            // A host from a caller's URL is scrubbed like any other value.
+            KeyValue::new("server.address", scrubbed(host)),
         ];
         if let Some(port) = port {
             attributes.push(KeyValue::new("server.port", i64::from(port)));

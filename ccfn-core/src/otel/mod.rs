@@ -198,9 +198,14 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
         traces,
         metrics: meters,
         spans,
+        // Shown as ccfn shows every URL: no credentials, no token.
         destination: [
-            settings.traces.map(|url| format!("traces to {url}")),
-            settings.metrics.map(|url| format!("metrics to {url}")),
+            settings
+                .traces
+                .map(|url| format!("traces to {}", crate::secret::display_url(&url))),
+            settings
+                .metrics
+                .map(|url| format!("metrics to {}", crate::secret::display_url(&url))),
         ]
         .into_iter()
         .flatten()

@@ -44,8 +44,8 @@ pub(crate) mod scope;
 pub(crate) mod writer;
 
 pub use crate::secret::{
-    is_sensitive_name, redact_url_userinfo, register_url_userinfo, scrub_secrets, scrubbed,
-    MIN_SCRUBBED_LEN, REDACTED, SENSITIVE_WORDS,
+    display_url, is_sensitive_name, redact_url_userinfo, register_url_userinfo, scrub_secrets,
+    scrubbed, MIN_SCRUBBED_LEN, REDACTED, SENSITIVE_WORDS,
 };
 pub use catalogue::*;
 #[cfg(any(feature = "clients", feature = "runtime"))]

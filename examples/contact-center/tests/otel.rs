@@ -322,3 +322,124 @@ async fn an_unreachable_collector_costs_one_record_a_minute() {
     assert!(traces["failed"].as_u64().unwrap() >= 1);
     assert_eq!(log.all("end").len(), 6);
 }
+
+/// Every URL ccfn writes (the start record's `domain`, the telemetry
+/// endpoints it reports, an external call's `api_request`, `api_error`
+/// and error text, the call's span and metric) is written without its
+/// user information and without the values of its sensitive query
+/// parameters, and stays recognisable; a host that is a value of the
+/// invocation's secrets is scrubbed in `server.address` like anywhere.
+#[tokio::test]
+async fn urls_are_written_without_credentials_or_tokens() {
+    const USER: &str = "canary-url-user-3c1a";
+    const PASS: &str = "canary-url-pass-3c1a";
+    const TOKEN: &str = "canary-url-token-3c1a";
+    let collector = FakeCollector::start().await;
+    let addr = collector.addr();
+    let endpoint =
+        |signal: &str| format!("http://{USER}:{PASS}@{addr}/v1/{signal}?token={TOKEN}&keep=1");
+    let shown =
+        |signal: &str| format!("http://[REDACTED]@{addr}/v1/{signal}?token=[REDACTED]&keep=1");
+    // A port nothing listens on: the recording cannot be downloaded.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let public = format!("https://{USER}:{PASS}@cc.example.com/?token={TOKEN}&keep=1");
+    let server = Server::start(&[
+        ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", &endpoint("traces")),
+        ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", &endpoint("metrics")),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
+        ("CCFN_PUBLIC_URL", &public),
+        ("VOICEMAIL_TO", "team@example.com"),
+        ("VOICEMAIL_FROM", "ivr@example.com"),
+    ])
+    .await;
+    let recording = format!(
+        "http://{USER}:{PASS}@localhost:{port}/2010-04-01/Accounts/ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/Recordings/RE1?token={TOKEN}&keep=1"
+    );
+    let encoded: String = recording
+        .bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    // `Password`: a value under a sensitive name that is also the URL's host.
+    let body = format!(
+        "CallSid={CALL_SID}&RecordingSid=RE11111111111111111111111111111111&RecordingUrl={encoded}&Password=localhost"
+    );
+    let path = format!("{}?From=%2B15551230000", example_contact_center::NOTICE_URL);
+    let (status, id) = post(&server, &path, &body, &[]).await;
+    assert_eq!(status, 200);
+    collector
+        .wait_until(Duration::from_secs(20), |spans, _| {
+            spans.iter().any(|s| s.kind == "client")
+        })
+        .await;
+    let log = server.stop().await;
+    collector
+        .wait_until(Duration::from_secs(10), |_, metrics| {
+            metrics
+                .iter()
+                .any(|m| m.name == "http.client.request.duration")
+        })
+        .await;
+
+    // The records: recognisable URLs, no canary.
+    for canary in [USER, PASS, TOKEN] {
+        log.assert_no_secret(canary);
+    }
+    let records = log.of(&id);
+    let start = records.iter().find(|r| r["step"] == "start").unwrap();
+    assert_eq!(
+        start["domain"],
+        "[REDACTED]@cc.example.com/?token=[REDACTED]&keep=1"
+    );
+    let request = records.iter().find(|r| r["step"] == "api_request").unwrap();
+    assert_eq!(
+        request["url"],
+        format!("http://[REDACTED]@[REDACTED]:{port}/2010-04-01/Accounts/ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/Recordings/RE1?token=[REDACTED]&keep=1.mp3")
+    );
+    let failed = records.iter().find(|r| r["step"] == "api_error").unwrap();
+    assert!(
+        failed.to_string().contains("http://[REDACTED]@[REDACTED]:"),
+        "{failed}"
+    );
+    assert_eq!(
+        log.runtime()
+            .iter()
+            .find(|m| m.starts_with("exporting OpenTelemetry")),
+        Some(
+            &format!(
+                "exporting OpenTelemetry traces to {} and metrics to {}",
+                shown("traces"),
+                shown("metrics")
+            )
+            .as_str()
+        )
+    );
+
+    // The telemetry: the call's span and metric.
+    let spans = collector.spans();
+    let call = spans.iter().find(|s| s.kind == "client").unwrap();
+    assert_eq!(call.attributes["server.address"], json!("[REDACTED]"));
+    assert_eq!(
+        call.attributes["url.full"], request["url"],
+        "the span's URL is the record's"
+    );
+    let metrics = collector.metrics();
+    let duration = metrics
+        .iter()
+        .find(|m| m.name == "http.client.request.duration")
+        .unwrap();
+    assert_eq!(duration.attributes["server.address"], json!("[REDACTED]"));
+    for body in collector.bodies() {
+        for canary in [USER, PASS, TOKEN, "localhost"] {
+            assert!(
+                !body.windows(canary.len()).any(|w| w == canary.as_bytes()),
+                "`{canary}` reached the collector"
+            );
+        }
+    }
+}
