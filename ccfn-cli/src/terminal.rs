@@ -8,8 +8,9 @@
 //!
 //! - scrubs every secret value this process knows
 //!   ([`ccfn_core::record::scrub_secrets`]),
-//! - writes the user information (`user:password@`) of every URL as
-//!   `[REDACTED]@` ([`ccfn_core::record::redact_url_userinfo`]), and
+//! - shows every URL by ccfn's URL rule: its user information
+//!   (`user:password@`) and sensitive query values written `[REDACTED]`
+//!   ([`ccfn_core::record::display_url`]), and
 //! - writes every control character visibly escaped ([`visible`]): C0
 //!   but newline and tab as `\x1b`, DEL as `\x7f`, C1 as `\u{9b}`; JSON
 //!   text keeps its syntax ([`visible_json`]).
@@ -22,7 +23,7 @@
 use std::borrow::Cow;
 use std::io::{self, IsTerminal as _, Write};
 
-use ccfn_core::record::{redact_url_userinfo, scrubbed};
+use ccfn_core::record::scrubbed;
 
 /// Whether `c` is written escaped in text for a person: every control
 /// character but newline and tab.
@@ -73,13 +74,12 @@ pub(crate) fn visible_json(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// `text` as it may be shown: every secret scrubbed, the user
-/// information of every URL removed. Borrowed when nothing was.
+/// `text` as it may be shown: every secret scrubbed, every URL shown by
+/// ccfn's URL rule (user information and sensitive query values
+/// `[REDACTED]`, [`ccfn_core::record::display_url`]). Borrowed when
+/// nothing was.
 pub(crate) fn clean(text: &str) -> Cow<'_, str> {
-    match scrubbed(text) {
-        Cow::Borrowed(text) => redact_url_userinfo(text),
-        Cow::Owned(text) => Cow::Owned(redact_url_userinfo(&text).into_owned()),
-    }
+    scrubbed(text)
 }
 
 /// Writes `text` to standard output, scrubbed and with its control
