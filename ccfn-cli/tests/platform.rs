@@ -741,23 +741,7 @@ mod hostile {
         let started = Instant::now();
         let child = command.spawn().unwrap();
         let pid = child.id().unwrap();
-        // The peak resident size, read while the process lives (from
-        // /proc: on Linux only, else 0).
-        let watch = tokio::spawn(async move {
-            let mut peak = 0;
-            while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
-                let Some(kib) = status
-                    .lines()
-                    .find_map(|l| l.strip_prefix("VmHWM:"))
-                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-                else {
-                    break;
-                };
-                peak = peak.max(kib);
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-            peak
-        });
+        let watch = super::peak_kib(pid);
         let output = tokio::time::timeout(BOUND, child.wait_with_output())
             .await
             .unwrap_or_else(|_| panic!("ccfn {args:?} did not end within {BOUND:?}"))
@@ -1310,21 +1294,7 @@ mod expanding {
             .spawn()
             .unwrap();
         let pid = child.id().unwrap();
-        let watch = tokio::spawn(async move {
-            let mut peak = 0;
-            while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
-                let Some(kib) = status
-                    .lines()
-                    .find_map(|l| l.strip_prefix("VmHWM:"))
-                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-                else {
-                    break;
-                };
-                peak = peak.max(kib);
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-            peak
-        });
+        let watch = super::peak_kib(pid);
         let output = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
             .await
             .unwrap_or_else(|_| panic!("ccfn {args:?} did not end"))
@@ -1531,4 +1501,24 @@ async fn a_since_that_is_no_day_is_refused_not_sent() {
         }
     }
     assert!(fake.requests().is_empty(), "{:?}", fake.requests());
+}
+
+/// The peak resident size of process `pid` in KiB, read from `/proc`
+/// while it lives (on Linux; 0 elsewhere): the task ends when it does.
+fn peak_kib(pid: u32) -> tokio::task::JoinHandle<u64> {
+    tokio::spawn(async move {
+        let mut peak = 0;
+        while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
+            let Some(kib) = status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            else {
+                break;
+            };
+            peak = peak.max(kib);
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        peak
+    })
 }
