@@ -38,6 +38,7 @@ mod ids;
 mod instruments;
 pub(crate) mod layer;
 mod pipeline;
+mod scrub;
 mod settings;
 mod span;
 
@@ -53,6 +54,13 @@ use settings::Settings;
 pub(crate) use client::ClientSpan;
 pub(crate) use pipeline::{invocation, memory};
 pub(crate) use span::{end_invocation, start_invocation, InvocationStart};
+
+/// Whether telemetry is exported in this process: what the runtime asks
+/// before it gathers what a request says of itself for it.
+#[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+pub(crate) fn exporting() -> bool {
+    PIPELINE.get().is_some()
+}
 
 /// Counts an alert of `kind`, for the function this thread invokes.
 pub(crate) fn alert(kind: &str) {
