@@ -72,20 +72,28 @@ pub(super) fn metric(attributes: &[KeyValue]) -> Cow<'_, [KeyValue]> {
     Cow::Owned(owned)
 }
 
-/// A finished span as it leaves the process: its attributes, its events'
-/// attributes and its status message scrubbed with the process's secrets
-/// (the invocation's were applied where each value was made).
+/// `name` scrubbed by `scrub`, replaced only when that changed it.
+fn name(name: &mut Cow<'static, str>, scrub: &impl Fn(&str) -> String) {
+    let shown = scrub(name);
+    if shown != *name {
+        *name = Cow::Owned(shown);
+    }
+}
+
+/// A finished span as it leaves the process: its name, attributes, its
+/// events' names and attributes and its status message scrubbed with the
+/// process's secrets (the invocation's were applied where each value was
+/// made).
 pub(super) fn span(span: &mut SpanData) {
     let process = |text: &str| self::text(text, &[]);
+    name(&mut span.name, &process);
     each(&mut span.attributes, &process);
     for event in &mut span.events.events {
+        name(&mut event.name, &process);
         each(&mut event.attributes, &process);
     }
     if let opentelemetry::trace::Status::Error { description } = &mut span.status {
-        let shown = process(description);
-        if shown != *description {
-            *description = Cow::Owned(shown);
-        }
+        name(description, &process);
     }
 }
 
@@ -118,6 +126,7 @@ mod tests {
             0,
         ));
         span.status = opentelemetry::trace::Status::error(format!("failed: {}", secret.expose()));
+        span.name = format!("GET {}", secret.expose()).into();
         super::span(&mut span);
         let text = format!("{span:?}");
         assert!(!text.contains(secret.expose()), "{text}");
