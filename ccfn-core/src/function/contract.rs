@@ -88,7 +88,7 @@ where
             mode: event.mode(),
             traceparent: event.header("traceparent"),
             tracestate: event.header("tracestate"),
-            request: event.request(),
+            request: event.server_request(),
             secrets: &secrets,
         });
         let invocation = Invocation::new(

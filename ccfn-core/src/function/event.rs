@@ -394,6 +394,22 @@ impl Event {
         self.request.as_deref()
     }
 
+    /// The request, as the invocation's span takes it.
+    #[cfg(feature = "otel")]
+    pub(crate) fn server_request(&self) -> Option<crate::otel::ServerRequest<'_>> {
+        self.request().map(|request| crate::otel::ServerRequest {
+            method: &request.method,
+            path: &request.path,
+            route: &request.route,
+            scheme: &request.scheme,
+            host: request.host.as_deref(),
+            port: request.port,
+            client: request.client.as_deref(),
+            user_agent: request.user_agent.as_deref(),
+            version: request.version,
+        })
+    }
+
     /// The event as logged: a JSON object, repeated keys as arrays, the
     /// value of every sensitive name (see [`crate::record::is_sensitive_name`])
     /// replaced by `[REDACTED]`.

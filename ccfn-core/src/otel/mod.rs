@@ -60,7 +60,7 @@ use settings::Settings;
 #[cfg(feature = "clients")]
 pub(crate) use client::ClientSpan;
 pub(crate) use pipeline::{invocation, memory};
-pub(crate) use span::{end_invocation, start_invocation, InvocationStart};
+pub(crate) use span::{end_invocation, start_invocation, InvocationStart, ServerRequest};
 
 /// Whether telemetry is exported in this process: what the runtime asks
 /// before it gathers what a request says of itself for it.

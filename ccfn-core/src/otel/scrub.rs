@@ -85,7 +85,7 @@ fn name(name: &mut Cow<'static, str>, scrub: &impl Fn(&str) -> String) {
 /// process's secrets (the invocation's were applied where each value was
 /// made).
 pub(super) fn span(span: &mut SpanData) {
-    let process = |text: &str| self::text(text, &[]);
+    let process = |value: &str| text(value, &[]);
     name(&mut span.name, &process);
     each(&mut span.attributes, &process);
     for event in &mut span.events.events {
@@ -103,7 +103,7 @@ mod tests {
 
     #[test]
     fn every_text_of_a_span_is_scrubbed_before_export() {
-        let secret = crate::Secret::new("canary-otel-scrub-unit-71c2");
+        let secret = crate::secret::Secret::new("canary-otel-scrub-unit-71c2");
         let mut span = crate::otel::export::tests::span();
         span.attributes = vec![
             KeyValue::new(

@@ -11,7 +11,6 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use super::ids;
 use super::pipeline::{self, pipeline};
 use super::scrub;
-use crate::function::event::RequestInfo;
 
 /// What an invocation's span is made of.
 #[derive(Debug, Default)]
@@ -26,10 +25,33 @@ pub(crate) struct InvocationStart<'a> {
     pub(crate) traceparent: Option<&'a str>,
     pub(crate) tracestate: Option<&'a str>,
     /// What the request says of itself, when it came over HTTP.
-    pub(crate) request: Option<&'a RequestInfo>,
+    pub(crate) request: Option<ServerRequest<'a>>,
     /// The invocation's secrets ([`crate::secret::invocation_secrets`]):
     /// scrubbed from everything it exports, as from its lines.
     pub(crate) secrets: &'a [Box<str>],
+}
+
+/// What a request over HTTP says of itself, under the names of the HTTP
+/// server semantic conventions (given by the runtime, through the event).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ServerRequest<'a> {
+    /// `http.request.method`.
+    pub(crate) method: &'a str,
+    /// `url.path`.
+    pub(crate) path: &'a str,
+    /// `http.route`.
+    pub(crate) route: &'a str,
+    /// `url.scheme`.
+    pub(crate) scheme: &'a str,
+    /// `server.address`, `server.port`.
+    pub(crate) host: Option<&'a str>,
+    pub(crate) port: Option<u16>,
+    /// `client.address`.
+    pub(crate) client: Option<&'a str>,
+    /// `user_agent.original`.
+    pub(crate) user_agent: Option<&'a str>,
+    /// `network.protocol.version`.
+    pub(crate) version: Option<&'static str>,
 }
 
 /// An invocation's telemetry, from its start to its answer: its span,
@@ -68,11 +90,14 @@ impl Extractor for Headers<'_> {
 /// those the conventions require or recommend and that stay few
 /// (`server.address` and `server.port`, opt-in, are left out: a client
 /// chooses the `Host` it sends).
-fn metric_attributes(request: &RequestInfo, scrub: &impl Fn(&str) -> String) -> Vec<KeyValue> {
+fn metric_attributes(
+    request: &ServerRequest<'_>,
+    scrub: &impl Fn(&str) -> String,
+) -> Vec<KeyValue> {
     let mut attributes = vec![
-        KeyValue::new("http.request.method", scrub(&request.method)),
-        KeyValue::new("url.scheme", scrub(&request.scheme)),
-        KeyValue::new("http.route", scrub(&request.route)),
+        KeyValue::new("http.request.method", scrub(request.method)),
+        KeyValue::new("url.scheme", scrub(request.scheme)),
+        KeyValue::new("http.route", scrub(request.route)),
     ];
     if let Some(version) = request.version {
         attributes.push(KeyValue::new("network.protocol.version", version));
@@ -83,17 +108,17 @@ fn metric_attributes(request: &RequestInfo, scrub: &impl Fn(&str) -> String) -> 
 /// The server span's attributes of `request`: the metric's, and those
 /// that tell this request from others.
 fn span_attributes(
-    request: &RequestInfo,
+    request: &ServerRequest<'_>,
     metric: &[KeyValue],
     scrub: &impl Fn(&str) -> String,
     attributes: &mut Vec<KeyValue>,
 ) {
     attributes.extend_from_slice(metric);
-    attributes.push(KeyValue::new("url.path", scrub(&request.path)));
+    attributes.push(KeyValue::new("url.path", scrub(request.path)));
     let optional = [
-        ("server.address", request.host.as_deref()),
-        ("client.address", request.client.as_deref()),
-        ("user_agent.original", request.user_agent.as_deref()),
+        ("server.address", request.host),
+        ("client.address", request.client),
+        ("user_agent.original", request.user_agent),
     ];
     for (key, value) in optional {
         if let Some(value) = value {
@@ -119,6 +144,7 @@ pub(crate) fn start_invocation(start: &InvocationStart<'_>) -> Option<Invocation
     let scrub = |value: &str| scrub::text(value, start.secrets);
     let request = start
         .request
+        .as_ref()
         .map(|request| metric_attributes(request, &scrub));
     let cx = pipeline.tracer.as_ref().map(|tracer| {
         let mut attributes = vec![
@@ -128,7 +154,7 @@ pub(crate) fn start_invocation(start: &InvocationStart<'_>) -> Option<Invocation
             KeyValue::new("faas.name", start.function),
             KeyValue::new("ccfn.mode", scrub(start.mode)),
         ];
-        if let (Some(info), Some(metric)) = (start.request, &request) {
+        if let (Some(info), Some(metric)) = (&start.request, &request) {
             span_attributes(info, metric, &scrub, &mut attributes);
         }
         let call_sid = start.call_sid.map(|sid| (sid, scrub(sid)));
