@@ -40,6 +40,7 @@ const RANKS: &[(&str, u32)] = &[
     // OpenTelemetry export.
     ("otel/ids", 4),
     ("otel/settings", 4),
+    ("otel/scrub", 9),
     ("otel/export", 10),
     ("otel/layer", 10),
     ("otel/instruments", 11),

@@ -97,6 +97,13 @@ pub struct MetricPoint {
     pub value: f64,
     /// A histogram's count; 0 otherwise.
     pub count: u64,
+    /// `sum`, `gauge` or `histogram`: the kind of data the instrument
+    /// exports (a counter's is a monotonic sum).
+    pub kind: &'static str,
+    /// Whether a sum only grows (a counter's does).
+    pub monotonic: bool,
+    /// A histogram's explicit bucket boundaries; empty otherwise.
+    pub bounds: Vec<f64>,
 }
 
 #[derive(Default)]
@@ -105,6 +112,8 @@ struct Received {
     metrics: Vec<MetricPoint>,
     /// Every request body, as received.
     bodies: Vec<Vec<u8>>,
+    /// Every request decoded, in full, as `Debug` text.
+    decoded: Vec<String>,
     /// Answer every export with this status instead.
     status: Option<u16>,
 }
@@ -175,6 +184,15 @@ impl FakeCollector {
         lock(&self.state).bodies.clone()
     }
 
+    /// Every export received so far, decoded in full (every resource,
+    /// scope, span, event, metric and data point, with every attribute),
+    /// as `Debug` text: to look for what must not be there in what a
+    /// collector would store, whatever its encoding on the wire.
+    #[must_use]
+    pub fn decoded(&self) -> Vec<String> {
+        lock(&self.state).decoded.clone()
+    }
+
     /// Waits until `done` holds for what was received, up to `within`.
     ///
     /// # Panics
@@ -225,6 +243,7 @@ async fn traces(State(state): State<Arc<Mutex<Received>>>, body: Bytes) -> Respo
         Ok(request) => request,
         Err(e) => return (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
     };
+    lock(&state).decoded.push(format!("{request:?}"));
     let mut spans = Vec::new();
     for resource_spans in request.resource_spans {
         let resource = resource_spans
@@ -282,6 +301,7 @@ async fn metrics(State(state): State<Arc<Mutex<Received>>>, body: Bytes) -> Resp
         Ok(request) => request,
         Err(e) => return (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
     };
+    lock(&state).decoded.push(format!("{request:?}"));
     let mut points = Vec::new();
     for resource_metrics in request.resource_metrics {
         for scope_metrics in resource_metrics.scope_metrics {
@@ -292,6 +312,9 @@ async fn metrics(State(state): State<Arc<Mutex<Received>>>, body: Bytes) -> Resp
                     attributes: self::attributes(attributes),
                     value,
                     count,
+                    kind: "",
+                    monotonic: false,
+                    bounds: Vec::new(),
                 };
                 let number = |value: &Option<number_data_point::Value>| match value {
                     Some(number_data_point::Value::AsDouble(d)) => *d,
@@ -302,17 +325,28 @@ async fn metrics(State(state): State<Arc<Mutex<Received>>>, body: Bytes) -> Resp
                 match &metric.data {
                     Some(metric::Data::Sum(sum)) => {
                         for p in &sum.data_points {
-                            points.push(point(&p.attributes, number(&p.value), 0));
+                            points.push(MetricPoint {
+                                kind: "sum",
+                                monotonic: sum.is_monotonic,
+                                ..point(&p.attributes, number(&p.value), 0)
+                            });
                         }
                     }
                     Some(metric::Data::Gauge(gauge)) => {
                         for p in &gauge.data_points {
-                            points.push(point(&p.attributes, number(&p.value), 0));
+                            points.push(MetricPoint {
+                                kind: "gauge",
+                                ..point(&p.attributes, number(&p.value), 0)
+                            });
                         }
                     }
                     Some(metric::Data::Histogram(histogram)) => {
                         for p in &histogram.data_points {
-                            points.push(point(&p.attributes, p.sum.unwrap_or(0.0), p.count));
+                            points.push(MetricPoint {
+                                kind: "histogram",
+                                bounds: p.explicit_bounds.clone(),
+                                ..point(&p.attributes, p.sum.unwrap_or(0.0), p.count)
+                            });
                         }
                     }
                     _ => {}

@@ -76,6 +76,8 @@ where
                     .map(|(_, value)| value),
             ),
         );
+        // Made once the invocation's secrets are known: everything it
+        // exports is scrubbed of them, as its lines are.
         #[cfg(feature = "otel")]
         let otel = crate::otel::start_invocation(&crate::otel::InvocationStart {
             function: meta.name(),
@@ -86,8 +88,8 @@ where
             mode: event.mode(),
             traceparent: event.header("traceparent"),
             tracestate: event.header("tracestate"),
-            method: event.request().map(|(method, _)| method),
-            route: event.request().map(|(_, path)| path),
+            request: event.server_request(),
+            secrets: &secrets,
         });
         let invocation = Invocation::new(
             meta.name().to_owned(),
@@ -102,7 +104,7 @@ where
             meta.module_path(),
         );
         #[cfg(feature = "otel")]
-        let invocation = invocation.with_otel(otel.clone());
+        let invocation = invocation.with_otel(otel.as_ref().and_then(|otel| otel.cx.clone()));
         let callback = Callback::new(invocation_id.clone());
         let result = InInvocation::new(
             invocation,
@@ -112,8 +114,9 @@ where
         .await;
         let completion = Completion::new(invocation_id, result);
         #[cfg(feature = "otel")]
-        if let Some(cx) = &otel {
-            crate::otel::end_invocation(cx, completion.status());
+        if let Some(otel) = &otel {
+            let error = completion.result().err().map(|error| error.kind().as_str());
+            crate::otel::end_invocation(otel, completion.status(), error);
         }
         completion
     })

@@ -27,9 +27,37 @@ pub struct Event {
     /// The function being invoked, whose declarations reads are checked
     /// against.
     function: Option<&'static FunctionMeta>,
-    /// The method and path of the request it came in, when it came over
-    /// HTTP (for the invocation's span).
-    request: Option<Box<(String, String)>>,
+    /// What the request it came in says of itself, when it came over
+    /// HTTP and telemetry is exported (for the invocation's span).
+    request: Option<Box<RequestInfo>>,
+}
+
+/// What the request an event came in says of itself, as the HTTP server
+/// semantic conventions of OpenTelemetry name it: given by the runtime,
+/// exported (scrubbed) on the invocation's span and its
+/// `http.server.request.duration`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RequestInfo {
+    /// `http.request.method`.
+    pub(crate) method: String,
+    /// `url.path`: the path the client sent, a nest prefix included.
+    pub(crate) path: String,
+    /// `http.route`: the function's route, the same for every request.
+    pub(crate) route: String,
+    /// `url.scheme`: the client's (`X-Forwarded-Proto`, `Forwarded`), else
+    /// the request's.
+    pub(crate) scheme: String,
+    /// `server.address` and `server.port`: the host and port the client
+    /// asked for (`X-Forwarded-Host`, `Forwarded`, `:authority`, `Host`).
+    pub(crate) host: Option<String>,
+    pub(crate) port: Option<u16>,
+    /// `client.address`: the client's (`Forwarded`, `X-Forwarded-For`),
+    /// else the connection's peer, else the platform's source IP.
+    pub(crate) client: Option<String>,
+    /// `user_agent.original`.
+    pub(crate) user_agent: Option<String>,
+    /// `network.protocol.version`: `1.0`, `1.1`, `2` or `3`.
+    pub(crate) version: Option<&'static str>,
 }
 
 /// Equal parameters and headers, whichever function reads them.
@@ -353,19 +381,33 @@ impl Event {
         self
     }
 
-    /// Records the method and path of the request the event came in.
-    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
-    pub(crate) fn set_request(&mut self, method: &str, path: &str) {
-        self.request = Some(Box::new((method.to_owned(), path.to_owned())));
+    /// Records what the request the event came in says of itself.
+    #[cfg_attr(not(all(feature = "runtime", feature = "otel")), allow(dead_code))]
+    pub(crate) fn set_request(&mut self, request: RequestInfo) {
+        self.request = Some(Box::new(request));
     }
 
-    /// The method and path of the request the event came in, when it came
-    /// over HTTP.
+    /// What the request the event came in says of itself, when it came
+    /// over HTTP and telemetry is exported.
     #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-    pub(crate) fn request(&self) -> Option<(&str, &str)> {
-        self.request
-            .as_deref()
-            .map(|(method, path)| (method.as_str(), path.as_str()))
+    pub(crate) fn request(&self) -> Option<&RequestInfo> {
+        self.request.as_deref()
+    }
+
+    /// The request, as the invocation's span takes it.
+    #[cfg(feature = "otel")]
+    pub(crate) fn server_request(&self) -> Option<crate::otel::ServerRequest<'_>> {
+        self.request().map(|request| crate::otel::ServerRequest {
+            method: &request.method,
+            path: &request.path,
+            route: &request.route,
+            scheme: &request.scheme,
+            host: request.host.as_deref(),
+            port: request.port,
+            client: request.client.as_deref(),
+            user_agent: request.user_agent.as_deref(),
+            version: request.version,
+        })
     }
 
     /// The event as logged: a JSON object, repeated keys as arrays, the

@@ -8,8 +8,8 @@ use opentelemetry::trace::{SpanKind, Status, TraceContextExt as _, Tracer as _};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 
-use super::layer::scrubbed;
 use super::pipeline::{self as metrics, pipeline};
+use super::scrub::current as scrubbed;
 use crate::record::scope;
 
 /// The span and metric of one external call: ended by [`ClientSpan::finish`]
@@ -27,8 +27,11 @@ impl ClientSpan {
     /// invocation this thread polls.
     pub(crate) fn start(method: &str, url: &str) -> ClientSpan {
         let (host, port) = host_and_port(url);
+        // The conventions require the port: the scheme's when the URL
+        // names none.
+        let port = port.or_else(|| default_port(url));
         let mut attributes = vec![
-            KeyValue::new("http.request.method", method.to_owned()),
+            KeyValue::new("http.request.method", scrubbed(method)),
             // A host from a caller's URL is scrubbed like any other value.
             KeyValue::new("server.address", scrubbed(host)),
         ];
@@ -128,6 +131,18 @@ impl std::fmt::Debug for ClientSpan {
     }
 }
 
+/// The port an `http://` or `https://` URL goes to when it names none.
+fn default_port(url: &str) -> Option<u16> {
+    let scheme = url.split_once("://")?.0;
+    if scheme.eq_ignore_ascii_case("https") {
+        Some(443)
+    } else if scheme.eq_ignore_ascii_case("http") {
+        Some(80)
+    } else {
+        None
+    }
+}
+
 /// The host and port of `url`, an `http://` or `https://` URL.
 fn host_and_port(url: &str) -> (&str, Option<u16>) {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
@@ -158,6 +173,9 @@ mod tests {
             ("127.0.0.1", Some(4318))
         );
         assert_eq!(host_and_port("http://[::1]:8080/"), ("::1", Some(8080)));
+        assert_eq!(default_port("https://api.example.com/v3"), Some(443));
+        assert_eq!(default_port("HTTP://api.example.com"), Some(80));
+        assert_eq!(default_port("ftp://files.example.com"), None);
         assert_eq!(
             host_and_port("https://user@crm.example.com:8443"),
             ("crm.example.com", Some(8443))

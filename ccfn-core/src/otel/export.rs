@@ -325,18 +325,40 @@ impl Exporting {
         if batch.is_empty() {
             return;
         }
-        let spans = std::mem::replace(batch, Vec::with_capacity(self.batch));
+        let mut spans = std::mem::replace(batch, Vec::with_capacity(self.batch));
+        for span in &mut spans {
+            once_each(&mut span.attributes);
+            super::scrub::span(span);
+        }
         if let Err(error) = futures_executor::block_on(exporter.export(spans)) {
             self.reporter.failed(&error.to_string());
         }
     }
 }
 
+/// `attributes` with each key once, at its last value: an attribute set
+/// again replaces the earlier value, as the API says, though the SDK
+/// keeps both.
+fn once_each(attributes: &mut Vec<opentelemetry::KeyValue>) {
+    let mut index = 0;
+    while index < attributes.len() {
+        let key = &attributes[index].key;
+        if attributes[index + 1..]
+            .iter()
+            .any(|later| later.key == *key)
+        {
+            attributes.remove(index);
+        } else {
+            index += 1;
+        }
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn span() -> SpanData {
+    pub(in crate::otel) fn span() -> SpanData {
         use opentelemetry::trace::{SpanContext, SpanKind, Status};
         SpanData {
             span_context: SpanContext::empty_context(),
@@ -353,6 +375,24 @@ mod tests {
             status: Status::Unset,
             instrumentation_scope: opentelemetry::InstrumentationScope::default(),
         }
+    }
+
+    #[test]
+    fn an_attribute_set_again_is_exported_once_at_its_last_value() {
+        use opentelemetry::KeyValue;
+        let mut attributes = vec![
+            KeyValue::new("error.type", "function"),
+            KeyValue::new("http.response.status_code", 500_i64),
+            KeyValue::new("error.type", "timeout"),
+        ];
+        once_each(&mut attributes);
+        assert_eq!(
+            attributes,
+            [
+                KeyValue::new("http.response.status_code", 500_i64),
+                KeyValue::new("error.type", "timeout"),
+            ]
+        );
     }
 
     #[test]

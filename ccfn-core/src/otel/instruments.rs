@@ -1,5 +1,5 @@
-//! The instruments: the FaaS and HTTP client semantic conventions' and
-//! the alerts, read by a periodic reader on a thread of its own.
+//! The instruments: the FaaS, HTTP server and HTTP client semantic
+//! conventions' and the alerts, read by a periodic reader on a thread of its own.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,6 +42,7 @@ pub(super) struct Instruments {
     pub(super) memory: Histogram<u64>,
     #[cfg_attr(not(feature = "clients"), allow(dead_code))]
     pub(super) client: Histogram<f64>,
+    pub(super) server: Histogram<f64>,
     pub(super) alerts: Counter<u64>,
 }
 
@@ -75,6 +76,12 @@ impl Instruments {
                 .f64_histogram("http.client.request.duration")
                 .with_unit("s")
                 .with_description("How long external calls took to answer in full")
+                .with_boundaries(SECONDS.to_vec())
+                .build(),
+            server: meter
+                .f64_histogram("http.server.request.duration")
+                .with_unit("s")
+                .with_description("How long invocations over HTTP took to answer")
                 .with_boundaries(SECONDS.to_vec())
                 .build(),
             alerts: meter

@@ -12,6 +12,8 @@ use crate::record::fields::EventVisitor;
 use crate::record::scope;
 use crate::secret::{is_sensitive_name, REDACTED};
 
+use super::scrub::current as scrubbed;
+
 /// Adds every record written inside an invocation to its span, as an event
 /// named after its step, with its level, message and fields as
 /// attributes, scrubbed as the lines are; and sets the span's outcome and
@@ -99,6 +101,9 @@ fn handler_fields(event: &EventVisitor, target: &str, attributes: &mut Vec<KeyVa
             match value {
                 serde_json::Value::String(text) => Value::from(scrubbed(text)),
                 serde_json::Value::Bool(b) => Value::from(*b),
+                serde_json::Value::Number(n) if scrubbed(&n.to_string()) != n.to_string() => {
+                    Value::from(scrubbed(&n.to_string()))
+                }
                 serde_json::Value::Number(n) => match n.as_i64() {
                     Some(i) => Value::from(i),
                     None => Value::from(n.as_f64().unwrap_or(f64::NAN)),
@@ -122,6 +127,9 @@ fn typed(json: &str) -> Option<Value> {
             &serde_json::from_str::<String>(json).unwrap_or_default(),
         )),
         _ if json.starts_with(['[', '{']) => Value::from(scrubbed(json)),
+        // A number that is a secret's value is written as the line
+        // writes it: `[REDACTED]`.
+        _ if scrubbed(json) != json => Value::from(scrubbed(json)),
         _ => match json.parse::<i64>() {
             Ok(i) => Value::from(i),
             Err(_) => match json.parse::<f64>() {
@@ -130,12 +138,6 @@ fn typed(json: &str) -> Option<Value> {
             },
         },
     })
-}
-
-pub(super) fn scrubbed(text: &str) -> String {
-    let mut text = text.to_owned();
-    scope::scrub_for_current(&mut text);
-    text
 }
 
 #[cfg(test)]

@@ -7,11 +7,17 @@
 //! - **One span per invocation**, of kind server, named after the
 //!   function, with the FaaS and HTTP server attributes (`faas.trigger`,
 //!   `faas.invocation_id`, `faas.coldstart`, `faas.name`,
-//!   `http.request.method`, `http.route`, `http.response.status_code`)
-//!   and the domain's (`ccfn.call_sid`, `ccfn.flow_sid`,
-//!   `ccfn.execution_sid`, `ccfn.mode`, `ccfn.outcome`). Every record of
-//!   the invocation is an event of the span, named after its step, with
-//!   its fields as attributes, scrubbed of secrets as the log lines are.
+//!   `http.request.method`, `http.route`, `url.path`, `url.scheme`,
+//!   `server.address`, `server.port`, `client.address`,
+//!   `user_agent.original`, `network.protocol.version`,
+//!   `http.response.status_code`, `error.type`) and the domain's
+//!   (`ccfn.call_sid`, `ccfn.flow_sid`, `ccfn.execution_sid`,
+//!   `ccfn.mode`, `ccfn.outcome`). Every record of the invocation is an
+//!   event of the span, named after its step, with its fields as
+//!   attributes.
+//! - **Nothing secret is exported**: every attribute, status message and
+//!   metric attribute passes the log lines' scrubber, with the process's
+//!   secrets and the invocation's (the span starts once they are known).
 //! - **One call, one trace.** A call SID is `CA` and 32 hexadecimal
 //!   digits: a 128-bit trace id. Without a `traceparent` header, an
 //!   invocation's trace id is its `CallSid`'s, so the invocations of one
@@ -23,8 +29,9 @@
 //!   provider, the task router), with the HTTP client attributes, and the
 //!   trace context sent upstream in `traceparent`.
 //! - **Metrics**: `faas.invocations`, `faas.invoke_duration`,
-//!   `faas.coldstarts`, `faas.mem_usage`, `http.client.request.duration`
-//!   and `ccfn.alerts`.
+//!   `faas.coldstarts`, `faas.mem_usage`, `http.server.request.duration`,
+//!   `http.client.request.duration` and `ccfn.alerts`, named as the
+//!   semantic conventions (v1.40.0) name them.
 //!
 //! Export never blocks an invocation: finished spans wait in a bounded
 //! queue (dropped and counted when it is full) for a thread of their own,
@@ -38,6 +45,7 @@ mod ids;
 mod instruments;
 pub(crate) mod layer;
 mod pipeline;
+mod scrub;
 mod settings;
 mod span;
 
@@ -52,7 +60,14 @@ use settings::Settings;
 #[cfg(feature = "clients")]
 pub(crate) use client::ClientSpan;
 pub(crate) use pipeline::{invocation, memory};
-pub(crate) use span::{end_invocation, start_invocation, InvocationStart};
+pub(crate) use span::{end_invocation, start_invocation, InvocationStart, ServerRequest};
+
+/// Whether telemetry is exported in this process: what the runtime asks
+/// before it gathers what a request says of itself for it.
+#[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+pub(crate) fn exporting() -> bool {
+    PIPELINE.get().is_some()
+}
 
 /// Counts an alert of `kind`, for the function this thread invokes.
 pub(crate) fn alert(kind: &str) {

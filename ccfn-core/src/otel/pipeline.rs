@@ -10,6 +10,7 @@ use opentelemetry_sdk::trace::SdkTracer;
 
 use super::export::Handle;
 use super::instruments::Instruments;
+use super::scrub;
 
 /// What the pipeline needs at each invocation.
 pub(super) struct Pipeline {
@@ -39,6 +40,7 @@ pub(crate) fn invocation(function: &'static str, outcome: &'static str, elapsed:
             KeyValue::new("faas.trigger", "http"),
             KeyValue::new("ccfn.outcome", outcome),
         ];
+        let attributes = scrub::metric(&attributes);
         instruments.invocations.add(1, &attributes);
         instruments
             .duration
@@ -51,10 +53,10 @@ pub(super) fn coldstart(function: &str) {
     if let Some(instruments) = instruments() {
         instruments.coldstarts.add(
             1,
-            &[
+            &scrub::metric(&[
                 KeyValue::new("faas.name", function.to_owned()),
                 KeyValue::new("faas.trigger", "http"),
-            ],
+            ]),
         );
     }
 }
@@ -62,9 +64,10 @@ pub(super) fn coldstart(function: &str) {
 /// Records the memory in use at the end of an invocation of `function`.
 pub(crate) fn memory(function: &'static str, bytes: u64) {
     if let Some(instruments) = instruments() {
-        instruments
-            .memory
-            .record(bytes, &[KeyValue::new("faas.name", function)]);
+        instruments.memory.record(
+            bytes,
+            &scrub::metric(&[KeyValue::new("faas.name", function)]),
+        );
     }
 }
 
@@ -73,7 +76,19 @@ pub(crate) fn memory(function: &'static str, bytes: u64) {
 #[cfg(feature = "clients")]
 pub(super) fn client(attributes: &[KeyValue], elapsed: Duration) {
     if let Some(instruments) = instruments() {
-        instruments.client.record(elapsed.as_secs_f64(), attributes);
+        instruments
+            .client
+            .record(elapsed.as_secs_f64(), &scrub::metric(attributes));
+    }
+}
+
+/// Records how long an invocation over HTTP took to answer, with its
+/// method, scheme, route, protocol version, status and error.
+pub(super) fn server(attributes: &[KeyValue], elapsed: Duration) {
+    if let Some(instruments) = instruments() {
+        instruments
+            .server
+            .record(elapsed.as_secs_f64(), &scrub::metric(attributes));
     }
 }
 
@@ -83,10 +98,10 @@ pub(super) fn alert(function: &str, kind: &str) {
     if let Some(instruments) = instruments() {
         instruments.alerts.add(
             1,
-            &[
+            &scrub::metric(&[
                 KeyValue::new("faas.name", function.to_owned()),
                 KeyValue::new("ccfn.alert.kind", kind.to_owned()),
-            ],
+            ]),
         );
     }
 }

@@ -45,6 +45,12 @@ impl Settings {
             Some(secret) => pairs(secret.expose(), &config::OTEL_EXPORTER_OTLP_HEADERS, true)?,
             None => Vec::new(),
         };
+        // The whole value is a secret, and so is each header's value on
+        // its own (`api-key=...`, `Authorization=Bearer ...`): wherever
+        // one shows up alone, it is scrubbed.
+        for (_, value) in &headers {
+            drop(crate::secret::Secret::new(value.as_str()));
+        }
         let resource = match config::OTEL_RESOURCE_ATTRIBUTES.text(source) {
             Some(text) => pairs(text, &config::OTEL_RESOURCE_ATTRIBUTES, false)?,
             None => Vec::new(),
@@ -221,6 +227,21 @@ mod tests {
             ]
         );
         assert_eq!(settings.headers["x-api-key"], "abc=123");
+        // Each header's value is scrubbed on its own, not only the whole.
+        let env = Env::from_vars([
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318"),
+            (
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "x-api-key=canary-header-one-51d0,authorization=Bearer%20canary-header-two-51d0",
+            ),
+        ]);
+        Settings::from_source(&env).unwrap().unwrap();
+        assert_eq!(
+            crate::secret::scrub_secrets(
+                "sent canary-header-one-51d0 and Bearer canary-header-two-51d0"
+            ),
+            "sent [REDACTED] and [REDACTED]"
+        );
         let env = Env::from_vars([
             ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318"),
             ("OTEL_EXPORTER_OTLP_HEADERS", "api-key-canary-7f3a"),

@@ -1,6 +1,7 @@
-//! The invocation's span and the external calls' spans.
+//! The invocation's span, and its `http.server.request.duration`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
 use opentelemetry::trace::{SpanKind, TraceContextExt as _, Tracer as _};
@@ -8,8 +9,8 @@ use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 
 use super::ids;
-use super::layer::scrubbed;
 use super::pipeline::{self, pipeline};
+use super::scrub;
 
 /// What an invocation's span is made of.
 #[derive(Debug, Default)]
@@ -23,10 +24,46 @@ pub(crate) struct InvocationStart<'a> {
     /// The request's `traceparent` and `tracestate` headers.
     pub(crate) traceparent: Option<&'a str>,
     pub(crate) tracestate: Option<&'a str>,
-    /// The request's method and the function's route, when it came over
-    /// HTTP.
-    pub(crate) method: Option<&'a str>,
-    pub(crate) route: Option<&'a str>,
+    /// What the request says of itself, when it came over HTTP.
+    pub(crate) request: Option<ServerRequest<'a>>,
+    /// The invocation's secrets ([`crate::secret::invocation_secrets`]):
+    /// scrubbed from everything it exports, as from its lines.
+    pub(crate) secrets: &'a [Box<str>],
+}
+
+/// What a request over HTTP says of itself, under the names of the HTTP
+/// server semantic conventions (given by the runtime, through the event).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ServerRequest<'a> {
+    /// `http.request.method`.
+    pub(crate) method: &'a str,
+    /// `url.path`.
+    pub(crate) path: &'a str,
+    /// `http.route`.
+    pub(crate) route: &'a str,
+    /// `url.scheme`.
+    pub(crate) scheme: &'a str,
+    /// `server.address`, `server.port`.
+    pub(crate) host: Option<&'a str>,
+    pub(crate) port: Option<u16>,
+    /// `client.address`.
+    pub(crate) client: Option<&'a str>,
+    /// `user_agent.original`.
+    pub(crate) user_agent: Option<&'a str>,
+    /// `network.protocol.version`.
+    pub(crate) version: Option<&'static str>,
+}
+
+/// An invocation's telemetry, from its start to its answer: its span,
+/// and what its `http.server.request.duration` is recorded with.
+#[derive(Debug)]
+pub(crate) struct InvocationTelemetry {
+    /// The context of its span, when traces are exported.
+    pub(crate) cx: Option<Context>,
+    started: Instant,
+    /// The duration's attributes known at the start, scrubbed; none when
+    /// the invocation did not come over HTTP.
+    request: Option<Vec<KeyValue>>,
 }
 
 /// The request headers a trace context is read from.
@@ -49,61 +86,146 @@ impl Extractor for Headers<'_> {
     }
 }
 
-/// Starts the span of an invocation, as a child of the caller's
-/// `traceparent` when it sends a valid one, else as the root of its call's
-/// trace; `None` when traces are not exported.
-pub(crate) fn start_invocation(start: &InvocationStart<'_>) -> Option<Context> {
+/// The attributes of `http.server.request.duration` a request gives:
+/// those the conventions require or recommend and that stay few
+/// (`server.address` and `server.port`, opt-in, are left out: a client
+/// chooses the `Host` it sends).
+fn metric_attributes(
+    request: &ServerRequest<'_>,
+    scrub: &impl Fn(&str) -> String,
+) -> Vec<KeyValue> {
+    let mut attributes = vec![
+        KeyValue::new("http.request.method", scrub(request.method)),
+        KeyValue::new("url.scheme", scrub(request.scheme)),
+        KeyValue::new("http.route", scrub(request.route)),
+    ];
+    if let Some(version) = request.version {
+        attributes.push(KeyValue::new("network.protocol.version", version));
+    }
+    attributes
+}
+
+/// The server span's attributes of `request`: the metric's, and those
+/// that tell this request from others.
+fn span_attributes(
+    request: &ServerRequest<'_>,
+    metric: &[KeyValue],
+    scrub: &impl Fn(&str) -> String,
+    attributes: &mut Vec<KeyValue>,
+) {
+    attributes.extend_from_slice(metric);
+    attributes.push(KeyValue::new("url.path", scrub(request.path)));
+    let optional = [
+        ("server.address", request.host),
+        ("client.address", request.client),
+        ("user_agent.original", request.user_agent),
+    ];
+    for (key, value) in optional {
+        if let Some(value) = value {
+            attributes.push(KeyValue::new(key, scrub(value)));
+        }
+    }
+    if let Some(port) = request.port {
+        attributes.push(KeyValue::new("server.port", i64::from(port)));
+    }
+}
+
+/// Starts the telemetry of an invocation: its span (when traces are
+/// exported), a child of the caller's `traceparent` when it sends a valid
+/// one, else the root of its call's trace; `None` when nothing is
+/// exported. Every value is scrubbed with the invocation's secrets.
+pub(crate) fn start_invocation(start: &InvocationStart<'_>) -> Option<InvocationTelemetry> {
     static STARTED: AtomicBool = AtomicBool::new(false);
     let cold = !STARTED.swap(true, Ordering::Relaxed);
     if cold {
         pipeline::coldstart(start.function);
     }
-    let tracer = pipeline()?.tracer.as_ref()?;
-    let mut attributes = vec![
-        KeyValue::new("faas.trigger", "http"),
-        KeyValue::new("faas.invocation_id", start.invocation_id.to_owned()),
-        KeyValue::new("faas.coldstart", cold),
-        KeyValue::new("faas.name", start.function),
-        KeyValue::new("ccfn.mode", scrubbed(start.mode)),
-    ];
-    let optional = [
-        ("http.request.method", start.method),
-        ("http.route", start.route),
-        ("ccfn.call_sid", start.call_sid),
-        ("ccfn.flow_sid", start.flow_sid),
-        ("ccfn.execution_sid", start.execution_sid),
-    ];
-    for (key, value) in optional {
-        if let Some(value) = value {
-            attributes.push(KeyValue::new(key, scrubbed(value)));
+    let pipeline = pipeline()?;
+    let scrub = |value: &str| scrub::text(value, start.secrets);
+    let request = start
+        .request
+        .as_ref()
+        .map(|request| metric_attributes(request, &scrub));
+    let cx = pipeline.tracer.as_ref().map(|tracer| {
+        let mut attributes = vec![
+            KeyValue::new("faas.trigger", "http"),
+            KeyValue::new("faas.invocation_id", start.invocation_id.to_owned()),
+            KeyValue::new("faas.coldstart", cold),
+            KeyValue::new("faas.name", start.function),
+            KeyValue::new("ccfn.mode", scrub(start.mode)),
+        ];
+        if let (Some(info), Some(metric)) = (&start.request, &request) {
+            span_attributes(info, metric, &scrub, &mut attributes);
         }
-    }
-    let builder = tracer
-        .span_builder(start.function)
-        .with_kind(SpanKind::Server)
-        .with_attributes(attributes);
-    let caller = TraceContextPropagator::new().extract(&Headers {
-        traceparent: start.traceparent,
-        tracestate: start.tracestate,
-    });
-    let span = if caller.span().span_context().is_valid() {
-        builder.start_with_context(tracer, &caller)
-    } else if let Some(trace_id) = start.call_sid.and_then(ids::from_call_sid) {
-        ids::with_trace_id(trace_id, || {
+        let call_sid = start.call_sid.map(|sid| (sid, scrub(sid)));
+        let optional = [
+            (
+                "ccfn.call_sid",
+                call_sid.as_ref().map(|(_, shown)| shown.clone()),
+            ),
+            ("ccfn.flow_sid", start.flow_sid.map(scrub)),
+            ("ccfn.execution_sid", start.execution_sid.map(scrub)),
+        ];
+        for (key, value) in optional {
+            if let Some(value) = value {
+                attributes.push(KeyValue::new(key, value));
+            }
+        }
+        let builder = tracer
+            .span_builder(start.function)
+            .with_kind(SpanKind::Server)
+            .with_attributes(attributes);
+        let caller = TraceContextPropagator::new().extract(&Headers {
+            traceparent: start.traceparent,
+            tracestate: start.tracestate,
+        });
+        // A call SID that is a secret's value does not spell the trace id.
+        let trace_id = call_sid
+            .filter(|(sid, shown)| sid == shown)
+            .and_then(|(sid, _)| ids::from_call_sid(sid));
+        let span = if caller.span().span_context().is_valid() {
+            builder.start_with_context(tracer, &caller)
+        } else if let Some(trace_id) = trace_id {
+            ids::with_trace_id(trace_id, || {
+                builder.start_with_context(tracer, &Context::new())
+            })
+        } else {
             builder.start_with_context(tracer, &Context::new())
-        })
-    } else {
-        builder.start_with_context(tracer, &Context::new())
-    };
-    Some(Context::new().with_span(span))
+        };
+        Context::new().with_span(span)
+    });
+    Some(InvocationTelemetry {
+        cx,
+        started: Instant::now(),
+        request,
+    })
 }
 
-/// Ends an invocation's span, with the status its reply was sent with.
-pub(crate) fn end_invocation(cx: &Context, status: u16) {
-    let span = cx.span();
-    span.set_attribute(KeyValue::new(
-        "http.response.status_code",
-        i64::from(status),
-    ));
-    span.end();
+/// Ends an invocation's telemetry with the status its answer was sent
+/// with, and the kind of its error (`validation`, `timeout`...) when it
+/// failed: its span, and its `http.server.request.duration`, whose
+/// `error.type` is that kind, else a 5xx status.
+pub(crate) fn end_invocation(telemetry: &InvocationTelemetry, status: u16, error: Option<&str>) {
+    let status_code = KeyValue::new("http.response.status_code", i64::from(status));
+    let error_type = error
+        .map(str::to_owned)
+        .or_else(|| (status >= 500).then(|| status.to_string()));
+    if let Some(request) = &telemetry.request {
+        let mut attributes = request.clone();
+        attributes.push(status_code.clone());
+        if let Some(error_type) = &error_type {
+            attributes.push(KeyValue::new("error.type", error_type.clone()));
+        }
+        pipeline::server(&attributes, telemetry.started.elapsed());
+    }
+    if let Some(cx) = &telemetry.cx {
+        let span = cx.span();
+        span.set_attribute(status_code);
+        if let Some(error_type) = error_type {
+            // Also when no `error` record set it (a request refused by
+            // validation); exported once (see `export`).
+            span.set_attribute(KeyValue::new("error.type", error_type));
+        }
+        span.end();
+    }
 }

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::answer::{nest_prefix, Rejection};
 use super::params::{parse_form, parse_json};
 use super::state::Endpoint;
-use crate::function::event::Event;
+use crate::function::event::{Event, RequestInfo};
 use crate::secret::echo;
 use crate::signature::{self, SignedBody};
 
@@ -193,8 +193,10 @@ impl Parameters {
     ///
     /// The body's parameters come first, in order; then each query-string
     /// parameter whose name is not in the body; then the headers, less
-    /// those of the connection or a proxy.
-    pub(super) fn into_event(self) -> (Event, Parts) {
+    /// those of the connection or a proxy. When telemetry is exported, the
+    /// event also carries what the request says of itself (see
+    /// [`request_info`]), its route being `endpoint`'s.
+    pub(super) fn into_event(self, endpoint: &Endpoint) -> (Event, Parts) {
         let Parameters {
             parts,
             body,
@@ -221,9 +223,123 @@ impl Parameters {
                 event.push_header(name, value);
             }
         }
-        event.set_request(parts.method.as_str(), parts.uri.path());
+        #[cfg(feature = "otel")]
+        if crate::otel::exporting() {
+            event.set_request(request_info(&parts, &endpoint.registered.url_path()));
+        }
+        #[cfg(not(feature = "otel"))]
+        let _ = endpoint;
         (event, parts)
     }
+}
+
+/// What a request says of itself, as OpenTelemetry's HTTP server
+/// conventions read it: the scheme and host the client asked for (a
+/// proxy's `Forwarded` or `X-Forwarded-*` first, then the request's own
+/// URI, which on AWS Lambda is built from the event, then `Host`), the
+/// client's address (the proxy's, then the connection's peer, then the
+/// platform's source IP), the path with any nest prefix, and the
+/// function's `route`.
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub(super) fn request_info(parts: &Parts, route: &str) -> RequestInfo {
+    let text = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
+    // A proxy chain lists the client first.
+    let first = |value: &str| value.split(',').next().unwrap_or("").trim().to_owned();
+    let forwarded = |key: &str| {
+        text("forwarded").and_then(|value| {
+            let first = value.split(',').next().unwrap_or("");
+            first.split(';').find_map(|pair| {
+                let (name, value) = pair.trim().split_once('=')?;
+                name.trim()
+                    .eq_ignore_ascii_case(key)
+                    .then(|| value.trim().trim_matches('"').to_owned())
+            })
+        })
+    };
+    let scheme = forwarded("proto")
+        .or_else(|| text("x-forwarded-proto").map(first))
+        .or_else(|| parts.uri.scheme_str().map(str::to_owned))
+        .filter(|scheme| !scheme.is_empty())
+        .map_or_else(|| "http".to_owned(), |scheme| scheme.to_ascii_lowercase());
+    let authority = forwarded("host")
+        .or_else(|| text("x-forwarded-host").map(first))
+        .or_else(|| parts.uri.authority().map(|a| a.as_str().to_owned()))
+        .or_else(|| text("host").map(str::to_owned))
+        .filter(|authority| !authority.is_empty());
+    let (host, port) = match authority.as_deref().map(split_authority) {
+        Some((host, port)) => (Some(host.to_owned()), port),
+        None => (None, None),
+    };
+    let client = forwarded("for")
+        .or_else(|| text("x-forwarded-for").map(first))
+        .map(|client| unbracket(&client).to_owned())
+        .filter(|client| !client.is_empty())
+        .or_else(|| {
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|peer| peer.0.ip().to_string())
+        })
+        .or_else(|| platform_source_ip(parts));
+    RequestInfo {
+        method: parts.method.as_str().to_owned(),
+        path: super::answer::full_path(parts).into_owned(),
+        route: format!("{}{route}", nest_prefix(parts)),
+        scheme,
+        host,
+        port,
+        client,
+        user_agent: text("user-agent").map(str::to_owned),
+        version: match parts.version {
+            Version::HTTP_09 => Some("0.9"),
+            Version::HTTP_10 => Some("1.0"),
+            Version::HTTP_11 => Some("1.1"),
+            Version::HTTP_2 => Some("2"),
+            Version::HTTP_3 => Some("3"),
+            _ => None,
+        },
+    }
+}
+
+/// `host[:port]`, `[v6]:port` or a `Forwarded` `for`/`host` value as its
+/// host (without brackets) and port.
+fn split_authority(authority: &str) -> (&str, Option<u16>) {
+    if let Some(bracketed) = authority.strip_prefix('[') {
+        let (host, after) = bracketed.split_once(']').unwrap_or((bracketed, ""));
+        return (host, after.strip_prefix(':').and_then(|p| p.parse().ok()));
+    }
+    match authority.rsplit_once(':') {
+        // One colon: a port; more: an IPv6 address without brackets.
+        Some((host, port)) if !host.contains(':') => (host, port.parse().ok()),
+        _ => (authority, None),
+    }
+}
+
+/// A client address as `X-Forwarded-For` or `Forwarded` write it, without
+/// the brackets (and port) of an IPv6 address.
+fn unbracket(client: &str) -> &str {
+    if client.starts_with('[') {
+        split_authority(client).0
+    } else {
+        client
+    }
+}
+
+/// The client's IP address as AWS Lambda's API Gateway event gives it.
+#[cfg(feature = "lambda")]
+fn platform_source_ip(parts: &Parts) -> Option<String> {
+    use lambda_http::request::RequestContext;
+    match parts.extensions.get::<RequestContext>()? {
+        RequestContext::ApiGatewayV2(context) => context.http.source_ip.clone(),
+        RequestContext::ApiGatewayV1(context) => context.identity.source_ip.clone(),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+#[cfg(not(feature = "lambda"))]
+fn platform_source_ip(_parts: &Parts) -> Option<String> {
+    None
 }
 
 /// Which parser the body takes; an error names the media type that
@@ -315,4 +431,131 @@ fn signed_url(public_url: Option<&str>, parts: &Parts) -> String {
         .unwrap_or_else(|| "http".to_owned());
     let host = text("host").unwrap_or("localhost");
     format!("{scheme}://{host}{prefix}{path_and_query}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(uri: &str, version: Version, headers: &[(&str, &str)]) -> Parts {
+        let mut builder = axum::http::Request::builder()
+            .method("POST")
+            .uri(uri)
+            .version(version);
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        builder.body(()).unwrap().into_parts().0
+    }
+
+    #[test]
+    fn a_direct_request_says_its_host_peer_and_agent() {
+        let mut parts = parts(
+            "/features/wait/experience?mode=callback",
+            Version::HTTP_11,
+            &[
+                ("host", "cc.example.com:8443"),
+                ("user-agent", "Platform/1.0"),
+            ],
+        );
+        parts.extensions.insert(axum::extract::ConnectInfo(
+            "192.0.2.7:50000".parse::<std::net::SocketAddr>().unwrap(),
+        ));
+        let info = request_info(&parts, "/features/wait/experience");
+        assert_eq!(
+            info,
+            RequestInfo {
+                method: "POST".to_owned(),
+                path: "/features/wait/experience".to_owned(),
+                route: "/features/wait/experience".to_owned(),
+                scheme: "http".to_owned(),
+                host: Some("cc.example.com".to_owned()),
+                port: Some(8443),
+                client: Some("192.0.2.7".to_owned()),
+                user_agent: Some("Platform/1.0".to_owned()),
+                version: Some("1.1"),
+            }
+        );
+    }
+
+    #[test]
+    fn a_proxy_s_headers_say_what_the_client_asked_for() {
+        let parts = parts(
+            "/f",
+            Version::HTTP_2,
+            &[
+                ("host", "10.0.0.5:3000"),
+                ("x-forwarded-proto", "HTTPS, http"),
+                ("x-forwarded-host", "cc.example.com"),
+                ("x-forwarded-for", "203.0.113.9, 10.0.0.1"),
+            ],
+        );
+        let info = request_info(&parts, "/f");
+        assert_eq!(info.scheme, "https");
+        assert_eq!(info.host.as_deref(), Some("cc.example.com"));
+        assert_eq!(info.port, None);
+        assert_eq!(info.client.as_deref(), Some("203.0.113.9"));
+        assert_eq!(info.version, Some("2"));
+        // `Forwarded` wins over the `X-Forwarded-*` headers.
+        let parts = self::parts(
+            "/f",
+            Version::HTTP_11,
+            &[
+                (
+                    "forwarded",
+                    "for=\"[2001:db8::1]:4711\";proto=https;host=cc.example.com:444, for=10.0.0.1",
+                ),
+                ("x-forwarded-for", "203.0.113.9"),
+            ],
+        );
+        let info = request_info(&parts, "/f");
+        assert_eq!(
+            (info.scheme.as_str(), info.host.as_deref(), info.port),
+            ("https", Some("cc.example.com"), Some(444))
+        );
+        assert_eq!(info.client.as_deref(), Some("2001:db8::1"));
+    }
+
+    /// On AWS Lambda the request's URI is absolute, built from the event.
+    #[test]
+    fn an_absolute_uri_gives_the_scheme_and_host() {
+        let parts = parts(
+            "https://abc123.lambda-url.us-east-1.on.aws/f?x=1",
+            Version::HTTP_11,
+            &[],
+        );
+        let info = request_info(&parts, "/f");
+        assert_eq!(info.scheme, "https");
+        assert_eq!(
+            info.host.as_deref(),
+            Some("abc123.lambda-url.us-east-1.on.aws")
+        );
+        assert_eq!(info.path, "/f");
+        assert_eq!(info.client, None);
+    }
+
+    #[cfg(feature = "lambda")]
+    #[test]
+    fn on_lambda_the_client_is_the_event_s_source_ip() {
+        use lambda_http::aws_lambda_events::apigw::ApiGatewayV2httpRequestContext;
+        use lambda_http::request::RequestContext;
+        let mut parts = parts("https://api.example.com/f", Version::HTTP_11, &[]);
+        let mut context = ApiGatewayV2httpRequestContext::default();
+        context.http.source_ip = Some("198.51.100.4".to_owned());
+        parts
+            .extensions
+            .insert(RequestContext::ApiGatewayV2(context));
+        assert_eq!(
+            request_info(&parts, "/f").client.as_deref(),
+            Some("198.51.100.4")
+        );
+    }
+
+    #[test]
+    fn authorities_split_into_host_and_port() {
+        assert_eq!(split_authority("a.example:80"), ("a.example", Some(80)));
+        assert_eq!(split_authority("a.example"), ("a.example", None));
+        assert_eq!(split_authority("[::1]:8080"), ("::1", Some(8080)));
+        assert_eq!(split_authority("2001:db8::1"), ("2001:db8::1", None));
+    }
 }

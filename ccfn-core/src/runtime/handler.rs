@@ -20,7 +20,7 @@ pub(super) async fn invoke(
     _host: CheckedHost,
     Signed(parameters): Signed<Parameters>,
 ) -> Response {
-    let (event, parts) = parameters.into_event();
+    let (event, parts) = parameters.into_event(&endpoint);
     let shutdown = &endpoint.shared.shutdown;
     let in_flight = InFlight::new(shutdown);
     let mut cancelled = shutdown.cancelled();

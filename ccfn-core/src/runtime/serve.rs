@@ -33,8 +33,17 @@ pub(super) struct Limits {
     /// connection may stay idle between requests).
     header_timeout: Duration,
     /// Whether each request carries its peer's address (axum's
-    /// `ConnectInfo<SocketAddr>`), which the inspector checks.
+    /// `ConnectInfo<SocketAddr>`), which the inspector checks and
+    /// telemetry exports.
     peers: bool,
+}
+
+/// Whether OpenTelemetry export is on in this process.
+fn telemetry_exported() -> bool {
+    #[cfg(feature = "otel")]
+    return crate::otel::exporting();
+    #[cfg(not(feature = "otel"))]
+    false
 }
 
 impl Limits {
@@ -43,7 +52,8 @@ impl Limits {
         Limits {
             max_connections: config.max_connections,
             header_timeout: config.header_timeout,
-            peers: config.serves_inspector(),
+            // Telemetry exports the peer as the request's `client.address`.
+            peers: config.serves_inspector() || telemetry_exported(),
         }
     }
 

@@ -443,3 +443,449 @@ async fn urls_are_written_without_credentials_or_tokens() {
         }
     }
 }
+
+/// The semantic conventions' registry ccfn's telemetry is checked
+/// against (see `ccfn-core/tests/semconv/README.md`).
+fn registry() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../ccfn-core/tests/semconv/registry.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Whether `value` is of the registry's `kind` (`string`, `int`,
+/// `double`, `boolean`, `string[]`...).
+fn of_type(value: &Value, kind: &str) -> bool {
+    match kind {
+        "string" => value.is_string(),
+        "int" => value.is_i64(),
+        "double" => value.is_f64(),
+        "boolean" => value.is_boolean(),
+        array => array.strip_suffix("[]").is_some_and(|item| {
+            value
+                .as_array()
+                .is_some_and(|items| items.iter().all(|v| of_type(v, item)))
+        }),
+    }
+}
+
+/// Every attribute of `attributes` outside ccfn's own namespace is in
+/// the registry, with a value of its type (and, for an enumeration, one
+/// of its members or `_OTHER`).
+#[track_caller]
+fn assert_registered(attributes: &ccfn_testkit::fake_collector::Attributes, what: &str) {
+    let registry = registry();
+    for (key, value) in attributes {
+        if key.starts_with("ccfn.") {
+            continue;
+        }
+        let entry = &registry["attributes"][key];
+        let kind = entry["type"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{what}: `{key}` is not in the registry"));
+        assert!(
+            of_type(value, kind),
+            "{what}: `{key}` is {value}, not a {kind}"
+        );
+        if let Some(members) = entry["members"].as_array() {
+            if key != "error.type" {
+                assert!(
+                    members.contains(value) || value == "_OTHER",
+                    "{what}: `{key}` = {value} is not one of {members:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Posts `params` to `path`, signed with `token` as the platform signs,
+/// with `headers`; the status and the invocation id.
+async fn signed(
+    server: &Server,
+    token: &str,
+    path: &str,
+    params: &[(&str, &str)],
+    headers: &[(&str, &str)],
+) -> (u16, String) {
+    ccfn_core::http::install_crypto_provider();
+    let url = server.url(path);
+    let signature = ccfn_core::signature::compute_signature(token, &url, params);
+    let mut request = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("x-twilio-signature", signature)
+        .body(
+            form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(params)
+                .finish(),
+        );
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let id = response.headers()["x-ccfn-invocation-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    (response.status().as_u16(), id)
+}
+
+/// Canaries planted wherever an invocation's telemetry takes its values
+/// from reach the collector nowhere: not in any span, event, status or
+/// metric data point, decoded or as sent. Values under sensitive names
+/// that are also the `mode`, `FlowSid` and `ExecutionSid`; a recording
+/// URL whose host (a sensitive value too), user information and query
+/// token are canaries; the process's secrets (`AUTH_TOKEN`, an API key's
+/// secret, an OTLP header's value) sent back in a parameter and in the
+/// `User-Agent`; a forwarded host that is a sensitive value.
+#[tokio::test]
+async fn no_canary_reaches_the_collector() {
+    const AUTH: &str = "canary-otel-auth-token-0c4e";
+    const API_SECRET: &str = "canary-otel-api-secret-0c4e";
+    const HEADER: &str = "canary-otel-header-value-0c4e";
+    const MODE: &str = "canary-otel-mode-0c4e";
+    const FLOW: &str = "canary-otel-flow-0c4e";
+    const EXECUTION: &str = "canary-otel-execution-0c4e";
+    const USER: &str = "canary-otel-url-user-0c4e";
+    const PASS: &str = "canary-otel-url-pass-0c4e";
+    const TOKEN: &str = "canary-otel-url-token-0c4e";
+    // A loopback address nothing else uses: the recording's host.
+    const HOST: &str = "127.0.0.77";
+    let collector = FakeCollector::start().await;
+    let endpoint = collector.endpoint();
+    let headers = format!("x-api-key={HEADER},x-team=contact-center");
+    let server = Server::start(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+        ("OTEL_EXPORTER_OTLP_HEADERS", &headers),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
+        ("AUTH_TOKEN", AUTH),
+        ("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+        ("API_KEY_SID", API_KEY_SID),
+        ("API_KEY_SECRET", API_SECRET),
+        ("PLATFORM_WORKSPACE_SID", WORKSPACE),
+        ("workflowSid", WORKFLOW),
+        ("VOICEMAIL_TO", "team@example.com"),
+        ("VOICEMAIL_FROM", "ivr@example.com"),
+    ])
+    .await;
+
+    let process_secrets = format!("{AUTH} {HEADER}");
+    let (status, menu) = signed(
+        &server,
+        AUTH,
+        WAIT_URL,
+        &[
+            ("CallSid", CALL_SID),
+            ("From", "+15551230000"),
+            ("To", "+15559870000"),
+            ("mode", MODE),
+            ("Password", MODE),
+            ("FlowSid", FLOW),
+            ("api_key", FLOW),
+            ("ExecutionSid", EXECUTION),
+            ("SessionToken", EXECUTION),
+            ("Note", &process_secrets),
+        ],
+        &[
+            ("user-agent", &format!("agent/{API_SECRET}")),
+            ("x-forwarded-host", &format!("{EXECUTION}:8443")),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200);
+
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let recording = format!(
+        "http://{USER}:{PASS}@{HOST}:{port}/2010-04-01/Accounts/ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/Recordings/RE1?token={TOKEN}&keep=1"
+    );
+    let (status, notice) = signed(
+        &server,
+        AUTH,
+        example_contact_center::NOTICE_URL,
+        &[
+            ("CallSid", CALL_SID),
+            ("From", "+15551230000"),
+            ("RecordingSid", "RE11111111111111111111111111111111"),
+            ("RecordingUrl", &recording),
+            ("Password", HOST),
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200);
+    collector
+        .wait_until(Duration::from_secs(20), |spans, _| {
+            spans.iter().filter(|s| s.kind == "server").count() >= 2
+                && spans.iter().any(|s| s.kind == "client")
+        })
+        .await;
+    let log = server.stop().await;
+    collector
+        .wait_until(Duration::from_secs(10), |_, metrics| {
+            [
+                "http.server.request.duration",
+                "http.client.request.duration",
+            ]
+            .iter()
+            .all(|name| metrics.iter().any(|m| m.name == *name))
+        })
+        .await;
+
+    let canaries = [
+        AUTH, API_SECRET, HEADER, MODE, FLOW, EXECUTION, USER, PASS, TOKEN, HOST,
+    ];
+    // Everything the collector would store, and everything it was sent.
+    let decoded = collector.decoded();
+    assert!(decoded.len() >= 2, "{decoded:?}");
+    for text in &decoded {
+        for canary in canaries {
+            assert!(
+                !text.contains(canary),
+                "`{canary}` reached the collector: {text}"
+            );
+        }
+    }
+    for body in collector.bodies() {
+        for canary in canaries {
+            assert!(
+                !body.windows(canary.len()).any(|w| w == canary.as_bytes()),
+                "`{canary}` reached the collector"
+            );
+        }
+    }
+    // Every attribute of every span, event and data point, one by one.
+    let spans = collector.spans();
+    let metrics = collector.metrics();
+    let values = spans
+        .iter()
+        .flat_map(|span| {
+            std::iter::once(&span.attributes)
+                .chain(span.events.iter().map(|event| &event.attributes))
+                .flat_map(|attributes| attributes.values().map(Value::to_string))
+                .chain([span.status_message.clone(), span.name.clone()])
+        })
+        .chain(
+            metrics
+                .iter()
+                .flat_map(|point| point.attributes.values().map(Value::to_string)),
+        );
+    let mut seen = 0;
+    for value in values {
+        seen += 1;
+        for canary in canaries {
+            assert!(!value.contains(canary), "`{canary}` in {value}");
+        }
+    }
+    assert!(seen > 50, "only {seen} values were received");
+
+    // Scrubbed where the values were, not left out.
+    let menu_span = invocation(&spans, &menu);
+    for key in [
+        "ccfn.mode",
+        "ccfn.flow_sid",
+        "ccfn.execution_sid",
+        "server.address",
+    ] {
+        assert_eq!(
+            menu_span.attributes.get(key),
+            Some(&json!("[REDACTED]")),
+            "{key}: {menu_span:#?}"
+        );
+    }
+    assert_eq!(
+        menu_span.attributes["user_agent.original"],
+        json!("agent/[REDACTED]")
+    );
+    assert_eq!(menu_span.attributes["server.port"], json!(8443));
+    let notice_span = invocation(&spans, &notice);
+    let call = spans
+        .iter()
+        .find(|s| s.kind == "client" && s.parent_span_id == notice_span.span_id)
+        .unwrap_or_else(|| panic!("no call of the notice: {spans:#?}"));
+    assert_eq!(call.attributes["server.address"], json!("[REDACTED]"));
+    assert_eq!(
+        call.attributes["url.full"],
+        json!(format!(
+            "http://[REDACTED]@[REDACTED]:{port}/2010-04-01/Accounts/ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/Recordings/RE1?token=[REDACTED]&keep=1.mp3"
+        ))
+    );
+    let client = metrics
+        .iter()
+        .find(|m| m.name == "http.client.request.duration")
+        .unwrap();
+    assert_eq!(client.attributes["server.address"], json!("[REDACTED]"));
+    for canary in canaries {
+        log.assert_no_secret(canary);
+    }
+}
+
+/// The invocation's span and `http.server.request.duration` follow
+/// OpenTelemetry's HTTP server conventions, and every attribute, metric
+/// name, unit and instrument kind ccfn exports is the registry's.
+#[tokio::test]
+async fn spans_and_metrics_follow_the_http_semantic_conventions() {
+    let collector = FakeCollector::start().await;
+    let router = FakeTaskRouter::start().await.with_workflow(
+        WORKFLOW,
+        "Callbacks",
+        json!({ "task_routing": { "filters": [], "default_filter": { "queue": QUEUE } } }),
+    );
+    let endpoint = collector.endpoint();
+    let base_url = router.base_url();
+    let server = Server::start(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
+        ("PLATFORM_WORKSPACE_SID", WORKSPACE),
+        ("workflowSid", WORKFLOW),
+        ("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+        ("API_KEY_SID", API_KEY_SID),
+        ("API_KEY_SECRET", API_KEY_SECRET),
+        ("TASKROUTER_BASE_URL", &base_url),
+    ])
+    .await;
+    let port: u16 = server.addr.rsplit(':').next().unwrap().parse().unwrap();
+    let path = format!("{WAIT_URL}?mode=callback");
+    let (status, ok) = post(
+        &server,
+        &path,
+        &voice(CALL_SID),
+        &[("user-agent", "PlatformProxy/1.1")],
+    )
+    .await;
+    assert_eq!(status, 200);
+    // Without `To`: refused by validation, a 400.
+    let (status, refused) = post(
+        &server,
+        WAIT_URL,
+        &format!("CallSid={CALL_SID}&From=%2B15551230000"),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 400);
+    collector
+        .wait_until(Duration::from_secs(20), |spans, _| {
+            spans.iter().filter(|s| s.kind == "server").count() >= 2
+                && spans.iter().any(|s| s.kind == "client")
+        })
+        .await;
+    server.stop().await;
+    collector
+        .wait_until(Duration::from_secs(10), |_, metrics| {
+            metrics
+                .iter()
+                .filter(|m| m.name == "http.server.request.duration")
+                .count()
+                >= 2
+        })
+        .await;
+    let spans = collector.spans();
+    let metrics = collector.metrics();
+
+    // The server span, by attribute name.
+    let span = invocation(&spans, &ok);
+    for (key, value) in [
+        ("http.request.method", json!("POST")),
+        ("url.path", json!(WAIT_URL)),
+        ("url.scheme", json!("http")),
+        ("http.route", json!(WAIT_URL)),
+        ("server.address", json!("127.0.0.1")),
+        ("server.port", json!(port)),
+        ("client.address", json!("127.0.0.1")),
+        ("user_agent.original", json!("PlatformProxy/1.1")),
+        ("network.protocol.version", json!("1.1")),
+        ("http.response.status_code", json!(200)),
+    ] {
+        assert_eq!(span.attributes.get(key), Some(&value), "{key}: {span:#?}");
+    }
+    assert!(!span.attributes.contains_key("error.type"), "{span:#?}");
+    let refused_span = invocation(&spans, &refused);
+    assert_eq!(
+        refused_span.attributes["http.response.status_code"],
+        json!(400)
+    );
+    assert_eq!(refused_span.attributes["error.type"], json!("validation"));
+
+    // Every span's attributes are the registry's, of its types.
+    for span in &spans {
+        assert_registered(
+            &span.attributes,
+            &format!("{} span {}", span.kind, span.name),
+        );
+    }
+
+    // The server duration: a histogram in seconds, with the conventions'
+    // buckets and attributes; `error.type` when the invocation failed.
+    let registry = registry();
+    let server_metric = &registry["metrics"]["http.server.request.duration"];
+    let durations: Vec<_> = metrics
+        .iter()
+        .filter(|m| m.name == "http.server.request.duration")
+        .collect();
+    let allowed = server_metric["attributes"].as_object().unwrap();
+    for point in &durations {
+        for key in point.attributes.keys() {
+            assert!(allowed.contains_key(key), "{key} on {point:#?}");
+        }
+        for (key, level) in allowed {
+            if level == "required" {
+                assert!(point.attributes.contains_key(key), "{key} on {point:#?}");
+            }
+        }
+        assert_eq!(point.attributes["http.route"], json!(WAIT_URL));
+        assert_eq!(point.attributes["url.scheme"], json!("http"));
+        assert_eq!(point.attributes["network.protocol.version"], json!("1.1"));
+    }
+    let failed = durations
+        .iter()
+        .find(|m| m.attributes["http.response.status_code"] == json!(400))
+        .unwrap_or_else(|| panic!("{durations:#?}"));
+    assert_eq!(failed.attributes["error.type"], json!("validation"));
+    let succeeded = durations
+        .iter()
+        .find(|m| m.attributes["http.response.status_code"] == json!(200))
+        .unwrap_or_else(|| panic!("{durations:#?}"));
+    assert!(!succeeded.attributes.contains_key("error.type"));
+
+    // Every metric the registry names has its unit, instrument kind and
+    // buckets; every attribute of every point is the registry's.
+    let mut checked = Vec::new();
+    for point in &metrics {
+        assert_registered(&point.attributes, &point.name);
+        let Some(expected) = registry["metrics"].get(&point.name) else {
+            assert!(
+                point.name.starts_with("ccfn."),
+                "{} is not in the registry",
+                point.name
+            );
+            continue;
+        };
+        assert_eq!(point.unit, expected["unit"], "{}", point.name);
+        match expected["instrument"].as_str().unwrap() {
+            "histogram" => assert_eq!(point.kind, "histogram", "{}", point.name),
+            "counter" => assert!(point.kind == "sum" && point.monotonic, "{}", point.name),
+            other => panic!("{}: a {other} is not checked", point.name),
+        }
+        if let Some(bounds) = expected["explicit_bucket_boundaries"].as_array() {
+            let bounds: Vec<f64> = bounds.iter().map(|b| b.as_f64().unwrap()).collect();
+            assert_eq!(point.bounds, bounds, "{}", point.name);
+        }
+        checked.push(point.name.as_str());
+    }
+    for name in [
+        "http.server.request.duration",
+        "http.client.request.duration",
+        "faas.invocations",
+        "faas.invoke_duration",
+        "faas.coldstarts",
+    ] {
+        assert!(
+            checked.contains(&name),
+            "{name} was not exported: {checked:?}"
+        );
+    }
+}
