@@ -708,7 +708,7 @@ settings! {
     /// `CCFN_ALERT_ERROR_MIN_INVOCATIONS`: what the error-rate window must
     /// hold before it can alert.
     CCFN_ALERT_ERROR_MIN_INVOCATIONS = Setting::new("CCFN_ALERT_ERROR_MIN_INVOCATIONS",
-        Kind::Whole { unit: "invocations", min: 0 }, DefaultValue::Value("20"),
+        Kind::Whole { unit: "invocations", min: 0 }, DefaultValue::Value("10"),
         "invocations the error-rate window must hold before it can alert");
     /// `CCFN_ALERT_RESPONSE_BYTES`: the `response_size` alert's threshold.
     CCFN_ALERT_RESPONSE_BYTES = Setting::new("CCFN_ALERT_RESPONSE_BYTES", BYTES,
