@@ -355,8 +355,10 @@ impl Setting {
                 && !host.starts_with(':')
                 && !url.chars().any(|c| c.is_whitespace() || c.is_control());
             if valid {
-                // `https://user:password@host`: the password is a secret.
-                crate::secret::register_url_userinfo(url);
+                // `https://user:password@host`: the password is a secret;
+                // so is a sensitive query value (`?token=...`), by the
+                // rule that hides it when the URL is shown.
+                crate::secret::register_url_secrets(url);
             }
             valid.then(|| url.to_owned())
         })
@@ -1052,6 +1054,22 @@ mod tests {
         assert_eq!(
             error(&TASKROUTER_BASE_URL, "ftp://host/v1?token=canary-url-2&page=1"),
             "TASKROUTER_BASE_URL=\"ftp://host/v1?token=[REDACTED]&page=1\": expected an http:// or https:// URL such as https://example.com"
+        );
+    }
+
+    #[test]
+    fn a_url_s_sensitive_query_value_is_a_secret_once_read() {
+        let e = env(&[(
+            "EMAILPROVIDER_BASE_URL",
+            "https://api.example.com/v3?token=canary-query-token-7f&page=canary-not-a-secret-9&api%5Fkey=canary%2Fkey+8c",
+        )]);
+        assert!(EMAILPROVIDER_BASE_URL.url(&e).unwrap().is_some());
+        // Anywhere in a line, not only inside its URL; percent-decoded too.
+        assert_eq!(
+            crate::record::scrub_secrets(
+                "echo canary-query-token-7f, canary/key 8c, canary%2Fkey+8c, canary-not-a-secret-9"
+            ),
+            "echo [REDACTED], [REDACTED], [REDACTED], canary-not-a-secret-9"
         );
     }
 
