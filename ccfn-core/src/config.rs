@@ -728,6 +728,21 @@ settings! {
     /// `context.http()` reads.
     CCFN_HTTP_MAX_RESPONSE_BYTES = Setting::new("CCFN_HTTP_MAX_RESPONSE_BYTES", BYTES_1,
         DefaultValue::Value("1048576"), "the largest response `context.http()` reads");
+    /// `CCFN_TLS_ROOTS`: where the clients' trusted CA certificates come
+    /// from.
+    CCFN_TLS_ROOTS = Setting::new("CCFN_TLS_ROOTS", Kind::Choice(&["auto", "system", "builtin"]),
+        DefaultValue::Value("auto"),
+        "where the clients' trusted CA certificates come from: the system's (`system`), the Mozilla roots built into ccfn (`builtin`), or the system's when it has any, else the built-in ones (`auto`)");
+    /// `SSL_CERT_FILE`: a PEM file of trusted CA certificates, read
+    /// instead of the system's store.
+    SSL_CERT_FILE = Setting::new("SSL_CERT_FILE", Kind::Text,
+        DefaultValue::Described("unset: the system's store"),
+        "a PEM file of trusted CA certificates, read instead of the system's store");
+    /// `SSL_CERT_DIR`: directories of trusted CA certificate files, read
+    /// instead of the system's store.
+    SSL_CERT_DIR = Setting::new("SSL_CERT_DIR", Kind::Text,
+        DefaultValue::Described("unset: the system's store"),
+        "directories of trusted CA certificate files, separated by `:`, read instead of the system's store");
     // The email provider.
     /// `EMAILPROVIDER_API_KEY`: the domain's sending key.
     EMAILPROVIDER_API_KEY = Setting::new("EMAILPROVIDER_API_KEY", Kind::Text,

@@ -20,6 +20,8 @@ use crate::secret::{is_sensitive_name, redact_json, Secret, REDACTED};
 
 use reqwest::Method;
 
+pub use super::tls::{RootsOrigin, TlsRoots};
+
 /// How much of a text response body the `api_response` record logs.
 pub const MAX_LOGGED_BODY: usize = 2048;
 
@@ -261,14 +263,27 @@ impl fmt::Debug for HttpClient {
 }
 
 impl HttpClient {
-    /// A client with `config`.
+    /// A client with `config`, trusting the CA certificates the process
+    /// environment and the `.env` file say ([`TlsRoots::from_env`]).
+    ///
+    /// # Errors
+    /// The CA certificates cannot be loaded (kind `Configuration`; the
+    /// message says what is missing and how to fix it), or the TLS
+    /// backend cannot be set up.
+    pub fn new(config: HttpConfig) -> Result<Self, Error> {
+        HttpClient::with_roots(config, &TlsRoots::from_env()?)
+    }
+
+    /// A client with `config`, trusting `roots` only. Plain `http://`
+    /// calls work whatever `roots` holds.
     ///
     /// # Errors
     /// The TLS backend cannot be set up.
-    pub fn new(config: HttpConfig) -> Result<Self, Error> {
+    pub fn with_roots(config: HttpConfig, roots: &TlsRoots) -> Result<Self, Error> {
         install_crypto_provider();
         let build = |same_origin_only: bool| {
-            reqwest::Client::builder()
+            roots
+                .apply(reqwest::Client::builder())
                 .connect_timeout(config.connect_timeout)
                 .timeout(config.timeout)
                 .redirect(redirects(same_origin_only))
@@ -1138,6 +1153,46 @@ mod tests {
         assert_eq!(
             sanitize_url("http://127.0.0.1:8080/a"),
             "http://127.0.0.1:8080/a"
+        );
+    }
+
+    /// A loopback HTTP/1.1 server that answers `ok` to one request.
+    async fn plain_server() -> String {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut request = [0; 4096];
+            let _ = stream.read(&mut request).await;
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok")
+                .await;
+        });
+        format!("http://{addr}/plain")
+    }
+
+    #[tokio::test]
+    async fn plain_http_needs_no_ca_certificate() {
+        let client = HttpClient::with_roots(HttpConfig::default(), &TlsRoots::none()).unwrap();
+        let response = client.get(plain_server().await).send().await.unwrap();
+        assert_eq!((response.status(), response.text().as_str()), (200, "ok"));
+    }
+
+    #[tokio::test]
+    async fn a_context_without_system_certificates_still_calls_plain_http() {
+        // The system's store as an image without `ca-certificates` has it.
+        let dir = std::env::temp_dir().join(format!("ccfn-http-no-ca-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let env = crate::config::Env::from_vars([("SSL_CERT_DIR", dir.to_str().unwrap())]);
+        let context = crate::Context::from_source(&env).unwrap();
+        let client = context.http().unwrap();
+        let response = client.get(plain_server().await).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        // `auto`: the built-in roots, for HTTPS.
+        assert_eq!(
+            TlsRoots::load(&context).unwrap().origin(),
+            RootsOrigin::BuiltinFallback
         );
     }
 
