@@ -479,7 +479,13 @@ impl Platform {
     /// platform may echo them back in any answer.
     pub(crate) fn new(settings: Settings) -> Result<Platform, String> {
         ccfn_core::http::install_crypto_provider();
-        let http = reqwest::Client::builder()
+        // The CA certificates ccfn-core's clients trust (the system's,
+        // else those built in; `CCFN_TLS_ROOTS`): an image without any
+        // is said here, with what to install, not as a builder error.
+        let roots =
+            ccfn_core::http::TlsRoots::from_env().map_err(|err| err.message().to_owned())?;
+        let http = roots
+            .apply(reqwest::Client::builder())
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("ccfn/", clap::crate_version!()))
             .timeout(Duration::from_secs(30))

@@ -281,6 +281,37 @@ async fn the_rate_limit_is_waited_for_and_errors_name_the_resource() {
 }
 
 #[tokio::test]
+async fn without_ca_certificates_plain_http_works_and_system_only_says_what_to_install() {
+    // A CA-certificate directory with nothing in it, as an image without
+    // `ca-certificates` has.
+    let empty = std::env::temp_dir().join(format!("ccfn-cli-no-ca-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let empty = empty.to_str().unwrap().to_owned();
+    let bare = [("SSL_CERT_FILE", ""), ("SSL_CERT_DIR", empty.as_str())];
+
+    // The default: the built-in roots; the fake platform is plain HTTP.
+    let fake = platform().await;
+    let (code, out, err) =
+        ccfn_with(&fake, &["calls", "list", "--limit", "1", "--json"], &bare).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(serde_json::from_str::<Vec<Value>>(&out).unwrap().len(), 1);
+
+    // Only the system's may be trusted: no request, and what to install.
+    let fake = platform().await;
+    let mut vars = bare.to_vec();
+    vars.push(("CCFN_TLS_ROOTS", "system"));
+    let (code, _, err) = ccfn_with(&fake, &["calls", "list", "--json"], &vars).await;
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("no CA certificates to verify HTTPS servers with")
+            && err.contains("`apt-get install ca-certificates`"),
+        "{err}"
+    );
+    assert!(fake.requests().is_empty());
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+#[tokio::test]
 async fn missing_credentials_say_which_variable() {
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"))
         .args(["calls", "list"])

@@ -355,8 +355,10 @@ impl Setting {
                 && !host.starts_with(':')
                 && !url.chars().any(|c| c.is_whitespace() || c.is_control());
             if valid {
-                // `https://user:password@host`: the password is a secret.
-                crate::secret::register_url_userinfo(url);
+                // `https://user:password@host`: the password is a secret;
+                // so is a sensitive query value (`?token=...`), by the
+                // rule that hides it when the URL is shown.
+                crate::secret::register_url_secrets(url);
             }
             valid.then(|| url.to_owned())
         })
@@ -708,7 +710,7 @@ settings! {
     /// `CCFN_ALERT_ERROR_MIN_INVOCATIONS`: what the error-rate window must
     /// hold before it can alert.
     CCFN_ALERT_ERROR_MIN_INVOCATIONS = Setting::new("CCFN_ALERT_ERROR_MIN_INVOCATIONS",
-        Kind::Whole { unit: "invocations", min: 0 }, DefaultValue::Value("20"),
+        Kind::Whole { unit: "invocations", min: 0 }, DefaultValue::Value("10"),
         "invocations the error-rate window must hold before it can alert");
     /// `CCFN_ALERT_RESPONSE_BYTES`: the `response_size` alert's threshold.
     CCFN_ALERT_RESPONSE_BYTES = Setting::new("CCFN_ALERT_RESPONSE_BYTES", BYTES,
@@ -726,6 +728,21 @@ settings! {
     /// `context.http()` reads.
     CCFN_HTTP_MAX_RESPONSE_BYTES = Setting::new("CCFN_HTTP_MAX_RESPONSE_BYTES", BYTES_1,
         DefaultValue::Value("1048576"), "the largest response `context.http()` reads");
+    /// `CCFN_TLS_ROOTS`: where the clients' trusted CA certificates come
+    /// from.
+    CCFN_TLS_ROOTS = Setting::new("CCFN_TLS_ROOTS", Kind::Choice(&["auto", "system", "builtin"]),
+        DefaultValue::Value("auto"),
+        "where the clients' trusted CA certificates come from: the system's (`system`), the Mozilla roots built into ccfn (`builtin`), or the system's when it has any, else the built-in ones (`auto`)");
+    /// `SSL_CERT_FILE`: a PEM file of trusted CA certificates, read
+    /// instead of the system's store.
+    SSL_CERT_FILE = Setting::new("SSL_CERT_FILE", Kind::Text,
+        DefaultValue::Described("unset: the system's store"),
+        "a PEM file of trusted CA certificates, read instead of the system's store");
+    /// `SSL_CERT_DIR`: directories of trusted CA certificate files, read
+    /// instead of the system's store.
+    SSL_CERT_DIR = Setting::new("SSL_CERT_DIR", Kind::Text,
+        DefaultValue::Described("unset: the system's store"),
+        "directories of trusted CA certificate files, separated by `:`, read instead of the system's store");
     // The email provider.
     /// `EMAILPROVIDER_API_KEY`: the domain's sending key.
     EMAILPROVIDER_API_KEY = Setting::new("EMAILPROVIDER_API_KEY", Kind::Text,
@@ -1052,6 +1069,22 @@ mod tests {
         assert_eq!(
             error(&TASKROUTER_BASE_URL, "ftp://host/v1?token=canary-url-2&page=1"),
             "TASKROUTER_BASE_URL=\"ftp://host/v1?token=[REDACTED]&page=1\": expected an http:// or https:// URL such as https://example.com"
+        );
+    }
+
+    #[test]
+    fn a_url_s_sensitive_query_value_is_a_secret_once_read() {
+        let e = env(&[(
+            "EMAILPROVIDER_BASE_URL",
+            "https://api.example.com/v3?token=canary-query-token-7f&page=canary-not-a-secret-9&api%5Fkey=canary%2Fkey+8c",
+        )]);
+        assert!(EMAILPROVIDER_BASE_URL.url(&e).unwrap().is_some());
+        // Anywhere in a line, not only inside its URL; percent-decoded too.
+        assert_eq!(
+            crate::record::scrub_secrets(
+                "echo canary-query-token-7f, canary/key 8c, canary%2Fkey+8c, canary-not-a-secret-9"
+            ),
+            "echo [REDACTED], [REDACTED], [REDACTED], canary-not-a-secret-9"
         );
     }
 

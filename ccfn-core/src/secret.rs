@@ -644,6 +644,38 @@ pub fn register_url_userinfo(text: &str) -> usize {
     count
 }
 
+/// Registers with the scrubber every secret the URLs in `text` carry:
+/// their user information (as [`register_url_userinfo`] does) and the
+/// value of every query parameter [`display_url`] hides (a sensitive
+/// name: `token`, `api_key`, `X-Amz-Signature`...), as written and
+/// percent-decoded, so that the value is scrubbed wherever else it shows
+/// up, not only inside its URL. Returns how many values were registered
+/// (those of at least [`MIN_SCRUBBED_LEN`] characters).
+pub(crate) fn register_url_secrets(text: &str) -> usize {
+    let mut count = register_url_userinfo(text);
+    for (range, with) in url_edits(text) {
+        if with != REDACTED {
+            // User information, registered above.
+            continue;
+        }
+        let written = &text[range];
+        // A query value's `+` is a space.
+        let decoded = percent_decode(&written.replace('+', " "));
+        let values = if decoded == written {
+            &[written][..]
+        } else {
+            &[written, decoded.as_str()][..]
+        };
+        for value in values {
+            if value.chars().count() >= MIN_SCRUBBED_LEN {
+                register(value);
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
 /// `text` with its `%XX` escapes decoded (bytes that are not UTF-8 are
 /// replaced).
 fn percent_decode(text: &str) -> String {

@@ -58,6 +58,7 @@ const RANKS: &[(&str, u32)] = &[
     ("function/contract", 25),
     ("function", 26),
     // The clients.
+    ("client/tls", 30),
     ("client/http", 31),
     ("client/email", 32),
     ("client/taskrouter", 32),

@@ -919,6 +919,35 @@ async fn start_up_checks_name_every_problem() {
 }
 
 #[tokio::test]
+async fn start_up_stops_without_ca_certificates_and_says_what_to_install() {
+    // A system store with nothing in it, as an image without
+    // `ca-certificates` has, when only the system's may be trusted.
+    let empty = std::env::temp_dir().join(format!("ccfn-runtime-no-ca-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let empty = empty.to_str().unwrap().to_owned();
+    let context = |roots: &str| {
+        Context::builder()
+            .value("workflowSid", "WW1")
+            .value("PLATFORM_WORKSPACE_SID", "WS1")
+            .value("CCFN_TLS_ROOTS", roots)
+            .value("SSL_CERT_DIR", &empty)
+            .build()
+    };
+    let runtime = Runtime::new(context("system"), config())
+        .feature(Feature::new("test").function("configured", configured));
+    let message = runtime.check().unwrap_err().to_string();
+    assert!(
+        message.starts_with("cannot start the runtime:\n  no CA certificates to verify HTTPS servers with: SSL_CERT_DIR=")
+            && message.contains("install the CA certificates (`apt-get install ca-certificates` on Debian and Ubuntu"),
+        "{message}"
+    );
+    // The default, `auto`: the built-in roots, and the start goes on.
+    let runtime = Runtime::new(context("auto"), config())
+        .feature(Feature::new("test").function("configured", configured));
+    assert!(runtime.check().is_ok());
+}
+
+#[tokio::test]
 async fn headers_that_never_finish_arriving_close_the_connection() {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let mut config = config();

@@ -512,6 +512,51 @@ async fn error_rate_waits_for_enough_invocations() {
     );
 }
 
+#[tokio::test]
+async fn error_rate_alerts_on_3_failures_of_10_with_the_defaults() {
+    // The production defaults: more than 5 % over 10 minutes, judged from
+    // 10 invocations.
+    let context = || FakeContext::new().thresholds(ccfn_core::context::Thresholds::default());
+    let event = |fail: bool| {
+        FakeEvent::voice()
+            .param("fail", if fail { "yes" } else { "no" })
+            .param("CallSid", "CAten")
+    };
+    let mut alerts = Vec::new();
+    for at in 1..=10 {
+        let run = invoke(flaky_ten, context(), event(at > 7)).await;
+        run.assert_contract();
+        for alert in run.records_of("alert") {
+            alerts.push((at, alert["kind"].clone(), alert["value"].clone()));
+        }
+    }
+    assert_eq!(
+        alerts,
+        [(10, serde_json::json!("error_rate"), serde_json::json!(0.3))]
+    );
+}
+
+/// Fails when asked to (its own error-rate window, default thresholds).
+///
+/// # Trigger
+/// Test.
+/// # Optional parameters
+/// fail
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn flaky_ten(_context: Context, event: Event, callback: Callback) -> Completion {
+    if event.get("fail") == Some("yes") {
+        callback.error(Error::msg("asked to fail"))
+    } else {
+        callback.success("ok")
+    }
+}
+
 /// Fails when asked to (its own error-rate window).
 ///
 /// # Trigger

@@ -18,14 +18,15 @@ const KEY: &str = "key-canary-http-4d1f9a";
 const TOKEN: &str = "bearer-canary-http-77c0";
 
 /// A loopback server: `/json` echoes what it got, `/text` answers long
-/// text, `/slow` answers after 300 ms; it counts the calls.
+/// text, `/slow` answers after 300 ms, `/slow-error` answers 503 after
+/// 300 ms; it counts the calls.
 async fn server() -> (String, Arc<AtomicUsize>) {
     let calls = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&calls);
     let count = move || {
         counter.fetch_add(1, Ordering::SeqCst);
     };
-    let (a, b, c) = (count.clone(), count.clone(), count);
+    let (a, b, c, d) = (count.clone(), count.clone(), count.clone(), count);
     let app = Router::new()
         .route(
             "/json",
@@ -50,6 +51,17 @@ async fn server() -> (String, Arc<AtomicUsize>) {
                 c();
                 tokio::time::sleep(Duration::from_millis(300)).await;
                 "late"
+            }),
+        )
+        .route(
+            "/slow-error",
+            get(move || async move {
+                d();
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                (
+                    axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                    "late and failing",
+                )
             }),
         );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -231,6 +243,22 @@ async fn long_text_is_truncated_and_says_so() {
 }
 
 #[tokio::test]
+async fn a_call_without_credentials_logs_that_it_is_not_authenticated() {
+    let (base, _) = server().await;
+    let run = run(&format!("{base}/text"), "get").await;
+    assert_eq!(
+        business_steps(&run),
+        ["api_request", "auth", "api_response"]
+    );
+    let auth = run.record("auth").unwrap();
+    assert_eq!(auth["message"], "Unauthenticated call: no credentials");
+    assert_eq!(auth["authenticated"], false);
+    assert_eq!(auth["token_type"], "none");
+    assert_eq!(auth["expires_at"], Value::Null);
+    assert_eq!(auth["level"], "INFO");
+}
+
+#[tokio::test]
 async fn timeout_is_an_error_that_says_so() {
     let (base, _) = server().await;
     let run = run(&format!("{base}/slow"), "get").await;
@@ -238,7 +266,73 @@ async fn timeout_is_an_error_that_says_so() {
         run.error_message(),
         Some(format!("GET {base}/slow failed: timed out after 150 ms").as_str())
     );
-    assert_eq!(business_steps(&run), ["api_request", "api_error"]);
+    // Timed out past the 100 ms threshold: the slow-call alert too.
+    assert_eq!(
+        business_steps(&run),
+        ["api_request", "auth", "api_error", "alert"]
+    );
+    let alert = run.record("alert").unwrap();
+    assert_eq!(alert["kind"], "api_response_time");
+    assert_eq!(alert["threshold"], 100.0);
+    assert!(alert["value"].as_f64().unwrap() >= 150.0, "{alert:?}");
+    let message = alert["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!("ALERT: GET {base}/slow failed after "))
+            && message.ends_with(" ms, over the 100 ms threshold"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_slow_error_status_raises_the_alert() {
+    let (base, _) = server().await;
+    let run = run(&format!("{base}/slow-error"), "slow").await;
+    assert_eq!(
+        business_steps(&run),
+        ["api_request", "auth", "api_response", "alert"]
+    );
+    assert_eq!(run.record("api_response").unwrap()["status"], 503);
+    let alert = run.record("alert").unwrap();
+    assert_eq!(alert["kind"], "api_response_time");
+    assert!(alert["value"].as_f64().unwrap() >= 300.0, "{alert:?}");
+}
+
+#[tokio::test]
+async fn a_connection_broken_past_the_threshold_raises_the_alert() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut request = [0; 4096];
+        let _ = stream.read(&mut request).await;
+        // Headers and part of the body, then 300 ms of nothing, then the
+        // connection closes.
+        let _ = stream
+            .write_all(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 100\r\n\r\nfirst",
+            )
+            .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    });
+    let url = format!("http://{addr}/broken");
+    let event = FakeEvent::empty().param("url", &url).param("how", "slow");
+    let run = invoke(call, FakeContext::new(), event).await;
+    run.assert_contract();
+    assert_eq!(
+        business_steps(&run),
+        ["api_request", "auth", "api_error", "alert"]
+    );
+    let alert = run.record("alert").unwrap();
+    assert_eq!(alert["kind"], "api_response_time");
+    assert!(alert["value"].as_f64().unwrap() >= 300.0, "{alert:?}");
+    assert!(
+        alert["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("ALERT: GET {url} failed after ")),
+        "{alert:?}"
+    );
 }
 
 #[tokio::test]

@@ -1,7 +1,8 @@
-//! The logged HTTP client: every call writes `api_request`, `auth` (for
-//! authenticated calls) and `api_response` (or `api_error`), with
-//! credentials removed from URLs, sensitive headers redacted by name, and
-//! an `alert` when the response is slow.
+//! The logged HTTP client: every call writes `api_request`, `auth`
+//! (`authenticated: false` and `token_type: "none"` for a call without
+//! credentials) and `api_response` (or `api_error`), with credentials
+//! removed from URLs, sensitive headers redacted by name, and an `alert`
+//! when the call is slow, however it ends.
 
 use std::fmt;
 use std::sync::Once;
@@ -18,6 +19,8 @@ use crate::record::{emit, emit_at, Field};
 use crate::secret::{is_sensitive_name, redact_json, Secret, REDACTED};
 
 use reqwest::Method;
+
+pub use super::tls::{RootsOrigin, TlsRoots};
 
 /// How much of a text response body the `api_response` record logs.
 pub const MAX_LOGGED_BODY: usize = 2048;
@@ -48,7 +51,9 @@ pub struct HttpConfig {
     /// an invocation a call also ends [`DEADLINE_RESERVE`] before the
     /// function's timeout, whichever comes first.
     pub timeout: Duration,
-    /// A response slower than this raises an `alert` (default 5 s).
+    /// A call slower than this raises an `alert` (default 5 s), however it
+    /// ends: a response of any status, a timeout, a connection or read
+    /// error.
     pub slow_response: Duration,
     /// The largest response body read, in bytes (default
     /// [`DEFAULT_MAX_RESPONSE_BYTES`]): a larger one is abandoned as soon
@@ -258,14 +263,27 @@ impl fmt::Debug for HttpClient {
 }
 
 impl HttpClient {
-    /// A client with `config`.
+    /// A client with `config`, trusting the CA certificates the process
+    /// environment and the `.env` file say ([`TlsRoots::from_env`]).
+    ///
+    /// # Errors
+    /// The CA certificates cannot be loaded (kind `Configuration`; the
+    /// message says what is missing and how to fix it), or the TLS
+    /// backend cannot be set up.
+    pub fn new(config: HttpConfig) -> Result<Self, Error> {
+        HttpClient::with_roots(config, &TlsRoots::from_env()?)
+    }
+
+    /// A client with `config`, trusting `roots` only. Plain `http://`
+    /// calls work whatever `roots` holds.
     ///
     /// # Errors
     /// The TLS backend cannot be set up.
-    pub fn new(config: HttpConfig) -> Result<Self, Error> {
+    pub fn with_roots(config: HttpConfig, roots: &TlsRoots) -> Result<Self, Error> {
         install_crypto_provider();
         let build = |same_origin_only: bool| {
-            reqwest::Client::builder()
+            roots
+                .apply(reqwest::Client::builder())
                 .connect_timeout(config.connect_timeout)
                 .timeout(config.timeout)
                 .redirect(redirects(same_origin_only))
@@ -551,21 +569,21 @@ impl ApiRequest {
             request = request.header(name.as_str(), value.as_str());
         }
         match &self.auth {
-            Auth::None => {}
+            Auth::None => log_auth(TokenType::None, None),
             Auth::Basic { user, password } => {
-                log_auth("basic", true, None);
+                log_auth(TokenType::Basic, None);
                 request = request.basic_auth(user, Some(password.expose()));
             }
             Auth::Bearer(token) => {
                 if token.is_expired() {
-                    log_auth("bearer", false, token.expires_at);
+                    log_auth(TokenType::ExpiredBearer, token.expires_at);
                     let message = format!(
                         "{method} {url} not sent: the bearer token expired at {}",
                         format_time(token.expires_at)
                     );
                     return Err(fail(&method, &url, message, Duration::ZERO, None));
                 }
-                log_auth("bearer", true, token.expires_at);
+                log_auth(TokenType::Bearer, token.expires_at);
                 request = request.bearer_auth(token.token.expose());
             }
         }
@@ -605,8 +623,10 @@ impl ApiRequest {
                     "{method} {url} failed: {}",
                     describe(&error, &self.client.config, &limit)
                 );
-                return Err(fail(&method, &url, message, started.elapsed(), None)
-                    .with_source(error.without_url()));
+                let elapsed = started.elapsed();
+                let failed = fail(&method, &url, message, elapsed, None);
+                alert_if_slow(&self.client.config, &method, &url, elapsed, false);
+                return Err(failed.with_source(error.without_url()));
             }
         };
         let status = response.status().as_u16();
@@ -619,7 +639,7 @@ impl ApiRequest {
             .max_response_bytes
             .unwrap_or(self.client.config.max_response_bytes);
         let too_large = |what: String, elapsed: Duration| {
-            fail(
+            let failed = fail(
                 &method,
                 &url,
                 format!(
@@ -627,7 +647,9 @@ impl ApiRequest {
                 ),
                 elapsed,
                 Some((cap, status)),
-            )
+            );
+            alert_if_slow(&self.client.config, &method, &url, elapsed, false);
+            failed
         };
         // Decided from what the upstream sends, never from what a caller
         // claims the size will be.
@@ -656,8 +678,10 @@ impl ApiRequest {
                         "{method} {url} failed reading the response: {}",
                         describe(&error, &self.client.config, &limit)
                     );
-                    return Err(fail(&method, &url, message, started.elapsed(), None)
-                        .with_source(error.without_url()));
+                    let elapsed = started.elapsed();
+                    let failed = fail(&method, &url, message, elapsed, None);
+                    alert_if_slow(&self.client.config, &method, &url, elapsed, false);
+                    return Err(failed.with_source(error.without_url()));
                 }
             }
         }
@@ -691,19 +715,7 @@ impl ApiRequest {
         );
         #[cfg(feature = "otel")]
         traced.finish(status, response.body.len());
-        let slow = self.client.config.slow_response;
-        if elapsed > slow {
-            alert(
-                "api_response_time",
-                &format!(
-                    "{method} {url} took {:.0} ms, over the {} ms threshold",
-                    millis(elapsed),
-                    slow.as_millis()
-                ),
-                json!(millis(elapsed)),
-                json!(millis(slow)),
-            );
-        }
+        alert_if_slow(&self.client.config, &method, &url, elapsed, true);
         Ok(response)
     }
 }
@@ -716,19 +728,60 @@ fn logged_header(name: &str, value: &str) -> Value {
     }
 }
 
-fn log_auth(token_type: &str, authenticated: bool, expires_at: Option<SystemTime>) {
+/// The `auth` record's view of a call's credentials.
+#[derive(Clone, Copy)]
+enum TokenType {
+    /// No credentials: `authenticated: false`, `token_type: "none"`.
+    None,
+    Basic,
+    Bearer,
+    /// A bearer token past its expiry: the call is not made.
+    ExpiredBearer,
+}
+
+/// Writes the `auth` record every call has, with or without credentials.
+fn log_auth(token_type: TokenType, expires_at: Option<SystemTime>) {
+    let (message, authenticated, name) = match token_type {
+        TokenType::None => ("Unauthenticated call: no credentials", false, "none"),
+        TokenType::Basic => ("Authenticated call", true, "basic"),
+        TokenType::Bearer => ("Authenticated call", true, "bearer"),
+        TokenType::ExpiredBearer => ("Authentication token expired", false, "bearer"),
+    };
     let expires_at = expires_at.map(|at| format_time(Some(at)));
     emit(
-        if authenticated {
-            "Authenticated call"
-        } else {
-            "Authentication token expired"
-        },
+        message,
         &crate::record::Auth {
             authenticated: Field::from(authenticated),
-            token_type: Field::from(token_type),
+            token_type: Field::from(name),
             expires_at: Field::from(expires_at.as_ref()),
         },
+    );
+}
+
+/// Raises the `api_response_time` alert when a call that was sent took
+/// longer than the threshold, whether it got a response (`answered`) or
+/// failed (timeout, connection or read error, an answer over the cap).
+fn alert_if_slow(
+    config: &HttpConfig,
+    method: &Method,
+    url: &str,
+    elapsed: Duration,
+    answered: bool,
+) {
+    let slow = config.slow_response;
+    if elapsed <= slow {
+        return;
+    }
+    let how = if answered { "took" } else { "failed after" };
+    alert(
+        "api_response_time",
+        &format!(
+            "{method} {url} {how} {:.0} ms, over the {} ms threshold",
+            millis(elapsed),
+            slow.as_millis()
+        ),
+        json!(millis(elapsed)),
+        json!(millis(slow)),
     );
 }
 
@@ -1100,6 +1153,46 @@ mod tests {
         assert_eq!(
             sanitize_url("http://127.0.0.1:8080/a"),
             "http://127.0.0.1:8080/a"
+        );
+    }
+
+    /// A loopback HTTP/1.1 server that answers `ok` to one request.
+    async fn plain_server() -> String {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut request = [0; 4096];
+            let _ = stream.read(&mut request).await;
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok")
+                .await;
+        });
+        format!("http://{addr}/plain")
+    }
+
+    #[tokio::test]
+    async fn plain_http_needs_no_ca_certificate() {
+        let client = HttpClient::with_roots(HttpConfig::default(), &TlsRoots::none()).unwrap();
+        let response = client.get(plain_server().await).send().await.unwrap();
+        assert_eq!((response.status(), response.text().as_str()), (200, "ok"));
+    }
+
+    #[tokio::test]
+    async fn a_context_without_system_certificates_still_calls_plain_http() {
+        // The system's store as an image without `ca-certificates` has it.
+        let dir = std::env::temp_dir().join(format!("ccfn-http-no-ca-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let env = crate::config::Env::from_vars([("SSL_CERT_DIR", dir.to_str().unwrap())]);
+        let context = crate::Context::from_source(&env).unwrap();
+        let client = context.http().unwrap();
+        let response = client.get(plain_server().await).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        // `auto`: the built-in roots, for HTTPS.
+        assert_eq!(
+            TlsRoots::load(&context).unwrap().origin(),
+            RootsOrigin::BuiltinFallback
         );
     }
 

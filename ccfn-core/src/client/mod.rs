@@ -7,6 +7,7 @@
 pub mod email;
 pub mod http;
 pub mod taskrouter;
+mod tls;
 
 use std::sync::Arc;
 
@@ -25,9 +26,16 @@ impl Context {
     /// `CCFN_HTTP_MAX_RESPONSE_BYTES` (default 1 MiB) when set; made once
     /// and shared.
     ///
+    /// Its CA certificates are those the context's `CCFN_TLS_ROOTS`,
+    /// `SSL_CERT_FILE` and `SSL_CERT_DIR` say ([`http::TlsRoots::load`]).
+    /// The runtime makes it when it starts, so these errors stop the
+    /// start rather than the first call.
+    ///
     /// # Errors
     /// A `CCFN_HTTP_*` value is not a whole number above 0 (kind
-    /// `Configuration`), or the client cannot be set up.
+    /// `Configuration`), the CA certificates cannot be loaded (kind
+    /// `Configuration`, the message says what is missing and how to fix
+    /// it), or the client cannot be set up.
     pub fn http(&self) -> Result<Arc<HttpClient>, Error> {
         self.extension()
     }
@@ -60,7 +68,7 @@ impl Extension for HttpClient {
             ..HttpConfig::default()
         }
         .with_settings(&config::CCFN_HTTP, context)?;
-        HttpClient::new(config)
+        HttpClient::with_roots(config, &tls::TlsRoots::load(context)?)
     }
 }
 

@@ -30,7 +30,8 @@ pub struct Thresholds {
     /// Response body size (default 64 kB, the call-flow designer's limit).
     pub response_bytes: usize,
     /// Invocations the error-rate window must hold before it can alert
-    /// (default 20), so that one early failure is not an incident.
+    /// (default 10): one early failure (1 of 1) is not an incident, and
+    /// 3 failures in 10 invocations (30 %) are.
     pub error_min_invocations: u64,
 }
 
@@ -105,7 +106,7 @@ impl Default for Thresholds {
             error_rate: 0.05,
             error_window: Duration::from_secs(600),
             response_bytes: 64 * 1024,
-            error_min_invocations: 20,
+            error_min_invocations: 10,
         }
     }
 }

@@ -727,3 +727,74 @@ fn end(meta: &'static FunctionMeta, started: Instant, ok: bool) {
 fn millis(duration: Duration) -> f64 {
     (duration.as_micros() as f64) / 1000.0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::error_rate::record;
+    use crate::function::context::Thresholds;
+
+    /// Records `outcomes` (true: succeeded) in order; the invocation
+    /// (1-based) of each crossing, with its counts.
+    fn crossings(
+        function: &'static str,
+        outcomes: &[bool],
+        thresholds: &Thresholds,
+    ) -> Vec<(usize, u64, u64)> {
+        outcomes
+            .iter()
+            .enumerate()
+            .filter_map(|(at, ok)| {
+                record(function, *ok, thresholds).map(|c| (at + 1, c.failed, c.total))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn three_failures_in_ten_invocations_cross_the_default_threshold() {
+        let defaults = Thresholds::default();
+        assert_eq!(defaults.error_min_invocations, 10);
+        let mut outcomes = vec![true; 7];
+        outcomes.extend([false; 3]);
+        assert_eq!(
+            crossings("error-rate-unit-late", &outcomes, &defaults),
+            [(10, 3, 10)]
+        );
+        // Failures first: judged once the window holds 10.
+        let mut outcomes = vec![false; 3];
+        outcomes.extend([true; 7]);
+        assert_eq!(
+            crossings("error-rate-unit-early", &outcomes, &defaults),
+            [(10, 3, 10)]
+        );
+    }
+
+    #[test]
+    fn one_failure_of_one_is_not_an_incident() {
+        let defaults = Thresholds::default();
+        assert!(crossings("error-rate-unit-one", &[false], &defaults).is_empty());
+        // Nor 3 of 9: the window does not hold the minimum yet.
+        let mut outcomes = vec![false; 3];
+        outcomes.extend([true; 6]);
+        assert!(crossings("error-rate-unit-nine", &outcomes, &defaults).is_empty());
+    }
+
+    #[test]
+    fn under_the_rate_no_alert_and_one_alert_per_crossing() {
+        let defaults = Thresholds::default();
+        // 0 of 10, then 1 failure: 1 of 11 (9 %), over 5 %: one alert;
+        // still over on the next failure: none.
+        let mut outcomes = vec![true; 10];
+        outcomes.extend([false, false]);
+        assert_eq!(
+            crossings("error-rate-unit-crossing", &outcomes, &defaults),
+            [(11, 1, 11)]
+        );
+        // A minimum of 0 judges from the first invocation.
+        let mut eager = defaults;
+        eager.error_min_invocations = 0;
+        assert_eq!(
+            crossings("error-rate-unit-eager", &[false], &eager),
+            [(1, 1, 1)]
+        );
+    }
+}

@@ -465,8 +465,8 @@ catalogue! {
     /// An external call is about to be sent.
     API_REQUEST = "api_request" as ApiRequest, [Info] { method, url, headers, request_bytes };
 
-    /// An authenticated external call: the kind of credentials and their
-    /// expiry, never their value.
+    /// Every external call's authentication status: whether it carries
+    /// credentials, their kind and expiry, never their value.
     AUTH = "auth" as Auth, [Info] { authenticated, #[headline] token_type, expires_at };
 
     /// An external call's whole response.

@@ -150,7 +150,11 @@ impl Runtime {
 
     /// Checks what must hold before serving: valid, distinct paths; every
     /// function's required environment values present; an auth token in
-    /// production mode when a function is protected.
+    /// production mode when a function is protected; and, with the
+    /// `clients` feature, the HTTP client made (`context.http()`), its CA
+    /// certificates loaded (`CCFN_TLS_ROOTS`, `SSL_CERT_FILE`,
+    /// `SSL_CERT_DIR`), so that a machine without certificates stops the
+    /// start with what to install rather than fail the first call.
     ///
     /// # Errors
     /// One error listing every problem found, each on its own line.
@@ -193,6 +197,10 @@ impl Runtime {
             problems.push(format!(
                 "{AUTH_TOKEN} is not set: production mode needs the account's auth token to check request signatures (or register the functions with `public_function`)"
             ));
+        }
+        #[cfg(feature = "clients")]
+        if let Err(error) = self.context.http() {
+            problems.push(error.message().to_owned());
         }
         problems.extend(
             serve::Limits::of(&self.config)
@@ -271,6 +279,8 @@ impl Runtime {
         let telemetry = start_telemetry(&self.context)?;
         #[cfg(not(feature = "otel"))]
         warn_no_telemetry(&self.context);
+        #[cfg(feature = "clients")]
+        warn_builtin_roots(&self.context);
         let addr = self.config.addr;
         if self.config.mode == Mode::Local
             && !self.context.is_present(AUTH_TOKEN)
@@ -438,6 +448,24 @@ fn warn_no_telemetry(context: &Context) {
             ),
             &crate::record::Runtime::BARE,
         );
+    }
+}
+
+/// Says that the clients trust the CA certificates built into ccfn
+/// because the system has none: right for public services, not for a
+/// corporate CA, which only the system's store can add.
+#[cfg(feature = "clients")]
+fn warn_builtin_roots(context: &Context) {
+    if let Ok(roots) = crate::client::http::TlsRoots::load(context) {
+        if roots.origin() == crate::client::http::RootsOrigin::BuiltinFallback {
+            emit_at(
+                Level::WARN,
+                &format!(
+                    "HTTPS servers are verified with {roots}: install the ca-certificates package to use the system's (a corporate CA included), or set CCFN_TLS_ROOTS=builtin to say that the built-in ones are meant"
+                ),
+                &crate::record::Runtime::BARE,
+            );
+        }
     }
 }
 

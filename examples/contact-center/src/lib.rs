@@ -11,9 +11,10 @@
 use ccfn_core::email::{Attachment, EmailMessage};
 use ccfn_core::http::is_within;
 use ccfn_core::prelude::*;
-use ccfn_core::runtime::{Feature, Runtime};
+use ccfn_core::runtime::{Feature, Mode, Runtime};
 use ccfn_core::taskrouter::{NewTask, Task, TaskRouterError, CALLER_MESSAGE};
 use ccfn_core::voice::{GatherInput, Method};
+use ccfn_core::ErrorKind;
 use serde_json::json;
 
 /// The feature of the wait experience and the voicemail notice.
@@ -27,8 +28,10 @@ pub const WAIT_URL: &str = "/features/callback-and-voicemail-with-email/studio/w
 pub const NOTICE_URL: &str =
     "/features/callback-and-voicemail-with-email/voicemail/recording-complete";
 
-/// The values the examples run with when the environment does not set
-/// them: a local workspace and workflow, and the team's address.
+/// The values the examples run with in local mode when the environment
+/// does not set them: a local workspace and workflow, and the team's
+/// addresses. Placeholders, for local mode only: in production mode
+/// [`server_context`] refuses to start without the real values.
 pub const LOCAL_DEFAULTS: [(&str, &str); 4] = [
     (
         "PLATFORM_WORKSPACE_SID",
@@ -38,6 +41,60 @@ pub const LOCAL_DEFAULTS: [(&str, &str); 4] = [
     ("VOICEMAIL_TO", "contact-center-team@example.com"),
     ("VOICEMAIL_FROM", "voicemail@example.com"),
 ];
+
+/// What each value of [`LOCAL_DEFAULTS`] is for, in the same order: the
+/// production error names each missing one with it.
+pub const REQUIRED_IN_PRODUCTION: [(&str, &str); 4] = [
+    (
+        "PLATFORM_WORKSPACE_SID",
+        "the task-routing workspace (WS...) the wait experience and the inbound call create tasks in",
+    ),
+    (
+        "workflowSid",
+        "the workflow (WW...) that routes callback and inbound-call tasks to a queue",
+    ),
+    (
+        "VOICEMAIL_TO",
+        "who the voicemail notice emails, addresses separated by commas",
+    ),
+    (
+        "VOICEMAIL_FROM",
+        "the voicemail notice's sender, an address of the email provider's sending domain",
+    ),
+];
+
+/// The context the example server runs with: the values `env` sets (the
+/// process environment over `.env`), and, in local mode, the placeholders
+/// of [`LOCAL_DEFAULTS`] for those it does not.
+///
+/// # Errors
+/// In production mode, one of [`REQUIRED_IN_PRODUCTION`] is unset or
+/// blank: kind `Configuration`, one line per missing value saying what it
+/// is for. A value of `env` that cannot be used.
+pub fn server_context(env: &ccfn_core::config::Env, mode: Mode) -> Result<Context, Error> {
+    let mut context = Context::from_source(env)?;
+    if mode == Mode::Production {
+        let missing: Vec<String> = REQUIRED_IN_PRODUCTION
+            .iter()
+            .filter(|(name, _)| !context.is_present(name))
+            .map(|(name, what)| format!("{name}: {what}"))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::new(
+                ErrorKind::Configuration,
+                format!(
+                    "cannot start in production mode without the examples' own settings (their placeholders are for local mode only):\n  {}",
+                    missing.join("\n  ")
+                ),
+            ));
+        }
+        return Ok(context);
+    }
+    for (name, value) in LOCAL_DEFAULTS {
+        context = context.with_default(name, value);
+    }
+    Ok(context)
+}
 
 /// A recording of at most this many bytes is attached to the notice;
 /// a longer one is linked. The size is what the recording host sends

@@ -1334,3 +1334,50 @@ async fn credentials_go_to_the_platform_host_only() {
     assert_eq!(fetched[0].1, None, "no credentials to another host");
     server.stop().await;
 }
+
+/// The context `main` makes from `vars`, in the mode their `CCFN_MODE`
+/// says.
+fn server_context_of(vars: &[(&str, &str)]) -> Result<Context, ccfn_core::Error> {
+    let env = ccfn_core::config::Env::from_vars(vars.iter().copied());
+    let mode = RuntimeConfig::from_source(&env).unwrap().mode;
+    example_contact_center::server_context(&env, mode)
+}
+
+#[test]
+fn production_mode_refuses_the_local_placeholders_and_names_each_missing_value() {
+    let error = server_context_of(&[
+        ("CCFN_MODE", "production"),
+        ("workflowSid", WORKFLOW),
+        // Blank is unset.
+        ("VOICEMAIL_FROM", " "),
+    ])
+    .unwrap_err();
+    assert_eq!(error.kind(), ccfn_core::ErrorKind::Configuration);
+    assert_eq!(
+        error.message(),
+        "cannot start in production mode without the examples' own settings (their placeholders are for local mode only):\n  \
+         PLATFORM_WORKSPACE_SID: the task-routing workspace (WS...) the wait experience and the inbound call create tasks in\n  \
+         VOICEMAIL_TO: who the voicemail notice emails, addresses separated by commas\n  \
+         VOICEMAIL_FROM: the voicemail notice's sender, an address of the email provider's sending domain"
+    );
+
+    // Every value set: the values as set, no placeholder.
+    let context = server_context_of(&[
+        ("CCFN_MODE", "production"),
+        ("PLATFORM_WORKSPACE_SID", WORKSPACE),
+        ("workflowSid", WORKFLOW),
+        ("VOICEMAIL_TO", "oncall@cc.example.org"),
+        ("VOICEMAIL_FROM", "voicemail@mg.example.org"),
+    ])
+    .unwrap();
+    assert_eq!(context.get("workflowSid"), Some(WORKFLOW));
+    assert_eq!(context.get("PLATFORM_WORKSPACE_SID"), Some(WORKSPACE));
+    assert_eq!(context.get("VOICEMAIL_TO"), Some("oncall@cc.example.org"));
+
+    // Local mode (the default): the placeholders fill in what is unset.
+    let context = server_context_of(&[("workflowSid", WORKFLOW)]).unwrap();
+    assert_eq!(context.get("workflowSid"), Some(WORKFLOW));
+    for (name, value) in LOCAL_DEFAULTS.iter().filter(|(n, _)| *n != "workflowSid") {
+        assert_eq!(context.get(name), Some(*value), "{name}");
+    }
+}

@@ -128,3 +128,58 @@ fn a_bad_value_in_the_dotenv_file_stops_the_start_and_names_the_setting() {
         "ccfn: CCFN_LOG_DETAIL=\"all\": expected `brief` or `full`"
     );
 }
+
+/// Waits for the server to exit, within 20 s.
+fn exit_status(server: &mut Server) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server did not stop within 20 s: {}",
+            server.read("log")
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn an_image_without_ca_certificates_is_told_at_start() {
+    // A CA-certificate directory with nothing in it, as an image without
+    // `ca-certificates` has.
+    let empty = std::env::temp_dir().join(format!("ccfn-dotenv-no-ca-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let empty = empty.to_str().unwrap();
+
+    // Only the system's may be trusted: the start stops, and says what to
+    // install.
+    let mut server = Server::start(
+        "CCFN_ADDR=127.0.0.1:0\n",
+        &[("CCFN_TLS_ROOTS", "system"), ("SSL_CERT_DIR", empty)],
+    );
+    assert!(!exit_status(&mut server).success());
+    let stderr = server.read("stderr");
+    assert!(
+        stderr.starts_with(
+            "ccfn: cannot start the runtime:\n  no CA certificates to verify HTTPS servers with: SSL_CERT_DIR="
+        ) && stderr.contains("`apt-get install ca-certificates`"),
+        "{stderr}"
+    );
+
+    // The default: the built-in roots, and a warning that says so.
+    let mut server = Server::start(
+        "CCFN_ADDR=127.0.0.1:0\nCCFN_LOG_FORMAT=json\n",
+        &[("SSL_CERT_DIR", empty)],
+    );
+    let log = server.listening();
+    assert!(
+        log.lines().any(|line| line.contains(r#""level":"WARN""#)
+            && line.contains("HTTPS servers are verified with the ")
+            && line
+                .contains("Mozilla roots built into ccfn, as the system has no CA certificates")),
+        "{log}"
+    );
+    let _ = std::fs::remove_dir_all(empty);
+}

@@ -31,6 +31,18 @@ const PARAM_CANARY: &str = "canary-inspector-payment-token-0b9e";
 /// The server, signing with [`AUTH_TOKEN`].
 async fn start(extra: &[(&str, &str)]) -> Server {
     let mut env = vec![("AUTH_TOKEN", AUTH_TOKEN)];
+    // Production mode starts only with the examples' real values.
+    if extra.contains(&("CCFN_MODE", "production")) {
+        env.extend_from_slice(&[
+            (
+                "PLATFORM_WORKSPACE_SID",
+                "WSaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            ),
+            ("workflowSid", "WW11111111111111111111111111111111"),
+            ("VOICEMAIL_TO", "oncall@example.com"),
+            ("VOICEMAIL_FROM", "voicemail@mg.example.com"),
+        ]);
+    }
     env.extend_from_slice(extra);
     Server::start(&env).await
 }
