@@ -113,7 +113,7 @@ fn register_environment(by_name: bool) -> usize {
         if name.starts_with("OTEL_EXPORTER_OTLP_") && name.ends_with("HEADERS") {
             count += register_otlp_headers(value);
         }
-        count += record::register_url_userinfo(value);
+        count += record::register_url_secrets(value);
     }
     count
 }
@@ -144,11 +144,12 @@ fn register_otlp_headers(headers: &str) -> usize {
     count
 }
 
-/// Every secret of the command line: the password of a URL given as an
-/// argument (`--url https://user:password@host`).
+/// Every secret of the command line: the password and the sensitive query
+/// values of a URL given as an argument (`--url https://user:password@host`,
+/// `--url https://host/?token=T`).
 pub(crate) fn register_argument_secrets() -> usize {
     std::env::args()
-        .map(|arg| record::register_url_userinfo(&arg))
+        .map(|arg| record::register_url_secrets(&arg))
         .sum()
 }
 
@@ -762,7 +763,7 @@ fn readme(now: SystemTime, what: &str, written: &[&str], gathered: &Gathered) ->
 pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
     let secrets = register_secrets()
         + register_argument_secrets()
-        + args.url.as_deref().map_or(0, record::register_url_userinfo);
+        + args.url.as_deref().map_or(0, record::register_url_secrets);
     let now = SystemTime::now();
     let selected = args.select.read(now)?;
     let what = selected.what.unwrap_or_else(|| "every record".to_owned());

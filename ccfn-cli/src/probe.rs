@@ -493,10 +493,13 @@ async fn shown_body(mut response: reqwest::Response, cap: usize) -> Result<Body,
 }
 
 /// The client: redirects not followed (a redirect is the answer), the
-/// certificate kept for inspection, the extra CA trusted.
+/// certificate kept for inspection, the CA certificates ccfn's clients
+/// trust (`CCFN_TLS_ROOTS`) and the extra CA trusted.
 fn client(args: &ProbeArgs) -> Result<reqwest::Client, String> {
     ccfn_core::http::install_crypto_provider();
-    let mut builder = reqwest::Client::builder()
+    let roots = ccfn_core::http::TlsRoots::from_env().map_err(|err| err.message().to_owned())?;
+    let mut builder = roots
+        .apply(reqwest::Client::builder())
         .redirect(reqwest::redirect::Policy::none())
         .tls_info(true)
         .user_agent("ccfn-probe");

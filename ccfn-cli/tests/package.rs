@@ -398,7 +398,8 @@ fn url_encoded(text: &str) -> String {
 /// Secrets in every place the environment, the command line and the
 /// records hold them: each value of `OTEL_EXPORTER_OTLP_HEADERS`
 /// (percent-encoded, as the OpenTelemetry specification writes it), the
-/// password of `--url` and of a `*_URL` and `*_ENDPOINT` variable, and
+/// password and the `token` query value of `--url`, the password of a
+/// `*_URL` and `*_ENDPOINT` variable, and
 /// fields with sensitive names at any depth of the records, including
 /// event parameters; in every form a line can show them (raw, JSON-,
 /// percent-, base64-encoded). No file of the package, nor its archive,
@@ -412,6 +413,7 @@ fn no_secret_of_the_environment_or_the_records_is_in_the_package() {
     let url_password = "canary-url-pw-8d04";
     let nested = "canary-nested-token-6e13";
     let event_password = "canary-event-password-c55d";
+    let url_token = "canary-url-token-4f21";
     let basic = base64(format!("ops:{url_password}").as_bytes());
     let mut text = record_line(&serde_json::json!({
         "timestamp": "2026-11-21T21:01:11.000Z", "level": "INFO",
@@ -424,7 +426,7 @@ fn no_secret_of_the_environment_or_the_records_is_in_the_package() {
     text.push_str(&record_line(&serde_json::json!({
         "timestamp": "2026-11-21T21:01:11.200Z", "level": "INFO",
         "function": "menu", "invocation_id": "inv-1", "step": "log",
-        "message": format!("said {event_password} and {nested}"),
+        "message": format!("said {event_password} and {nested}, retried with {url_token}"),
     })));
     text.push_str(&record_line(&serde_json::json!({
         "timestamp": "2026-11-21T21:01:11.500Z", "level": "ERROR",
@@ -451,7 +453,10 @@ fn no_secret_of_the_environment_or_the_records_is_in_the_package() {
     let folder = package(
         &log,
         &dir.join("out"),
-        &["--url", &format!("http://ops:{url_password}@127.0.0.1:9/x")],
+        &[
+            "--url",
+            &format!("http://ops:{url_password}@127.0.0.1:9/x?token={url_token}"),
+        ],
         &[
             (
                 "OTEL_EXPORTER_OTLP_HEADERS",
@@ -482,6 +487,7 @@ fn no_secret_of_the_environment_or_the_records_is_in_the_package() {
             endpoint_password,
             public_password,
             url_password,
+            url_token,
             nested,
             event_password,
             &basic[8..24],
@@ -502,6 +508,7 @@ fn no_secret_of_the_environment_or_the_records_is_in_the_package() {
         endpoint_password,
         public_password,
         url_password,
+        url_token,
         nested,
         event_password,
     ] {
@@ -522,7 +529,7 @@ fn no_secret_of_the_environment_or_the_records_is_in_the_package() {
     );
     assert_eq!(values[2]["data"]["items"][0]["client"]["id"], 3);
     assert_eq!(
-        values[1]["message"], "said [REDACTED] and [REDACTED]",
+        values[1]["message"], "said [REDACTED] and [REDACTED], retried with [REDACTED]",
         "{records}"
     );
     assert!(

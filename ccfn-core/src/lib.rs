@@ -91,6 +91,10 @@ pub mod runtime;
 mod secret;
 pub mod signature;
 mod text;
+// Public through `http` with the clients; the exporters' alone without.
+#[cfg(any(feature = "clients", feature = "otel"))]
+#[cfg_attr(not(feature = "clients"), allow(unreachable_pub, dead_code))]
+mod tls;
 pub mod voice;
 
 #[cfg(feature = "clients")]

@@ -613,14 +613,7 @@ fn url_edits(text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
 /// and percent-decoded; a user name alone (`https://TOKEN@host`, a token
 /// given as the user) is registered the same way. Returns how many values
 /// were registered (those of at least [`MIN_SCRUBBED_LEN`] characters).
-///
-/// ```
-/// use ccfn_core::record::{register_url_userinfo, scrub_secrets};
-///
-/// register_url_userinfo("http://ops:s3cret%21pass@collector.example:4318");
-/// assert_eq!(scrub_secrets("password s3cret!pass"), "password [REDACTED]");
-/// ```
-pub fn register_url_userinfo(text: &str) -> usize {
+fn register_url_userinfo(text: &str) -> usize {
     let mut count = 0;
     for span in userinfo_spans(text) {
         let userinfo = &text[span.start..span.end - 1];
@@ -644,14 +637,23 @@ pub fn register_url_userinfo(text: &str) -> usize {
     count
 }
 
-/// Registers with the scrubber every secret the URLs in `text` carry:
-/// their user information (as [`register_url_userinfo`] does) and the
-/// value of every query parameter [`display_url`] hides (a sensitive
+/// Registers with the scrubber every secret the URLs in `text` carry: the
+/// password of their user information (`https://user:password@host`; a
+/// user name alone, `https://TOKEN@host`, a token given as the user) and
+/// the value of every query parameter [`display_url`] hides (a sensitive
 /// name: `token`, `api_key`, `X-Amz-Signature`...), as written and
 /// percent-decoded, so that the value is scrubbed wherever else it shows
 /// up, not only inside its URL. Returns how many values were registered
 /// (those of at least [`MIN_SCRUBBED_LEN`] characters).
-pub(crate) fn register_url_secrets(text: &str) -> usize {
+///
+/// ```
+/// use ccfn_core::record::{register_url_secrets, scrub_secrets};
+///
+/// register_url_secrets("http://ops:s3cret%21pass@collector.example:4318/?token=t0ken-canary");
+/// assert_eq!(scrub_secrets("password s3cret!pass"), "password [REDACTED]");
+/// assert_eq!(scrub_secrets("the token t0ken-canary"), "the token [REDACTED]");
+/// ```
+pub fn register_url_secrets(text: &str) -> usize {
     let mut count = register_url_userinfo(text);
     for (range, with) in url_edits(text) {
         if with != REDACTED {

@@ -21,6 +21,8 @@ const RANKS: &[(&str, u32)] = &[
     ("secret", 1),
     // The configuration: every variable ccfn reads, and their reader.
     ("config", 3),
+    // The CA certificates every HTTP client trusts.
+    ("tls", 4),
     // The voice markup.
     ("voice/tree", 3),
     ("voice/values", 3),
@@ -58,7 +60,6 @@ const RANKS: &[(&str, u32)] = &[
     ("function/contract", 25),
     ("function", 26),
     // The clients.
-    ("client/tls", 30),
     ("client/http", 31),
     ("client/email", 32),
     ("client/taskrouter", 32),

@@ -20,7 +20,7 @@ use crate::secret::{is_sensitive_name, redact_json, Secret, REDACTED};
 
 use reqwest::Method;
 
-pub use super::tls::{RootsOrigin, TlsRoots};
+pub use crate::tls::{RootsOrigin, TlsRoots};
 
 /// How much of a text response body the `api_response` record logs.
 pub const MAX_LOGGED_BODY: usize = 2048;

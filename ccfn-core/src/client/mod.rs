@@ -7,7 +7,6 @@
 pub mod email;
 pub mod http;
 pub mod taskrouter;
-mod tls;
 
 use std::sync::Arc;
 
@@ -68,7 +67,7 @@ impl Extension for HttpClient {
             ..HttpConfig::default()
         }
         .with_settings(&config::CCFN_HTTP, context)?;
-        HttpClient::with_roots(config, &tls::TlsRoots::load(context)?)
+        HttpClient::with_roots(config, &crate::tls::TlsRoots::load(context)?)
     }
 }
 

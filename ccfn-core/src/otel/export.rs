@@ -171,6 +171,7 @@ pub(super) fn start(
     settings: &Settings,
     endpoint: &str,
     resource: Resource,
+    client: reqwest::blocking::Client,
 ) -> Result<(Queue, Handle), Error> {
     let (queue, messages) = mpsc::sync_channel(settings.queue);
     let reporter = Arc::new(Reporter::new("traces"));
@@ -194,6 +195,7 @@ pub(super) fn start(
                 .with_endpoint(endpoint)
                 .with_timeout(settings.timeout)
                 .with_headers(settings.headers.clone())
+                .with_http_client(client)
                 .build();
             match exporter {
                 Ok(mut exporter) => {

@@ -126,6 +126,7 @@ pub(super) fn start(
     settings: &Settings,
     endpoint: &str,
     resource: Resource,
+    client: reqwest::blocking::Client,
 ) -> Result<SdkMeterProvider, Error> {
     let exporter = opentelemetry_otlp::MetricExporter::builder()
         .with_http()
@@ -133,6 +134,7 @@ pub(super) fn start(
         .with_endpoint(endpoint)
         .with_timeout(settings.timeout)
         .with_headers(settings.headers.clone())
+        .with_http_client(client)
         .build()
         .map_err(|e| {
             Error::new(

@@ -166,18 +166,21 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
     let Some(settings) = Settings::from_source(source)? else {
         return Ok(None);
     };
+    // The exporters' clients speak TLS through rustls with ring, and
+    // trust the certificates every ccfn client trusts.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = exporter_client(&crate::tls::TlsRoots::load(source)?, settings.timeout)?;
     if PIPELINE.get().is_some() {
         return Err(Error::new(
             ErrorKind::Configuration,
             "OpenTelemetry export is already started in this process; call otel::init once",
         ));
     }
-    // The exporters' clients speak TLS through rustls with ring.
-    let _ = rustls::crypto::ring::default_provider().install_default();
     let resource = settings.resource();
     let (traces, tracer, spans) = match &settings.traces {
         Some(endpoint) => {
-            let (processor, handle) = export::start(&settings, endpoint, resource.clone())?;
+            let (processor, handle) =
+                export::start(&settings, endpoint, resource.clone(), client.clone())?;
             let provider = SdkTracerProvider::builder()
                 .with_resource(resource.clone())
                 .with_sampler(settings.sampler())
@@ -191,7 +194,7 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
     };
     let (meters, instruments) = match &settings.metrics {
         Some(endpoint) => {
-            let provider = instruments::start(&settings, endpoint, resource)?;
+            let provider = instruments::start(&settings, endpoint, resource, client)?;
             let instruments = instruments::Instruments::new(&provider);
             (Some(provider), Some(instruments))
         }
@@ -229,6 +232,42 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
     }))
 }
 
+/// The exporters' HTTP client: trusting `roots` only (`CCFN_TLS_ROOTS`,
+/// as ccfn's other clients), giving up after `timeout`. Made on a thread of
+/// its own, as a blocking client must not be made on an async one.
+fn exporter_client(
+    roots: &crate::tls::TlsRoots,
+    timeout: std::time::Duration,
+) -> Result<reqwest::blocking::Client, Error> {
+    let builder = roots.apply_blocking(reqwest::blocking::Client::builder().timeout(timeout));
+    let built = std::thread::Builder::new()
+        .name("ccfn-otel-client".to_owned())
+        .spawn(move || builder.build())
+        .and_then(|thread| {
+            thread
+                .join()
+                .map_err(|_| std::io::Error::other("the thread panicked"))
+        });
+    match built {
+        Ok(Ok(client)) => Ok(client),
+        Ok(Err(error)) => Err(Error::new(
+            ErrorKind::Configuration,
+            format!(
+                "cannot build the OpenTelemetry exporters' HTTP client: {}",
+                std::iter::successors(Some(&error as &dyn std::error::Error), |error| error
+                    .source())
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(": ")
+            ),
+        )),
+        Err(error) => Err(Error::new(
+            ErrorKind::Configuration,
+            format!("cannot build the OpenTelemetry exporters' HTTP client: {error}"),
+        )),
+    }
+}
+
 /// Exports every finished span and the metrics now, waiting up to the
 /// export timeout; nothing when export is off. Blocks: call it off the
 /// async threads. The runtime does after each invocation on AWS Lambda.
@@ -242,5 +281,34 @@ pub fn flush() {
     if let Some(meters) = &pipeline.meters {
         // A failure is reported by the exporter itself.
         let _ = meters.force_flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Env;
+
+    #[test]
+    fn export_without_ca_certificates_stops_and_says_what_to_install() {
+        let dir = std::env::temp_dir().join(format!("ccfn-otel-no-certs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let env = Env::from_vars([
+            (
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                "https://collector.example.com",
+            ),
+            ("CCFN_TLS_ROOTS", "system"),
+            ("SSL_CERT_DIR", dir.to_str().unwrap()),
+        ]);
+        let error = super::init(&env).unwrap_err();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(error.kind(), crate::ErrorKind::Configuration);
+        assert!(
+            error
+                .message()
+                .starts_with("no CA certificates to verify HTTPS servers with: SSL_CERT_DIR=")
+                && error.message().contains("apt-get install ca-certificates"),
+            "{error}"
+        );
     }
 }

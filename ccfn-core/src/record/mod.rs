@@ -44,7 +44,7 @@ pub(crate) mod scope;
 pub(crate) mod writer;
 
 pub use crate::secret::{
-    display_url, is_sensitive_name, redact_url_userinfo, register_url_userinfo, scrub_secrets,
+    display_url, is_sensitive_name, redact_url_userinfo, register_url_secrets, scrub_secrets,
     scrubbed, MIN_SCRUBBED_LEN, REDACTED, SENSITIVE_WORDS,
 };
 pub use catalogue::*;

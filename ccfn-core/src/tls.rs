@@ -148,6 +148,16 @@ impl TlsRoots {
         builder.tls_certs_only(self.certificates.iter().cloned())
     }
 
+    /// [`TlsRoots::apply`] for a blocking client: the OpenTelemetry
+    /// exporters'.
+    #[cfg(feature = "otel")]
+    pub(crate) fn apply_blocking(
+        &self,
+        builder: reqwest::blocking::ClientBuilder,
+    ) -> reqwest::blocking::ClientBuilder {
+        builder.tls_certs_only(self.certificates.iter().cloned())
+    }
+
     /// No certificates at all: plain HTTP only.
     #[cfg(test)]
     pub(crate) fn none() -> TlsRoots {
