@@ -1,6 +1,10 @@
 //! Run with `cargo run -p example-contact-center`: serves the example
 //! functions on `http://127.0.0.1:3001` (change it with `CCFN_ADDR`), with
 //! embedded defaults and no credentials needed.
+//!
+//! Built with the `lambda` feature, the same binary serves them on AWS
+//! Lambda when the platform (or an emulator such as `cargo lambda watch`)
+//! starts it: that is, when `AWS_LAMBDA_RUNTIME_API` is set.
 
 use ccfn_core::config::{self, Env};
 use ccfn_core::runtime::{Runtime, RuntimeConfig};
@@ -18,7 +22,12 @@ async fn main() {
             context = context.with_default(name, value);
         }
         let runtime = Runtime::new(context, RuntimeConfig::from_source(&env)?);
-        example_contact_center::runtime(runtime).serve().await
+        let runtime = example_contact_center::runtime(runtime);
+        #[cfg(feature = "lambda")]
+        if std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some() {
+            return runtime.serve_lambda().await;
+        }
+        runtime.serve().await
     };
     if let Err(error) = served.await {
         eprintln!("ccfn: {error}");
