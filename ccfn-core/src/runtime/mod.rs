@@ -397,7 +397,8 @@ impl Runtime {
     /// be installed, or the Lambda runtime fails.
     pub async fn serve_lambda(self) -> Result<(), Error> {
         self.check()?;
-        lambda::check_environment(|name| std::env::var_os(name).is_some())?;
+        let env = crate::config::Env::load()?;
+        lambda::check_environment(|setting| setting.text(&env).is_some())?;
         let logs = crate::record::writer::init_logging()?;
         #[cfg(feature = "otel")]
         let telemetry = start_telemetry(&self.context)?;
@@ -426,17 +427,21 @@ mod lambda {
     use axum::response::Response;
     use lambda_http::RequestExt as _;
 
+    use crate::config::{
+        Setting, AWS_LAMBDA_FUNCTION_MEMORY_SIZE, AWS_LAMBDA_FUNCTION_NAME,
+        AWS_LAMBDA_FUNCTION_VERSION, AWS_LAMBDA_RUNTIME_API,
+    };
     use crate::error::{Error, ErrorKind};
     use crate::record::background::Background;
     use crate::record::scope::{on_lambda, OnLambda};
 
     /// The variables the Lambda platform sets for a custom runtime, which
     /// `lambda_http` reads (it panics without them).
-    pub(super) const ENVIRONMENT: [&str; 4] = [
-        "AWS_LAMBDA_RUNTIME_API",
-        "AWS_LAMBDA_FUNCTION_NAME",
-        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
-        "AWS_LAMBDA_FUNCTION_VERSION",
+    pub(super) static ENVIRONMENT: [&Setting; 4] = [
+        &AWS_LAMBDA_RUNTIME_API,
+        &AWS_LAMBDA_FUNCTION_NAME,
+        &AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
+        &AWS_LAMBDA_FUNCTION_VERSION,
     ];
 
     /// How long a reply waits, at most, for its records to be written.
@@ -448,10 +453,13 @@ mod lambda {
     /// Checks that the process runs where the Lambda platform (or an
     /// emulator of it) started it: every variable of [`ENVIRONMENT`] is
     /// set, as `is_set` says.
-    pub(super) fn check_environment(is_set: impl Fn(&str) -> bool) -> Result<(), Error> {
+    pub(super) fn check_environment(
+        is_set: impl Fn(&'static Setting) -> bool,
+    ) -> Result<(), Error> {
         let missing: Vec<&str> = ENVIRONMENT
-            .into_iter()
-            .filter(|name| !is_set(name))
+            .iter()
+            .filter(|setting| !is_set(setting))
+            .map(|setting| setting.name())
             .collect();
         if missing.is_empty() {
             return Ok(());
@@ -502,7 +510,8 @@ mod lambda {
         #[test]
         fn outside_lambda_the_missing_variables_are_named() {
             assert!(check_environment(|_| true).is_ok());
-            let error = check_environment(|name| name == "AWS_LAMBDA_FUNCTION_NAME").unwrap_err();
+            let error = check_environment(|setting| setting.name() == "AWS_LAMBDA_FUNCTION_NAME")
+                .unwrap_err();
             assert_eq!(error.kind(), ErrorKind::Configuration);
             assert!(
                 error.message().starts_with(
@@ -510,7 +519,8 @@ mod lambda {
                 ),
                 "{error}"
             );
-            let error = check_environment(|name| name != "AWS_LAMBDA_RUNTIME_API").unwrap_err();
+            let error = check_environment(|setting| setting.name() != "AWS_LAMBDA_RUNTIME_API")
+                .unwrap_err();
             assert!(
                 error
                     .message()

@@ -24,7 +24,7 @@ async fn main() {
         let runtime = Runtime::new(context, RuntimeConfig::from_source(&env)?);
         let runtime = example_contact_center::runtime(runtime);
         #[cfg(feature = "lambda")]
-        if std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some() {
+        if config::AWS_LAMBDA_RUNTIME_API.text(&env).is_some() {
             return runtime.serve_lambda().await;
         }
         runtime.serve().await
