@@ -108,6 +108,11 @@ async fn function_url_event_round_trip() {
         "query string merged"
     );
     assert_eq!(records[0]["call_sid"], "CA123");
+    // The router alone, outside `serve_lambda`, knows no Lambda request.
+    for record in &records {
+        assert!(record.get("function_request_id").is_none(), "{record}");
+        assert!(record.get("cold_start").is_none(), "{record}");
+    }
 }
 
 /// The start-up errors `docs/deployment.md` shows for its Lambda `main`
