@@ -505,7 +505,8 @@ mod lambda {
 
     #[cfg(test)]
     mod tests {
-        use super::*;
+        use crate::error::ErrorKind;
+        use crate::runtime::lambda::check_environment;
 
         #[test]
         fn outside_lambda_the_missing_variables_are_named() {
