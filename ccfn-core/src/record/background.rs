@@ -7,6 +7,9 @@
 //! writer thread drains the queue, writes, flushes, and rests a
 //! millisecond so that, under load, senders rarely have to wake it. When
 //! the queue is full, lines are dropped and counted, never waited for.
+//! Where the process may be frozen after a reply (AWS Lambda), the
+//! runtime awaits [`Background::written`] before each reply: one more
+//! message on the queue, answered once everything before it is written.
 
 use std::cell::RefCell;
 use std::io::{self, Write};

@@ -73,9 +73,10 @@ pub(super) fn with_timestamp<R>(f: impl FnOnce(&str) -> R) -> R {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LogFormat {
     /// For people at a terminal: one line per record, with the time of
-    /// day, the level, the function, the invocation id, the step, the
-    /// message, then the step's headline fields as `name=value` (see
-    /// [`crate::record::Step::headline`]).
+    /// day (the whole RFC 3339 timestamp on a `start` line and on the
+    /// first line of each UTC day), the level, the function, the
+    /// invocation id, the step, the message, then the step's headline
+    /// fields as `name=value` (see [`crate::record::Step::headline`]).
     #[default]
     Pretty,
     /// For people at a terminal, every field: the header line (with the
@@ -105,7 +106,8 @@ impl FromStr for LogFormat {
 
 impl LogFormat {
     /// Renders one record, as read back from a JSON line (without the
-    /// final newline).
+    /// final newline). Alone, a record shows its date in the brief format
+    /// only if it is a `start` record.
     #[must_use]
     pub fn render(self, record: &Map<String, Value>) -> String {
         let text = |key: &str| record.get(key).and_then(Value::as_str);
