@@ -859,6 +859,22 @@ settings! {
     /// `OTEL_METRIC_EXPORT_INTERVAL`: how often metrics are exported.
     OTEL_METRIC_EXPORT_INTERVAL = Setting::new("OTEL_METRIC_EXPORT_INTERVAL", MILLIS_1,
         DefaultValue::Value("60000"), "how often metrics are exported, in milliseconds");
+    // AWS Lambda (`Runtime::serve_lambda`, the `lambda` feature): set by
+    // the platform, or by an emulator of it.
+    /// `AWS_LAMBDA_RUNTIME_API`: the host and port of the Lambda Runtime
+    /// API.
+    AWS_LAMBDA_RUNTIME_API = Setting::new("AWS_LAMBDA_RUNTIME_API", Kind::Text,
+        DefaultValue::Unset, "the host and port of the Lambda Runtime API, set by Lambda");
+    /// `AWS_LAMBDA_FUNCTION_NAME`: the Lambda function's name.
+    AWS_LAMBDA_FUNCTION_NAME = Setting::new("AWS_LAMBDA_FUNCTION_NAME", Kind::Text,
+        DefaultValue::Unset, "the Lambda function's name, set by Lambda");
+    /// `AWS_LAMBDA_FUNCTION_MEMORY_SIZE`: the Lambda function's memory.
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE = Setting::new("AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
+        Kind::Whole { unit: "megabytes", min: 0 }, DefaultValue::Unset,
+        "the Lambda function's memory in megabytes, set by Lambda");
+    /// `AWS_LAMBDA_FUNCTION_VERSION`: the Lambda function's version.
+    AWS_LAMBDA_FUNCTION_VERSION = Setting::new("AWS_LAMBDA_FUNCTION_VERSION", Kind::Text,
+        DefaultValue::Unset, "the Lambda function's version, set by Lambda");
     // The context.
     /// `AUTH_TOKEN`: the account's auth token.
     AUTH_TOKEN = Setting::new("AUTH_TOKEN", Kind::Text, DefaultValue::Unset,

@@ -9,7 +9,7 @@ use ccfn_core::prelude::*;
 use ccfn_core::record::{init_logging_with, parse_filter, LogFormat};
 use ccfn_core::runtime::lambda_http::request::LambdaRequest;
 use ccfn_core::runtime::lambda_http::{Adapter, Context as LambdaContext, LambdaEvent, Service};
-use ccfn_core::runtime::{Feature, Runtime, RuntimeConfig};
+use ccfn_core::runtime::{Feature, Mode, Runtime, RuntimeConfig};
 use common::Lines;
 use serde_json::Value;
 
@@ -108,4 +108,68 @@ async fn function_url_event_round_trip() {
         "query string merged"
     );
     assert_eq!(records[0]["call_sid"], "CA123");
+    // The router alone, outside `serve_lambda`, knows no Lambda request.
+    for record in &records {
+        assert!(record.get("function_request_id").is_none(), "{record}");
+        assert!(record.get("cold_start").is_none(), "{record}");
+    }
+}
+
+/// The start-up errors `docs/deployment.md` shows for its Lambda `main`
+/// (which returns `serve_lambda`'s error) are what `serve_lambda` returns,
+/// as Rust prints an error `main` returns: `Error: ` and its `Debug`.
+#[tokio::test]
+async fn the_start_up_errors_the_deployment_guide_shows_are_serve_lambda_s() {
+    for name in [
+        "AWS_LAMBDA_RUNTIME_API",
+        "AWS_LAMBDA_FUNCTION_NAME",
+        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
+        "AWS_LAMBDA_FUNCTION_VERSION",
+    ] {
+        assert!(
+            std::env::var_os(name).is_none(),
+            "run this test outside Lambda: {name} is set"
+        );
+    }
+    let page = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/deployment.md"
+    ))
+    .unwrap();
+    let section = page
+        .split("\n### The binary\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n### ").next())
+        .expect("the Lambda binary's section");
+    let shown: Vec<&str> = section
+        .split("```text\n")
+        .skip(1)
+        .filter_map(|block| block.split("\n```").next())
+        .filter(|block| block.starts_with("Error: "))
+        .collect();
+
+    // A start-up check fails: production mode, a protected function, no
+    // auth token.
+    let mut production = RuntimeConfig::default();
+    production.mode = Mode::Production;
+    let unchecked = Runtime::new(Context::builder().build(), production)
+        .feature(
+            Feature::new("callback-and-voicemail-with-email")
+                .function("studio/wait-experience", wait),
+        )
+        .serve_lambda()
+        .await
+        .unwrap_err();
+    // The checks pass, outside Lambda.
+    let outside = Runtime::new(Context::builder().build(), RuntimeConfig::default())
+        .feature(
+            Feature::new("callback-and-voicemail-with-email")
+                .public_function("studio/wait-experience", wait),
+        )
+        .serve_lambda()
+        .await
+        .unwrap_err();
+    assert_eq!(outside.kind(), ccfn_core::ErrorKind::Configuration);
+    let printed = |error: &ccfn_core::Error| format!("Error: {error:?}");
+    assert_eq!(shown, [printed(&unchecked), printed(&outside)]);
 }

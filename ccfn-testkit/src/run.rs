@@ -300,14 +300,16 @@ impl Run {
     }
 
     /// The records in the human format, one line each, redacted as
-    /// [`Run::snapshot`].
+    /// [`Run::snapshot`], except the time: `[date]T[time]` where the line
+    /// shows the whole timestamp (a `start` line), `[time]` where it shows
+    /// the time of day.
     #[must_use]
     pub fn pretty_snapshot(&self) -> String {
         self.rendered(LogFormat::Pretty)
     }
 
     /// The records in the human format with every field, redacted as
-    /// [`Run::snapshot`].
+    /// [`Run::snapshot`], except the time: `[date]T[time]`.
     #[must_use]
     pub fn pretty_full_snapshot(&self) -> String {
         self.rendered(LogFormat::PrettyFull)
@@ -315,7 +317,12 @@ impl Run {
 
     fn rendered(&self, format: LogFormat) -> String {
         let mut out = String::new();
-        for record in self.redacted() {
+        for mut record in self.redacted() {
+            // Date and time apart, so that a snapshot shows which lines
+            // carry the date.
+            if let Some(timestamp) = record.get_mut("timestamp") {
+                *timestamp = Value::from("[date]T[time]");
+            }
             let _ = writeln!(out, "{}", format.render(&record));
         }
         out

@@ -7,6 +7,9 @@
 //! writer thread drains the queue, writes, flushes, and rests a
 //! millisecond so that, under load, senders rarely have to wake it. When
 //! the queue is full, lines are dropped and counted, never waited for.
+//! Where the process may be frozen after a reply (AWS Lambda), the
+//! runtime awaits [`Background::written`] before each reply: one more
+//! message on the queue, answered once everything before it is written.
 
 use std::cell::RefCell;
 use std::io::{self, Write};
@@ -20,6 +23,9 @@ use tracing_subscriber::fmt::MakeWriter;
 enum Message {
     Lines(Vec<u8>),
     Flush(SyncSender<()>),
+    /// Like `Flush`, for a task that awaits it rather than block a thread.
+    #[cfg_attr(not(feature = "lambda"), allow(dead_code))]
+    Written(tokio::sync::oneshot::Sender<()>),
 }
 
 struct Shared {
@@ -117,6 +123,29 @@ impl Background {
             let _ = written.recv_timeout(wait);
         }
     }
+
+    /// [`Background::flush`] for async code: queues this thread's
+    /// gathered lines, then waits (up to `wait`) without blocking its
+    /// thread until everything queued so far is written out and the
+    /// output flushed. One message on the queue and one wake-up of the
+    /// writer thread; nothing on the way of lines that are not waited for.
+    #[cfg_attr(not(feature = "lambda"), allow(dead_code))]
+    pub(crate) async fn written(&self, wait: Duration) {
+        flush_batch();
+        let (done, written) = tokio::sync::oneshot::channel();
+        match self.shared.queue.try_send(Message::Written(done)) {
+            Ok(()) => {
+                let _ = tokio::time::timeout(wait, written).await;
+            }
+            // The request must not be dropped: wait for room, off the
+            // async threads.
+            Err(TrySendError::Full(_)) => {
+                let writer = self.clone();
+                let _ = tokio::task::spawn_blocking(move || writer.flush(wait)).await;
+            }
+            Err(TrySendError::Disconnected(_)) => {}
+        }
+    }
 }
 
 /// The writer thread: drain, write, flush, rest.
@@ -129,6 +158,10 @@ fn write_all<W: Write>(mut out: W, messages: &Receiver<Message>, queued: &Atomic
             queued.fetch_sub(lines.len(), Ordering::AcqRel);
         }
         Message::Flush(done) => {
+            let _ = out.flush();
+            let _ = done.send(());
+        }
+        Message::Written(done) => {
             let _ = out.flush();
             let _ = done.send(());
         }
@@ -275,9 +308,84 @@ mod tests {
         let sink = Sink::default();
         let writer = Background::start(sink.clone(), 16, QUEUE_BYTES).unwrap();
         writer.make_writer().write_all(b"one\n").unwrap();
+        std::thread::sleep(Duration::from_millis(50));
         writer.make_writer().write_all(b"two\n").unwrap();
+        assert_eq!(writer.dropped_lines(), 0);
         writer.flush(Duration::from_secs(5));
         assert_eq!(&*sink.0.lock().unwrap(), b"one\ntwo\n");
         assert_eq!(writer.dropped_lines(), 0);
+    }
+
+    /// Takes its time over every write, and counts its flushes.
+    #[derive(Clone, Default)]
+    struct Slow {
+        written: Arc<Mutex<Vec<u8>>>,
+        flushes: Arc<AtomicUsize>,
+    }
+
+    impl Write for Slow {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            std::thread::sleep(Duration::from_millis(20));
+            self.written.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.flushes.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn written_returns_once_every_line_queued_before_it_is_written_and_flushed() {
+        let sink = Slow::default();
+        let writer = Background::start(sink.clone(), 16, QUEUE_BYTES).unwrap();
+        // Gathered as in an invocation's poll, and queued one by one.
+        batched(|| {
+            for n in 0..5 {
+                writer
+                    .make_writer()
+                    .write_all(format!("batched {n}\n").as_bytes())
+                    .unwrap();
+            }
+        });
+        for n in 0..5 {
+            writer
+                .make_writer()
+                .write_all(format!("alone {n}\n").as_bytes())
+                .unwrap();
+        }
+        // Still being written when asked: six writes of 20 ms.
+        assert!(sink.written.lock().unwrap().len() < 80);
+        let flushes = sink.flushes.load(Ordering::SeqCst);
+        writer.written(Duration::from_secs(5)).await;
+        let written = String::from_utf8(sink.written.lock().unwrap().clone()).unwrap();
+        let expected: String = (0..5)
+            .map(|n| format!("batched {n}\n"))
+            .chain((0..5).map(|n| format!("alone {n}\n")))
+            .collect();
+        assert_eq!(written, expected);
+        assert!(sink.flushes.load(Ordering::SeqCst) > flushes);
+    }
+
+    #[tokio::test]
+    async fn written_waits_for_room_when_the_queue_is_full() {
+        let (release, stuck) = mpsc::channel();
+        let writer = Background::start(Stuck(stuck), 1, QUEUE_BYTES).unwrap();
+        // One line taken by the writer (stuck on it), one waiting: full.
+        writer.make_writer().write_all(b"one\n").unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        writer.make_writer().write_all(b"two\n").unwrap();
+        assert_eq!(writer.dropped_lines(), 0);
+        let waiting = tokio::spawn({
+            let writer = writer.clone();
+            async move { writer.written(Duration::from_secs(5)).await }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!waiting.is_finished());
+        drop(release);
+        tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("written returns once the writer has room")
+            .unwrap();
     }
 }

@@ -5,13 +5,16 @@ use std::fmt;
 
 /// The fields every record has, whatever its step, in the order they are
 /// written (`function`, `invocation_id` and `call_sid` only inside an
-/// invocation, `call_sid` only when known).
-pub const COMMON_FIELDS: [&str; 7] = [
+/// invocation, `call_sid` only when known; `function_request_id` and
+/// `cold_start` only inside an invocation served on AWS Lambda).
+pub const COMMON_FIELDS: [&str; 9] = [
     "timestamp",
     "level",
     "function",
     "invocation_id",
     "call_sid",
+    "function_request_id",
+    "cold_start",
     "step",
     "message",
 ];

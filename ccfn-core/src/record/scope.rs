@@ -36,6 +36,32 @@ pub(crate) struct Invocation {
     /// Its span, when traces are exported.
     #[cfg(feature = "otel")]
     otel: Option<opentelemetry::Context>,
+    /// The Lambda invocation it serves, when it runs on Lambda.
+    pub(super) lambda: Option<OnLambda>,
+}
+
+/// The Lambda invocation a function's invocation serves: what joins its
+/// records with the platform's own lines (`REPORT`).
+#[derive(Clone, Debug)]
+#[cfg_attr(not(feature = "lambda"), allow(dead_code))]
+pub(crate) struct OnLambda {
+    /// The platform's request id (`Lambda-Runtime-Aws-Request-Id`).
+    pub(crate) request_id: String,
+    /// Whether it is the first invocation of the process.
+    pub(crate) cold_start: bool,
+}
+
+tokio::task_local! {
+    /// The Lambda invocation being served, set around the router's
+    /// handling of its request.
+    static ON_LAMBDA: OnLambda;
+}
+
+/// Runs `future` (the handling of one Lambda invocation's request) with
+/// `lambda` at hand for every invocation it starts.
+#[cfg(feature = "lambda")]
+pub(crate) async fn on_lambda<F: std::future::Future>(lambda: OnLambda, future: F) -> F::Output {
+    ON_LAMBDA.scope(lambda, future).await
 }
 
 impl Invocation {
@@ -55,6 +81,7 @@ impl Invocation {
             debug_buffer: None,
             #[cfg(feature = "otel")]
             otel: None,
+            lambda: ON_LAMBDA.try_with(OnLambda::clone).ok(),
         }
     }
 
@@ -101,16 +128,19 @@ impl Invocation {
                 Some(&self.function),
                 Some(&self.invocation_id),
                 self.call_sid.as_deref(),
+                self.lambda.as_ref(),
             )
         })
     }
 }
 
-/// `,"function":…,"invocation_id":…` and `,"call_sid":…` as written in a
-/// JSON line (each empty when absent).
+/// `,"function":…,"invocation_id":…`, `,"call_sid":…` and
+/// `,"function_request_id":…,"cold_start":…` as written in a JSON line
+/// (each empty when absent).
 pub(super) struct JsonIdentity {
     pub(super) function_and_id: String,
     pub(super) call_sid: String,
+    pub(super) lambda: String,
 }
 
 impl JsonIdentity {
@@ -118,6 +148,7 @@ impl JsonIdentity {
         function: Option<&str>,
         invocation_id: Option<&str>,
         call_sid: Option<&str>,
+        lambda: Option<&OnLambda>,
     ) -> Self {
         let member = |name: &str, value: Option<&str>| {
             let mut out = String::new();
@@ -132,6 +163,13 @@ impl JsonIdentity {
         JsonIdentity {
             function_and_id: member("function", function) + &member("invocation_id", invocation_id),
             call_sid: member("call_sid", call_sid),
+            lambda: lambda.map_or_else(String::new, |lambda| {
+                format!(
+                    "{},\"cold_start\":{}",
+                    member("function_request_id", Some(&lambda.request_id)),
+                    lambda.cold_start
+                )
+            }),
         }
     }
 }

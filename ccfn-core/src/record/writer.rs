@@ -25,7 +25,7 @@ use tracing_subscriber::Layer;
 use super::buffer::{self, BUFFERED_TARGET};
 use super::emit::{self, CRITICAL_TARGET, SPAN_NAME, TARGET};
 use super::fields::{EventVisitor, Written};
-use super::scope::{self, Invocation, JsonIdentity};
+use super::scope::{self, Invocation, JsonIdentity, OnLambda};
 use crate::config::{Source, CCFN_LOG, CCFN_LOG_DETAIL, CCFN_LOG_FORMAT};
 use crate::secret::scrub;
 use crate::text::{push_clean, push_one_line};
@@ -73,9 +73,10 @@ pub(super) fn with_timestamp<R>(f: impl FnOnce(&str) -> R) -> R {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LogFormat {
     /// For people at a terminal: one line per record, with the time of
-    /// day, the level, the function, the invocation id, the step, the
-    /// message, then the step's headline fields as `name=value` (see
-    /// [`crate::record::Step::headline`]).
+    /// day (the whole RFC 3339 timestamp on a `start` line and on the
+    /// first line of each UTC day), the level, the function, the
+    /// invocation id, the step, the message, then the step's headline
+    /// fields as `name=value` (see [`crate::record::Step::headline`]).
     #[default]
     Pretty,
     /// For people at a terminal, every field: the header line (with the
@@ -105,7 +106,8 @@ impl FromStr for LogFormat {
 
 impl LogFormat {
     /// Renders one record, as read back from a JSON line (without the
-    /// final newline).
+    /// final newline). Alone, a record shows its date in the brief format
+    /// only if it is a `start` record.
     #[must_use]
     pub fn render(self, record: &Map<String, Value>) -> String {
         let text = |key: &str| record.get(key).and_then(Value::as_str);
@@ -115,9 +117,13 @@ impl LogFormat {
             function: text("function"),
             invocation_id: text("invocation_id"),
             call_sid: None,
+            lambda: None,
             invocation: None,
             step: text("step").unwrap_or(""),
             message: text("message").unwrap_or(""),
+            // One record alone: its day is shown when it starts an
+            // invocation.
+            dated: text("step") == Some("start"),
         };
         let fields = record
             .iter()
@@ -172,12 +178,20 @@ struct Header<'a> {
     function: Option<&'a str>,
     invocation_id: Option<&'a str>,
     call_sid: Option<&'a str>,
-    /// The invocation the three above come from, if any: it keeps them
+    /// The Lambda invocation served, on Lambda.
+    lambda: Option<&'a OnLambda>,
+    /// The invocation the four above come from, if any: it keeps them
     /// written as JSON.
     invocation: Option<&'a Invocation>,
     step: &'a str,
     message: &'a str,
+    /// Whether the brief human format shows the whole timestamp (the
+    /// date too), not only the time of day.
+    dated: bool,
 }
+
+/// The fields a record has when its invocation runs on AWS Lambda.
+const LAMBDA_KEYS: [&str; 2] = ["function_request_id", "cold_start"];
 
 /// Whether a handler's own field named `key` is renamed (to
 /// `fields.<key>`): a field every record has, or one ccfn adds to a
@@ -224,7 +238,12 @@ where
     let identity = match header.invocation {
         Some(invocation) => invocation.json(),
         None => {
-            rendered = JsonIdentity::new(header.function, header.invocation_id, header.call_sid);
+            rendered = JsonIdentity::new(
+                header.function,
+                header.invocation_id,
+                header.call_sid,
+                header.lambda,
+            );
             &rendered
         }
     };
@@ -233,6 +252,7 @@ where
     if !body.has("call_sid") {
         out.push_str(&identity.call_sid);
     }
+    out.push_str(&identity.lambda);
     out.push_str(",\"step\":");
     push_str(out, header.step);
     out.push_str(",\"message\":");
@@ -276,6 +296,15 @@ where
     if let Some(call_sid) = &call_sid {
         pretty_field(out, "call_sid", call_sid, also);
     }
+    if let Some(lambda) = header.lambda {
+        pretty_field(
+            out,
+            LAMBDA_KEYS[0],
+            &Value::from(lambda.request_id.as_str()),
+            also,
+        );
+        pretty_field(out, LAMBDA_KEYS[1], &Value::from(lambda.cold_start), also);
+    }
     match body {
         Body::Written(written) => {
             // The human format reads the values back; it is not the fast
@@ -293,18 +322,24 @@ where
     }
 }
 
-/// One line: the time of day, level, function, invocation id, step and
-/// message, then the fields the step marks as headline (every field of an
-/// open step's record, or of a step the catalogue does not know).
+/// One line: the time of day (the whole timestamp when the header says
+/// so), level, function, invocation id, step and message, then the fields
+/// the step marks as headline (every field of an open step's record, or
+/// of a step the catalogue does not know); on Lambda, a `start` line also
+/// shows the request id and the cold start.
 fn write_brief<'a, I>(header: &Header<'_>, body: Body<'_, I>, out: &mut String, also: &[Box<str>])
 where
     I: Iterator<Item = (&'a str, &'a Value)> + Clone,
 {
-    // `2026-11-21T20:35:01.123Z` becomes `20:35:01.123Z`.
-    let time = header
-        .timestamp
-        .split_once('T')
-        .map_or(header.timestamp, |(_, time)| time);
+    // `2026-11-21T20:35:01.123Z` becomes `20:35:01.123Z`, unless dated.
+    let time = if header.dated {
+        header.timestamp
+    } else {
+        header
+            .timestamp
+            .split_once('T')
+            .map_or(header.timestamp, |(_, time)| time)
+    };
     let _ = write!(
         out,
         "{time} {:<5} {} {} [{}]",
@@ -317,10 +352,22 @@ where
         out.push(' ');
         push_brief_text(out, header.message, also);
     }
+    let starts = header.step == "start";
+    if let Some(lambda) = header.lambda.filter(|_| starts) {
+        brief_field(
+            out,
+            LAMBDA_KEYS[0],
+            &Value::from(lambda.request_id.as_str()),
+            also,
+        );
+        brief_field(out, LAMBDA_KEYS[1], &Value::from(lambda.cold_start), also);
+    }
     let step = super::catalogue::step(header.step);
     // `call_sid` is every record's, shown only where the step marks it
     // (`caller`); a record read back has it among its fields.
     let shown = |key: &str| match step {
+        // The Lambda invocation is shown where it starts.
+        _ if LAMBDA_KEYS.contains(&key) => starts,
         Some(step) if step.headline().contains(&key) => true,
         _ if key == "call_sid" => false,
         Some(step) => step.is_open(),
@@ -444,6 +491,21 @@ impl Visit for InvocationVisitor {
     }
 }
 
+/// The day of an RFC 3339 `timestamp` as `yyyymmdd`, 0 when it has
+/// none.
+fn utc_day(timestamp: &str) -> u32 {
+    let digits = |range: std::ops::Range<usize>| {
+        timestamp
+            .get(range)
+            .filter(|text| text.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|text| text.parse::<u32>().ok())
+    };
+    match (digits(0..4), digits(5..7), digits(8..10)) {
+        (Some(year), Some(month), Some(day)) => year * 10_000 + month * 100 + day,
+        _ => 0,
+    }
+}
+
 /// What a line is made of: the event's level and target, and its fields
 /// (a handler's own), or the contract record being emitted.
 #[derive(Clone, Copy)]
@@ -463,6 +525,9 @@ pub struct ContractLayer<W> {
     format: LogFormat,
     writer: W,
     filter: Targets,
+    /// The UTC day of the last line written (`yyyymmdd`; 0 before the
+    /// first): the brief format dates the first line of each day.
+    day: std::sync::atomic::AtomicU32,
 }
 
 impl<W> fmt::Debug for ContractLayer<W> {
@@ -484,6 +549,7 @@ where
             format,
             writer,
             filter: Targets::new().with_default(Level::TRACE),
+            day: std::sync::atomic::AtomicU32::new(0),
         }
     }
 
@@ -567,6 +633,15 @@ where
         }
     }
 
+    /// Whether a brief line of `step` logged at `timestamp` shows its
+    /// date: it starts an invocation, or it is the first line written on
+    /// its UTC day (the first line of all included).
+    fn dated(&self, timestamp: &str, step: &str) -> bool {
+        let day = utc_day(timestamp);
+        let before = self.day.swap(day, std::sync::atomic::Ordering::Relaxed);
+        step == "start" || before != day
+    }
+
     /// Formats one event as a line into `line`, given the invocation it
     /// belongs to.
     fn write_line(
@@ -588,6 +663,7 @@ where
             invocation: Option<&'h Invocation>,
             step: &'h str,
             message: &'h str,
+            dated: bool,
         ) -> Header<'h> {
             Header {
                 timestamp,
@@ -595,15 +671,26 @@ where
                 function: invocation.map(|i| i.function.as_str()),
                 invocation_id: invocation.map(|i| i.invocation_id.as_str()),
                 call_sid: invocation.and_then(|i| i.call_sid.as_deref()),
+                lambda: invocation.and_then(|i| i.lambda.as_ref()),
                 invocation,
                 step,
                 message,
+                dated,
             }
         }
+        let dated = |step| self.format == LogFormat::Pretty && self.dated(timestamp, step);
         let secrets = invocation.map_or(NONE, |i| &i.secrets);
         if contract {
             emit::with_emitted(|emitted| {
-                let header = header(timestamp, level, invocation, emitted.step, &emitted.message);
+                let dated = dated(emitted.step);
+                let header = header(
+                    timestamp,
+                    level,
+                    invocation,
+                    emitted.step,
+                    &emitted.message,
+                    dated,
+                );
                 let body = Body::Written::<std::iter::Empty<(&str, &Value)>>(&emitted.fields);
                 self.format.write(&header, body, line, secrets);
             });
@@ -631,7 +718,14 @@ where
             }
         }));
         let fields = others.iter().map(|(k, v)| (k.as_str(), v));
-        let header = header(timestamp, level, invocation, "log", &visitor.message);
+        let header = header(
+            timestamp,
+            level,
+            invocation,
+            "log",
+            &visitor.message,
+            dated("log"),
+        );
         self.format
             .write(&header, Body::Values(fields), line, secrets);
         scrub(line, secrets);
@@ -756,6 +850,12 @@ impl fmt::Debug for LogGuard {
 }
 
 impl LogGuard {
+    /// The writer thread's queue, to wait on.
+    #[cfg(feature = "lambda")]
+    pub(crate) fn writer(&self) -> crate::record::background::Background {
+        self.writer.clone()
+    }
+
     /// How many lines were dropped because the writer could not keep up.
     #[must_use]
     pub fn dropped_lines(&self) -> usize {
@@ -1153,9 +1253,11 @@ mod tests {
             function: None,
             invocation_id: None,
             call_sid: None,
+            lambda: None,
             invocation: None,
             step: "log",
             message: secret,
+            dated: false,
         };
         let values = [
             ("quoted", Value::from(secret)),
@@ -1172,6 +1274,104 @@ mod tests {
             assert!(!out.contains("secret&gt;"), "{format:?}: {out}");
             assert!(out.contains("<Say>[REDACTED]</Say>"), "{format:?}: {out}");
         }
+    }
+
+    #[test]
+    fn brief_dates_a_start_line_and_the_first_line_of_each_utc_day() {
+        let layer = ContractLayer::new(LogFormat::Pretty, std::io::sink);
+        assert!(
+            layer.dated("2026-11-26T23:59:58.000Z", "runtime"),
+            "the first line"
+        );
+        assert!(!layer.dated("2026-11-26T23:59:59.000Z", "log"));
+        assert!(layer.dated("2026-11-26T23:59:59.500Z", "start"));
+        assert!(!layer.dated("2026-11-26T23:59:59.999Z", "end"));
+        assert!(
+            layer.dated("2026-11-27T00:00:00.000Z", "metrics"),
+            "a new day"
+        );
+        assert!(!layer.dated("2026-11-27T00:00:00.001Z", "end"));
+        assert_eq!(utc_day("2026-11-27T00:00:00.001Z"), 20_261_127);
+        assert_eq!(utc_day("[timestamp]"), 0);
+
+        // One record alone: its date shows where it starts an invocation.
+        let record = |step: &str| {
+            json!({
+                "timestamp": "2026-11-21T20:35:01.123Z", "level": "INFO",
+                "function": "f", "invocation_id": "abc", "step": step, "message": "m"
+            })
+        };
+        assert_eq!(
+            LogFormat::Pretty.render(record("start").as_object().unwrap()),
+            "2026-11-21T20:35:01.123Z INFO  f abc [start] m"
+        );
+        assert_eq!(
+            LogFormat::Pretty.render(record("end").as_object().unwrap()),
+            "20:35:01.123Z INFO  f abc [end] m"
+        );
+    }
+
+    #[test]
+    fn on_lambda_every_format_carries_the_request_id_and_the_cold_start() {
+        let lambda = OnLambda {
+            request_id: "8476a536-e9f4-11e8-9739-2dfe598c3fcd".to_owned(),
+            cold_start: true,
+        };
+        let line = |format: LogFormat, step: &str| {
+            let header = Header {
+                timestamp: "2026-11-21T20:35:01.123Z",
+                level: "INFO",
+                function: Some("f"),
+                invocation_id: Some("abc"),
+                call_sid: Some("CA1"),
+                lambda: Some(&lambda),
+                invocation: None,
+                step,
+                message: "m",
+                dated: false,
+            };
+            let values = [("outcome", Value::from("success"))];
+            let mut out = String::new();
+            format.write(
+                &header,
+                Body::Values(values.iter().map(|(k, v)| (*k, v))),
+                &mut out,
+                NONE,
+            );
+            out
+        };
+        let json = line(LogFormat::Json, "end");
+        assert_eq!(
+            json,
+            r#"{"timestamp":"2026-11-21T20:35:01.123Z","level":"INFO","function":"f","invocation_id":"abc","call_sid":"CA1","function_request_id":"8476a536-e9f4-11e8-9739-2dfe598c3fcd","cold_start":true,"step":"end","message":"m","outcome":"success"}"#
+        );
+        // Where it starts, in brief; on every line, in full.
+        assert_eq!(
+            line(LogFormat::Pretty, "start"),
+            "20:35:01.123Z INFO  f abc [start] m function_request_id=8476a536-e9f4-11e8-9739-2dfe598c3fcd cold_start=true"
+        );
+        assert_eq!(
+            line(LogFormat::Pretty, "end"),
+            "20:35:01.123Z INFO  f abc [end] m outcome=success"
+        );
+        assert!(line(LogFormat::PrettyFull, "end").ends_with(
+            "\n  call_sid: CA1\n  function_request_id: 8476a536-e9f4-11e8-9739-2dfe598c3fcd\n  cold_start: true\n  outcome: success"
+        ));
+        // A record read back shows them alike.
+        let record: Map<String, Value> = serde_json::from_str(&json).unwrap();
+        let again: Map<String, Value> =
+            serde_json::from_str(&LogFormat::Json.render(&record)).unwrap();
+        assert_eq!(again, record);
+        assert_eq!(
+            LogFormat::Pretty.render(&record),
+            "20:35:01.123Z INFO  f abc [end] m outcome=success"
+        );
+        let mut start = record.clone();
+        start.insert("step".into(), Value::from("start"));
+        assert_eq!(
+            LogFormat::Pretty.render(&start),
+            "2026-11-21T20:35:01.123Z INFO  f abc [start] m function_request_id=8476a536-e9f4-11e8-9739-2dfe598c3fcd cold_start=true"
+        );
     }
 
     #[test]

@@ -390,27 +390,31 @@ impl Runtime {
 
 #[cfg(feature = "lambda")]
 impl Runtime {
-    /// Installs the process's logging, checks, and serves the router on
+    /// Checks, installs the process's logging, and serves the router on
     /// AWS Lambda (API Gateway REST and HTTP APIs, function URLs) through
     /// the official `lambda_http` runtime until the platform stops the
     /// process. Needs the `lambda` feature.
     ///
+    /// Every record of an invocation carries the platform's request id
+    /// (`function_request_id`) and whether the invocation is the first of
+    /// the process (`cold_start`); each one is written out, and its spans
+    /// and metrics exported, before its reply leaves, since the platform
+    /// may freeze the process as soon as it has the reply.
+    ///
     /// # Errors
-    /// Logging cannot be installed, [`Runtime::check`] fails, or the
-    /// Lambda runtime fails.
+    /// [`Runtime::check`] fails, the process is not on Lambda (a variable
+    /// the platform sets is missing; kind `Configuration`), logging cannot
+    /// be installed, or the Lambda runtime fails.
     pub async fn serve_lambda(self) -> Result<(), Error> {
+        self.check()?;
+        let env = crate::config::Env::load()?;
+        lambda::check_environment(|setting| setting.text(&env).is_some())?;
         let logs = crate::record::writer::init_logging()?;
         #[cfg(feature = "otel")]
         let telemetry = start_telemetry(&self.context)?;
-        let router = self.router()?;
-        // The process may be frozen between invocations: each one's spans
-        // and metrics leave before its reply does.
-        #[cfg(feature = "otel")]
-        let router = router.layer(axum::middleware::map_response(
-            |response: axum::response::Response| async move {
-                let _ = tokio::task::spawn_blocking(crate::otel::flush).await;
-                response
-            },
+        let router = self.router()?.layer(axum::middleware::from_fn_with_state(
+            logs.writer(),
+            lambda::invocation,
         ));
         let result = lambda_http::run(router)
             .await
@@ -419,6 +423,122 @@ impl Runtime {
         drop(telemetry);
         drop(logs);
         result
+    }
+}
+
+/// What the runtime adds on Lambda around each request.
+#[cfg(feature = "lambda")]
+mod lambda {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use axum::extract::{Request, State};
+    use axum::middleware::Next;
+    use axum::response::Response;
+    use lambda_http::RequestExt as _;
+
+    use crate::config::{
+        Setting, AWS_LAMBDA_FUNCTION_MEMORY_SIZE, AWS_LAMBDA_FUNCTION_NAME,
+        AWS_LAMBDA_FUNCTION_VERSION, AWS_LAMBDA_RUNTIME_API,
+    };
+    use crate::error::{Error, ErrorKind};
+    use crate::record::background::Background;
+    use crate::record::scope::{on_lambda, OnLambda};
+
+    /// The variables the Lambda platform sets for a custom runtime, which
+    /// `lambda_http` reads (it panics without them).
+    pub(super) static ENVIRONMENT: [&Setting; 4] = [
+        &AWS_LAMBDA_RUNTIME_API,
+        &AWS_LAMBDA_FUNCTION_NAME,
+        &AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
+        &AWS_LAMBDA_FUNCTION_VERSION,
+    ];
+
+    /// How long a reply waits, at most, for its records to be written.
+    const WRITTEN_WITHIN: Duration = Duration::from_secs(2);
+
+    /// Whether no invocation has been served yet by this process.
+    static COLD: AtomicBool = AtomicBool::new(true);
+
+    /// Checks that the process runs where the Lambda platform (or an
+    /// emulator of it) started it: every variable of [`ENVIRONMENT`] is
+    /// set, as `is_set` says.
+    pub(super) fn check_environment(
+        is_set: impl Fn(&'static Setting) -> bool,
+    ) -> Result<(), Error> {
+        let missing: Vec<&str> = ENVIRONMENT
+            .iter()
+            .filter(|setting| !is_set(setting))
+            .map(|setting| setting.name())
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorKind::Configuration,
+            format!(
+                "not running on AWS Lambda: {} {} not set (the Lambda platform sets them); serve the functions with `serve` elsewhere, or run them under a Lambda emulator such as `cargo lambda watch`",
+                missing.join(", "),
+                if missing.len() == 1 { "is" } else { "are" }
+            ),
+        ))
+    }
+
+    /// Handles one Lambda invocation's request: its records carry the
+    /// platform's request id and the cold start, and are written out
+    /// (after its spans and metrics are exported) before the reply leaves.
+    pub(super) async fn invocation(
+        State(writer): State<Background>,
+        request: Request,
+        next: Next,
+    ) -> Response {
+        let cold_start = COLD.swap(false, Ordering::Relaxed);
+        let request_id = request
+            .lambda_context_ref()
+            .map(|context| context.request_id.clone());
+        let response = match request_id {
+            Some(request_id) => {
+                let lambda = OnLambda {
+                    request_id,
+                    cold_start,
+                };
+                on_lambda(lambda, next.run(request)).await
+            }
+            None => next.run(request).await,
+        };
+        // The process may be frozen as soon as the platform has the reply.
+        #[cfg(feature = "otel")]
+        let _ = tokio::task::spawn_blocking(crate::otel::flush).await;
+        writer.written(WRITTEN_WITHIN).await;
+        response
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use crate::error::ErrorKind;
+        use crate::runtime::lambda::check_environment;
+
+        #[test]
+        fn outside_lambda_the_missing_variables_are_named() {
+            assert!(check_environment(|_| true).is_ok());
+            let error = check_environment(|setting| setting.name() == "AWS_LAMBDA_FUNCTION_NAME")
+                .unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::Configuration);
+            assert!(
+                error.message().starts_with(
+                    "not running on AWS Lambda: AWS_LAMBDA_RUNTIME_API, AWS_LAMBDA_FUNCTION_MEMORY_SIZE, AWS_LAMBDA_FUNCTION_VERSION are not set"
+                ),
+                "{error}"
+            );
+            let error = check_environment(|setting| setting.name() != "AWS_LAMBDA_RUNTIME_API")
+                .unwrap_err();
+            assert!(
+                error
+                    .message()
+                    .starts_with("not running on AWS Lambda: AWS_LAMBDA_RUNTIME_API is not set"),
+                "{error}"
+            );
+        }
     }
 }
 

@@ -3,6 +3,10 @@
 //! embedded defaults and no credentials needed in local mode; in
 //! production mode (`CCFN_MODE=production`) it refuses to start without
 //! its real values.
+//!
+//! Built with the `lambda` feature, the same binary serves them on AWS
+//! Lambda when the platform (or an emulator such as `cargo lambda watch`)
+//! starts it: that is, when `AWS_LAMBDA_RUNTIME_API` is set.
 
 use ccfn_core::config::{self, Env};
 use ccfn_core::runtime::{Runtime, RuntimeConfig};
@@ -17,8 +21,12 @@ async fn main() {
         let config = RuntimeConfig::from_source(&env)?;
         // Local placeholders in local mode; the real values in production.
         let context = server_context(&env, config.mode)?;
-        let runtime = Runtime::new(context, config);
-        example_contact_center::runtime(runtime).serve().await
+        let runtime = example_contact_center::runtime(Runtime::new(context, config));
+        #[cfg(feature = "lambda")]
+        if config::AWS_LAMBDA_RUNTIME_API.text(&env).is_some() {
+            return runtime.serve_lambda().await;
+        }
+        runtime.serve().await
     };
     if let Err(error) = served.await {
         eprintln!("ccfn: {error}");

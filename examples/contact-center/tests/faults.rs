@@ -18,6 +18,10 @@
 
 mod server;
 
+// On AWS Lambda: frozen the moment a reply is in (the `lambda` feature).
+#[cfg(all(feature = "lambda", target_os = "linux"))]
+mod lambda;
+
 use std::time::{Duration, Instant};
 
 use axum::Router;
