@@ -629,6 +629,8 @@ impl fmt::Display for TaskRouterError {
 /// voice function answers by saying `Option not available at this time`,
 /// succeeding; another function fails with that caller message.
 impl From<TaskRouterError> for Error {
+    /// Located where it is called: the handler's `?`.
+    #[track_caller]
     fn from(error: TaskRouterError) -> Self {
         error.log();
         Error::new(ErrorKind::Upstream, error.to_string())
