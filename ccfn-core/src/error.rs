@@ -39,7 +39,9 @@ pub(crate) fn backtrace_here() -> Backtrace {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// A required parameter is missing (HTTP 400).
+    /// What the request sent cannot be used (HTTP 400): a required
+    /// parameter is missing, a value is invalid, or what it names is too
+    /// large to attach to an email.
     Validation,
     /// A setting or a required environment value is missing or cannot be
     /// used: a deployment fault (HTTP 500), never a request's fault. Every
