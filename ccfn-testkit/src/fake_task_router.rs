@@ -143,6 +143,8 @@ struct FakeWorkflow {
 struct State {
     origin: String,
     workflows: Vec<FakeWorkflow>,
+    /// Queue SIDs and their friendly names.
+    queue_names: Vec<(String, String)>,
     failure: Option<(u16, String)>,
     delay: Duration,
     looping_pages: bool,
@@ -251,6 +253,29 @@ impl FakeTaskRouter {
                 friendly_name: friendly_name.into(),
                 configuration,
             });
+        }
+        self
+    }
+
+    /// Names queue `sid` `friendly_name`: a task routed to it is answered
+    /// with that `task_queue_friendly_name` (an unnamed queue's is
+    /// `Queue`).
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_task_router::FakeTaskRouter;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakeTaskRouter::start().await.with_queue("WQ0001", "Callbacks");
+    /// # let _ = fake;
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_queue(self, sid: impl Into<String>, friendly_name: impl Into<String>) -> Self {
+        let sid = sid.into();
+        {
+            let mut state = self.lock();
+            state.queue_names.retain(|(queue, _)| *queue != sid);
+            state.queue_names.push((sid, friendly_name.into()));
         }
         self
     }
@@ -528,7 +553,13 @@ fn create_task(state: &mut State, workspace: &str, request: &FakeRequest) -> Res
         "reason": null,
         "sid": sid,
         "task_queue_sid": queue,
-        "task_queue_friendly_name": queue.map(|_| "Queue"),
+        "task_queue_friendly_name": queue.map(|queue| {
+            state
+                .queue_names
+                .iter()
+                .find(|(sid, _)| sid == queue)
+                .map_or("Queue", |(_, name)| name.as_str())
+        }),
         "task_channel_sid": null,
         "task_channel_unique_name": request.form_value("TaskChannel").unwrap_or("default"),
         "timeout": number("Timeout", 86_400),

@@ -241,7 +241,8 @@ fn stable_snapshot(run: &Run, fake: &FakeTaskRouter) -> String {
 async fn task_creation_logs_workflow_attributes_call_and_critical() {
     let fake = FakeTaskRouter::start()
         .await
-        .with_workflow(WORKFLOW, "Callbacks", routing(QUEUE));
+        .with_workflow(WORKFLOW, "Callbacks", routing(QUEUE))
+        .with_queue(QUEUE, "Callbacks queue");
     let run = invoke(create_callback, remote(&fake), FakeEvent::voice()).await;
     run.assert_contract();
     run.assert_no_leak(&[AUTH_TOKEN]);
@@ -284,6 +285,11 @@ async fn task_creation_logs_workflow_attributes_call_and_critical() {
     assert_eq!(critical["attributes"], expected_attributes);
     assert!(reply_text(&run)
         .contains("We will call you back. Task WT00000000000000000000000000000001."));
+    // No `<Enqueue>` names a queue: the queue is the one the task went to,
+    // by the name the task router answered.
+    let config = run.record("taskrouter_config").unwrap();
+    assert_eq!(config["queue"], "Callbacks queue");
+    assert_eq!(config["workflow_sid"], WORKFLOW);
 
     let requests = fake.requests();
     assert_eq!(requests.len(), 1);
@@ -626,6 +632,8 @@ async fn queue_mismatch_still_logs_the_created_task() {
     .await;
     run.assert_contract();
     assert_eq!(run.record("critical").unwrap()["queue_sid"], QUEUE);
+    // The task went to a queue, the wrong one: the record names it.
+    assert_eq!(run.record("taskrouter_config").unwrap()["queue"], "Queue");
     let error = task_error(&run);
     assert_eq!(error["cause"], "queue_mismatch");
     assert_eq!(

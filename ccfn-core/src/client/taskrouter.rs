@@ -312,6 +312,31 @@ pub struct Task {
     pub priority: Option<u64>,
 }
 
+impl Task {
+    /// The queue it went to, as `taskrouter_config` names it: its
+    /// friendly name when the answer says it, else its SID; `None` while
+    /// it is not routed.
+    ///
+    /// ```
+    /// use ccfn_core::taskrouter::Task;
+    ///
+    /// let task: Task = serde_json::from_value(serde_json::json!({
+    ///     "sid": "WT1", "task_queue_sid": "WQ1", "task_queue_friendly_name": "Callbacks"
+    /// })).unwrap();
+    /// assert_eq!(task.routed_queue(), Some("Callbacks"));
+    /// let task: Task = serde_json::from_value(serde_json::json!({ "sid": "WT1", "task_queue_sid": "WQ1" })).unwrap();
+    /// assert_eq!(task.routed_queue(), Some("WQ1"));
+    /// ```
+    #[must_use]
+    pub fn routed_queue(&self) -> Option<&str> {
+        let named = self.queue_name.as_deref().filter(|n| !n.trim().is_empty());
+        named.or(self
+            .queue_sid
+            .as_deref()
+            .filter(|sid| !sid.trim().is_empty()))
+    }
+}
+
 /// A workflow, as the REST API answers it.
 ///
 /// # Active, disabled, deleted
@@ -996,7 +1021,8 @@ fn log_task_request(task: &NewTask) {
     );
 }
 
-/// Writes `critical`, then checks the queue.
+/// Writes `critical`, notes the queue for `taskrouter_config`, then checks
+/// the queue.
 fn finish(task: &NewTask, created: Task) -> Result<Task, TaskRouterError> {
     emit_critical(
         &format!(
@@ -1012,6 +1038,9 @@ fn finish(task: &NewTask, created: Task) -> Result<Task, TaskRouterError> {
             attributes: Field::from(&created.attributes),
         },
     );
+    if let Some(queue) = created.routed_queue() {
+        crate::record::scope::note_routed_queue(queue);
+    }
     if let Some(expected) = &task.expected_queue_sid {
         if created.queue_sid.as_deref() != Some(expected.as_str()) {
             return Err(TaskRouterError::QueueMismatch {
