@@ -516,6 +516,57 @@ async fn deleted_workflow_is_a_404_on_fetch() {
 }
 
 #[tokio::test]
+async fn a_workflow_of_another_workspace_is_named_with_its_workspace() {
+    const STAGING: &str = "WSbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    const EMPTY: &str = "WScccccccccccccccccccccccccccccccc";
+    let fake = FakeTaskRouter::start()
+        .await
+        .with_workspace(WORKSPACE, "Production")
+        .with_workspace(EMPTY, "Sandbox")
+        .with_workspace(STAGING, "Staging")
+        .with_workflow_in(STAGING, WORKFLOW, "Callbacks", routing(QUEUE));
+    let run = invoke(checked_callback, remote(&fake), FakeEvent::voice()).await;
+    run.assert_contract();
+    run.assert_no_leak(&[AUTH_TOKEN]);
+    assert!(reply_text(&run).contains(CALLER_MESSAGE));
+    let error = task_error(&run);
+    assert_eq!(error["cause"], "workflow_other_workspace");
+    assert_eq!(error["workflow_sid"], WORKFLOW);
+    assert_eq!(error["workspace_sid"], STAGING);
+    assert_eq!(
+        error["message"],
+        format!("Task routing failed: workflow {WORKFLOW} is not in this workspace (404) but in workspace {STAGING} “Staging”: its SID is another environment's; set this workspace's workflow")
+    );
+    // This workspace, the list, then each other workspace until one has it;
+    // never its own twice.
+    let paths: Vec<String> = fake.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(
+        paths,
+        [
+            format!("/v1/Workspaces/{WORKSPACE}/Workflows/{WORKFLOW}"),
+            "/v1/Workspaces".to_owned(),
+            format!("/v1/Workspaces/{EMPTY}/Workflows/{WORKFLOW}"),
+            format!("/v1/Workspaces/{STAGING}/Workflows/{WORKFLOW}"),
+        ]
+    );
+    assert!(run.record("critical").is_none(), "no task created");
+}
+
+#[tokio::test]
+async fn a_workflow_no_workspace_has_is_deleted() {
+    let fake = FakeTaskRouter::start()
+        .await
+        .with_workspace(WORKSPACE, "Production")
+        .with_workspace("WSbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "Staging");
+    let run = invoke(checked_callback, remote(&fake), FakeEvent::voice()).await;
+    run.assert_contract();
+    let error = task_error(&run);
+    assert_eq!(error["cause"], "workflow_deleted");
+    assert!(error.get("workspace_sid").is_none(), "{error:?}");
+    assert_eq!(fake.requests().len(), 3, "this one, the list, the other");
+}
+
+#[tokio::test]
 async fn lookup_failure_on_a_500() {
     let fake = FakeTaskRouter::start()
         .await
