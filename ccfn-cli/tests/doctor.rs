@@ -357,6 +357,53 @@ async fn a_queue_mismatch() {
     insta::assert_snapshot!("queue_mismatch", stable(&text));
 }
 
+#[tokio::test]
+async fn a_queue_named_in_the_records_is_looked_up_by_its_name() {
+    // The task router answered the queue's name as it was when the task
+    // was created; the workspace's queue of that SID is now named
+    // otherwise, and no queue has the recorded name.
+    let routes =
+        json!({ "task_routing": { "filters": [], "default_filter": { "queue": center::QUEUE } } });
+    let router = FakeTaskRouter::start()
+        .await
+        .with_workflow(center::WORKFLOW, "Callbacks", routes)
+        .with_queue(center::QUEUE, "Callbacks (old)");
+    let run = callback(Scenario::Healthy, &router).await;
+    assert_eq!(
+        run.record("taskrouter_config").unwrap()["queue"],
+        "Callbacks (old)"
+    );
+    let mut fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .contact_center(Scenario::Healthy);
+    for task in router.tasks() {
+        fake = fake.with(
+            Resource::Tasks {
+                workspace: center::WORKSPACE.to_owned(),
+            },
+            task,
+        );
+    }
+    let lines: String = run.lines().iter().map(|l| format!("{l}\n")).collect();
+    let (code, text, json) = doctor_on(&fake, &lines, "queue-name").await;
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(
+        failures(&json),
+        [format!(
+            "Workspace {} has no queue named \"Callbacks (old)\"",
+            center::WORKSPACE
+        )],
+        "{text}"
+    );
+    // The platform was asked for it by name.
+    assert!(fake.requests().iter().any(|r| r.path
+        == format!("/v1/Workspaces/{}/TaskQueues", center::WORKSPACE)
+        && r.query
+            .iter()
+            .any(|(k, v)| k == "FriendlyName" && v == "Callbacks (old)")));
+}
+
 /// The email rows: a voicemail recorded for the call, but no email; the
 /// provider answers `answer`.
 async fn voicemail(

@@ -216,3 +216,23 @@ fn set_id(response: &mut Response, id: &InvocationId) {
         response.headers_mut().insert(INVOCATION_HEADER, value);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_a_call_sid_is_taken_for_one() {
+        assert!(super::is_call_sid("CA0123456789abcdef0123456789abcdef"));
+        assert!(super::is_call_sid("CA0123456789ABCDEF0123456789ABCDEF"));
+        for not in [
+            "",
+            "CA",
+            "CA0123456789abcdef0123456789abcde",
+            "CA0123456789abcdef0123456789abcdef0",
+            "CA0123456789abcdef0123456789abcdeg",
+            "XX0123456789abcdef0123456789abcdef",
+            "CA\u{1b}[2J456789abcdef0123456789abcd",
+        ] {
+            assert!(!super::is_call_sid(not), "{not:?}");
+        }
+    }
+}
