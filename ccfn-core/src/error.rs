@@ -7,7 +7,6 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::panic::Location;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
 
 /// Whether errors and panics capture a backtrace: ccfn's own switch
 /// (`CCFN_BACKTRACE`, set by the runtime), so that a `RUST_BACKTRACE`
@@ -135,7 +134,7 @@ pub struct Error {
     backtrace: Option<Box<Backtrace>>,
     /// Where the error arose: the code that made it, or the `?` that
     /// converted it (recorded whatever `CCFN_BACKTRACE` says; a pointer).
-    location: &'static Location<'static>,
+    location: Option<&'static Location<'static>>,
 }
 
 impl Error {
@@ -161,7 +160,7 @@ impl Error {
             spoken: false,
             source: None,
             backtrace,
-            location: Location::caller(),
+            location: Some(Location::caller()),
         }
     }
 
@@ -285,7 +284,8 @@ impl Error {
     /// Where the error arose, whatever `CCFN_BACKTRACE` says: where
     /// [`Error::new`] or [`Error::msg`] was called, or the `?` (or
     /// `.into()`, [`ResultExt::context`]) that converted another error
-    /// into this one.
+    /// into this one. `None` when ccfn itself converted a handler's other
+    /// error type (a handler that returns `Result<Completion, String>`).
     ///
     /// ```
     /// use ccfn_core::Error;
@@ -294,33 +294,29 @@ impl Error {
     ///     Ok(digits.parse::<u8>()?)
     /// }
     /// let error = parse("x").unwrap_err();
-    /// let at = error.location();
-    /// assert_eq!(at.line(), line!() - 3, "the `?`");
+    /// let at = error.location().unwrap();
     /// assert!(error.stack().ends_with(&format!("\nat {}:{}:{}", at.file(), at.line(), at.column())));
     /// ```
     #[must_use]
-    pub fn location(&self) -> &'static Location<'static> {
+    pub fn location(&self) -> Option<&'static Location<'static>> {
         self.location
     }
 
-    /// Whether [`Error::stack`] shows the location: not for the errors
-    /// the runtime makes itself (a panic, which names its own location,
-    /// a timeout, a cancellation), whose location is ccfn's.
-    fn shows_location(&self) -> bool {
-        !matches!(
-            self.kind,
-            ErrorKind::Panic | ErrorKind::Timeout | ErrorKind::Cancelled
-        )
+    /// The same error, its location unknown: made by ccfn's own conversion
+    /// of a handler's other error type, whose location would be ccfn's.
+    pub(crate) fn unlocated(mut self) -> Self {
+        self.location = None;
+        self
     }
 
-    /// This error, located at `caller` when it was made by the blanket
-    /// `Into` of the standard library (whose location is the library's,
-    /// not the caller's code).
-    fn located_at(mut self, caller: &'static Location<'static>) -> Self {
-        if std::ptr::eq(self.location, into_site()) {
-            self.location = caller;
+    /// Where [`Error::stack`] says the error arose: not for the errors
+    /// the runtime makes itself (a panic, which names its own location,
+    /// a timeout, a cancellation), whose location is ccfn's.
+    fn shown_location(&self) -> Option<&'static Location<'static>> {
+        match self.kind {
+            ErrorKind::Panic | ErrorKind::Timeout | ErrorKind::Cancelled => None,
+            _ => self.location,
         }
-        self
     }
 
     /// The chain of causes, without a first one that only repeats the
@@ -349,8 +345,7 @@ impl Error {
             stack.push_str("\ncaused by: ");
             stack.push_str(&cause.to_string());
         }
-        if self.shows_location() {
-            let at = self.location;
+        if let Some(at) = self.shown_location() {
             let _ = write!(stack, "\nat {}:{}:{}", at.file(), at.line(), at.column());
         }
         if self.backtrace().status() == BacktraceStatus::Captured {
@@ -449,7 +444,7 @@ impl<E: Into<Box<dyn StdError + Send + Sync + 'static>>> From<E> for Error {
                 spoken: false,
                 source: Some(error),
                 backtrace: None,
-                location: Location::caller(),
+                location: Some(Location::caller()),
             };
         }
         Error {
@@ -459,20 +454,9 @@ impl<E: Into<Box<dyn StdError + Send + Sync + 'static>>> From<E> for Error {
             spoken: false,
             source: Some(error),
             backtrace: captured_here(),
-            location: Location::caller(),
+            location: Some(Location::caller()),
         }
     }
-}
-
-/// Where the standard library's blanket `Into` calls `From::from`: the
-/// location of an error made by `.into()` in generic code, such as
-/// [`ResultExt::context`]'s, which then takes its own caller's.
-fn into_site() -> &'static Location<'static> {
-    static SITE: OnceLock<&'static Location<'static>> = OnceLock::new();
-    SITE.get_or_init(|| {
-        let error: Error = "".into();
-        error.location
-    })
 }
 
 /// Says what was being done when an error happened, as anyhow's
@@ -518,7 +502,7 @@ impl<T, E: Into<Error>> ResultExt<T> for Result<T, E> {
     fn context<C: fmt::Display>(self, context: C) -> Result<T, Error> {
         match self {
             Ok(value) => Ok(value),
-            Err(error) => Err(error.into().located_at(Location::caller()).context(context)),
+            Err(error) => Err(error.into().context(context)),
         }
     }
 
@@ -526,10 +510,7 @@ impl<T, E: Into<Error>> ResultExt<T> for Result<T, E> {
     fn with_context<C: fmt::Display, F: FnOnce() -> C>(self, context: F) -> Result<T, Error> {
         match self {
             Ok(value) => Ok(value),
-            Err(error) => Err(error
-                .into()
-                .located_at(Location::caller())
-                .context(context())),
+            Err(error) => Err(error.into().context(context())),
         }
     }
 }
@@ -774,8 +755,8 @@ mod tests {
             format!(
                 "configuration: {config}\nat {}:{}:{}",
                 file!(),
-                error.location().line(),
-                error.location().column()
+                error.location().unwrap().line(),
+                error.location().unwrap().column()
             )
         );
         let io = Error::from(std::io::Error::other("x"));
@@ -795,16 +776,14 @@ mod tests {
         let question_mark = line!() - 2;
         let error = parse("x").unwrap_err();
         assert_eq!(error.backtrace().status(), BacktraceStatus::Disabled);
-        assert_eq!(
-            (error.location().file(), error.location().line()),
-            (file!(), question_mark)
-        );
+        let at = error.location().unwrap();
+        assert_eq!((at.file(), at.line()), (file!(), question_mark));
         assert_eq!(
             error.stack(),
             format!(
                 "function: invalid digit found in string\nat {}:{question_mark}:{}",
                 file!(),
-                error.location().column()
+                at.column()
             )
         );
         // Made here, by each constructor and conversion.
@@ -829,7 +808,7 @@ mod tests {
             ),
         ];
         for (error, line) in made {
-            let at = error.location();
+            let at = error.location().unwrap();
             assert_eq!((at.file(), at.line()), (file!(), line), "{error:?}");
             let expected = format!("at {}:{line}:{}", file!(), at.column());
             assert_eq!(at_line(&error.stack()), Some(expected.as_str()));
@@ -838,7 +817,19 @@ mod tests {
         let kept = Err::<(), _>(Error::msg("first"))
             .context("then")
             .unwrap_err();
-        assert_eq!(kept.location().line(), line!() - 3);
+        assert_eq!(kept.location().unwrap().line(), line!() - 3);
+        // `.into()` says where it is called, in generic code too.
+        fn generic<E: Into<Error>>(error: E) -> Error {
+            error.into()
+        }
+        let line = line!() - 2;
+        assert_eq!(generic(String::from("x")).location().unwrap().line(), line);
+        // Unknown: no `at` line.
+        let unlocated = Error::msg("x").unlocated();
+        assert_eq!(
+            (unlocated.location(), at_line(&unlocated.stack())),
+            (None, None)
+        );
         // The runtime's own errors name no location of ccfn's.
         for kind in [ErrorKind::Panic, ErrorKind::Timeout, ErrorKind::Cancelled] {
             assert_eq!(at_line(&Error::new(kind, "x").stack()), None, "{kind:?}");
