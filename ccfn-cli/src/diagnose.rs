@@ -165,8 +165,9 @@ struct Selection {
     /// The invocations, in the order their first record was read.
     invocations: Vec<(String, Vec<Record>)>,
     /// The first `request_rejected` records of the selected function (or
-    /// of any function without `--function`), which never reach an
-    /// invocation: [`EVIDENCE_MAX`] of them.
+    /// of any function without `--function`), of the selected call (its
+    /// `call_sid`, with `--call`), which never reach an invocation:
+    /// [`EVIDENCE_MAX`] of them.
     rejected: Vec<Record>,
     /// How many `request_rejected` records were read, kept or not.
     rejected_total: usize,
@@ -421,6 +422,21 @@ fn parameters(selection: &Selection) -> Finding {
                 ));
             }
         }
+        // A parameter the handler itself requires (`Event::parse`, say),
+        // reported as its validation error.
+        for error in records
+            .iter()
+            .filter(|r| str_of(r, "step") == "error" && str_of(r, "kind") == "validation")
+        {
+            if let Some(name) = missing_parameter(str_of(error, "error")) {
+                if event.is_none_or(|e| !e.contains_key(name)) {
+                    problems.push(Evidence::of(
+                        error,
+                        format!("`{name}` is required and was not sent"),
+                    ));
+                }
+            }
+        }
         for (name, value) in event.into_iter().flatten() {
             let Some(value) = value.as_str() else {
                 continue;
@@ -442,12 +458,42 @@ fn parameters(selection: &Selection) -> Finding {
     finding(2, Answer::No, problems, specifically)
 }
 
-/// Question 3.
+/// The parameter a validation error's text says is missing, if it says
+/// so (the spec's `Missing required parameter: <name>`).
+fn missing_parameter(error: &str) -> Option<&str> {
+    error
+        .strip_prefix("Missing required parameter: ")
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+}
+
+/// Question 3: validation that failed on what was there (a missing
+/// parameter is question 2's).
 fn validation(selection: &Selection) -> Finding {
-    let errors: Vec<Evidence> = selection
-        .of_step("validation_error")
-        .map(|r| Evidence::of(r, str_of(r, "error")))
-        .collect();
+    let mut errors = Vec::new();
+    for (_, records) in &selection.invocations {
+        // The texts of this invocation's validation errors, each once:
+        // an `email_error` and the `error` that passes it on say the same.
+        let mut said = std::collections::HashSet::new();
+        for record in records {
+            let step = str_of(record, "step");
+            let text = str_of(record, "error");
+            let failed = match step {
+                // A missing environment value: the deployment's, not the
+                // caller's (a missing parameter is question 2's).
+                "validation_error" => missing_parameter(text).is_none(),
+                // A value present but invalid (`Invalid parameter Digits:
+                // ..`), or too large to attach: nothing was sent.
+                "error" | "email_error" => {
+                    str_of(record, "kind") == "validation" && missing_parameter(text).is_none()
+                }
+                _ => false,
+            };
+            if failed && said.insert(text) {
+                errors.push(Evidence::of(record, text));
+            }
+        }
+    }
     if errors.is_empty() {
         return finding(3, Answer::Yes, Vec::new(), Vec::new());
     }
@@ -473,7 +519,18 @@ fn external_calls(selection: &Selection) -> Finding {
                     request = Some(record);
                     None
                 }
-                "api_error" | "email_error" => Some(str_of(record, "error").to_owned()),
+                // The server answered past the cap the function set (a
+                // recording too large to attach, linked instead): the
+                // call did not fail.
+                "api_error" if record.contains_key("max_response_bytes") => None,
+                "api_error" => Some(str_of(record, "error").to_owned()),
+                // Only what the provider refused or could not be sent:
+                // a message the client refused itself (kind `validation`,
+                // `function`) was never sent.
+                "email_error" if matches!(str_of(record, "kind"), "validation" | "function") => {
+                    None
+                }
+                "email_error" => Some(str_of(record, "error").to_owned()),
                 "api_response" => {
                     let status = record.get("status").and_then(Value::as_u64).unwrap_or(0);
                     failed_status(status).then(|| {
@@ -640,15 +697,21 @@ fn read(args: &DiagnoseArgs, filter: &Filter, seek_to: Option<&str>) -> Result<S
             }
             selection.records_in_window += 1;
             let select = &args.select;
-            if select.call.is_none() && select.invocation.is_none() && raw.contains(&rejected) {
+            if select.invocation.is_none() && raw.contains(&rejected) {
                 if let Some(record) = raw
                     .parse()
                     .filter(|r| str_of(r, "step") == "request_rejected")
                 {
+                    // With `--call`, the rejections of requests about that
+                    // call: the runtime writes the request's `CallSid`.
                     if select
                         .function
                         .as_ref()
                         .is_none_or(|f| str_of(&record, "function") == f)
+                        && select
+                            .call
+                            .as_ref()
+                            .is_none_or(|c| str_of(&record, "call_sid") == c)
                     {
                         selection.rejected_total += 1;
                         if selection.rejected.len() < EVIDENCE_MAX {

@@ -1270,6 +1270,7 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
     {
         Ok(found) => found,
         Err(err) if err.status == Some(404) => {
+            let owner = workspace_of(platform, &workspace, &workflow).await;
             let others: Vec<Workflow> = resources::list_at(
                 platform,
                 &format!("workspace {workspace}'s workflows"),
@@ -1280,8 +1281,21 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
             )
             .await
             .unwrap_or_default();
-            let mut check = Check::new(Mark::Failed, format!("Workflow {workflow} is not in workspace {workspace}"))
-                .detail("deleted, or the SID of another environment's workflow (a value hardcoded for staging, say)");
+            let mut check = match owner {
+                Owner::Other { sid, name } => Check::new(
+                    Mark::Failed,
+                    format!("Workflow {workflow} is not in workspace {workspace}: it is workspace {sid}'s"),
+                )
+                .detail(format!(
+                    "workspace {sid} “{}” has it: the function is configured with another environment's workflow",
+                    name.as_deref().unwrap_or("-")
+                )),
+                Owner::None => Check::new(Mark::Failed, format!("Workflow {workflow} is not in workspace {workspace}"))
+                    .detail("deleted: no other workspace of the account has it either (or it is another account's)"),
+                Owner::Unknown(why) => Check::new(Mark::Failed, format!("Workflow {workflow} is not in workspace {workspace}"))
+                    .detail("deleted, or the SID of another environment's workflow (a value hardcoded for staging, say)")
+                    .detail(format!("the account's other workspaces could not be asked: {why}")),
+            };
             for other in &others {
                 check = check.detail(format!(
                     "this workspace has {} “{}”, which routes to {}",
@@ -1307,11 +1321,19 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
         );
     }
     let routes_text = routes.join(", ");
-    if let Some(queue) = &queue {
-        if !routes
-            .iter()
-            .any(|q| q.trim_end_matches(" (default)") == queue)
-        {
+    // The queue the records name, as SIDs: a name is looked up.
+    let queue_sids = match &queue {
+        Some(queue) => match queue_sids(platform, &workspace, queue).await {
+            Ok(sids) => Some(sids),
+            Err(check) => return report.add(*check),
+        },
+        None => None,
+    };
+    if let (Some(queue), Some(sids)) = (&queue, &queue_sids) {
+        if !routes.iter().any(|q| {
+            sids.iter()
+                .any(|sid| q.trim_end_matches(" (default)") == sid)
+        }) {
             return report.add(
                 Check::new(Mark::Failed, format!("Workflow {workflow} does not route to queue {queue}"))
                     .detail(format!("the function expects queue {queue}; the workflow routes to {routes_text}"))
@@ -1374,7 +1396,10 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
                 "status {}, age {} s",
                 task.assignment_status, task.age
             ));
-            if in_workflow != workflow || queue.as_deref().is_some_and(|q| q != in_queue) {
+            let elsewhere = queue_sids
+                .as_ref()
+                .is_some_and(|sids| !sids.iter().any(|sid| sid == in_queue));
+            if in_workflow != workflow || elsewhere {
                 check = Check::new(
                     Mark::Failed,
                     format!("Task {task_sid} is not where the function put it"),
@@ -1391,6 +1416,107 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
             report.add(Check::new(Mark::Failed, format!("Task {task_sid}")).detail(err.to_string()))
         }
     }
+}
+
+/// Which workspace of the account has a workflow this one answers 404
+/// for.
+enum Owner {
+    /// Another workspace, by SID and name.
+    Other { sid: String, name: Option<String> },
+    /// None of the account's workspaces.
+    None,
+    /// The workspaces could not be asked, and why.
+    Unknown(String),
+}
+
+/// Asks the account's other workspaces (`GET /v1/Workspaces`, then each
+/// one's `Workflows/{workflow}`) which has `workflow`.
+async fn workspace_of(platform: &Platform, workspace: &str, workflow: &str) -> Owner {
+    let listed: Vec<resources::Workspace> = match resources::list_at(
+        platform,
+        "the account's workspaces",
+        Product::TaskRouter,
+        "/v1/Workspaces",
+        "workspaces",
+        100,
+    )
+    .await
+    {
+        Ok(listed) => listed,
+        Err(err) => return Owner::Unknown(err.to_string()),
+    };
+    for other in listed {
+        let Some(sid) = other.sid.as_deref().and_then(|s| path_sid("WS", s)) else {
+            continue;
+        };
+        if sid == workspace {
+            continue;
+        }
+        let path = format!("/v1/Workspaces/{sid}/Workflows/{workflow}");
+        match resources::fetch::<Workflow>(
+            platform,
+            &format!("workflow {workflow} in workspace {sid}"),
+            Product::TaskRouter,
+            &path,
+        )
+        .await
+        {
+            Ok(_) => {
+                return Owner::Other {
+                    sid: sid.to_owned(),
+                    name: other.friendly_name,
+                }
+            }
+            Err(err) if err.status == Some(404) => {}
+            Err(err) => return Owner::Unknown(err.to_string()),
+        }
+    }
+    Owner::None
+}
+
+/// The SIDs of the queue the records name: itself when it is a queue's
+/// SID, else the workspace's queues of that name (`GET
+/// .../TaskQueues?FriendlyName=`); a failed check when there is none.
+async fn queue_sids(
+    platform: &Platform,
+    workspace: &str,
+    queue: &str,
+) -> Result<Vec<String>, Box<Check>> {
+    if path_sid("WQ", queue).is_some() {
+        return Ok(vec![queue.to_owned()]);
+    }
+    let mut url = platform.url(
+        Product::TaskRouter,
+        &format!("/v1/Workspaces/{workspace}/TaskQueues"),
+    );
+    url.query_pairs_mut().append_pair("FriendlyName", queue);
+    let named: Vec<resources::TaskQueue> = resources::list(
+        platform,
+        &format!("workspace {workspace}'s task queues named {queue:?}"),
+        url,
+        "task_queues",
+        100,
+    )
+    .await
+    .map_err(|err| {
+        Box::new(Check::new(Mark::Failed, format!("Queue {queue:?}")).detail(err.to_string()))
+    })?;
+    let sids: Vec<String> = named
+        .into_iter()
+        .filter(|q| q.friendly_name.as_deref() == Some(queue))
+        .filter_map(|q| q.sid)
+        .collect();
+    if sids.is_empty() {
+        return Err(Box::new(
+            Check::new(
+                Mark::Failed,
+                format!("Workspace {workspace} has no queue named {queue:?}"),
+            )
+            .detail("the function's taskrouter_config names it")
+            .fix("Name a queue of this workspace (ccfn tasks queues), or create it."),
+        ));
+    }
+    Ok(sids)
 }
 
 /// How far back the platform's alerts can be queried, in days.

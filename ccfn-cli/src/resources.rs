@@ -424,6 +424,15 @@ impl Workflow {
     }
 }
 
+/// A task-router workspace of the account (TaskRouter v1,
+/// `taskrouter.v1.workspace`).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub(crate) struct Workspace {
+    pub(crate) sid: Option<String>,
+    pub(crate) friendly_name: Option<String>,
+}
+
 /// A task queue (TaskRouter v1, `taskrouter.v1.workspace.task_queue`).
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(default)]

@@ -601,3 +601,130 @@ async fn control_characters_from_the_platform_and_endpoints_are_shown_escaped() 
     check("probe --json", &probe);
     serde_json::from_str::<Value>(&probe.1).unwrap_or_else(|e| panic!("{e}: {}", probe.1));
 }
+
+/// The caller's menu choice, as a typed event.
+#[derive(Debug, serde::Deserialize)]
+struct Menu {
+    #[serde(rename = "Digits")]
+    digits: u8,
+}
+
+/// Reads the caller's menu choice as a number: a value that is not one is
+/// a validation error the handler passes on.
+///
+/// # Trigger
+/// Studio "Run Function" widget.
+/// # Optional parameters
+/// Digits
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None
+/// # Contacts
+/// contact-center-oncall@example.com
+#[ccfn_core::contact_fn(required = [CallSid], kind = generic)]
+async fn menu_choice(
+    _context: ccfn_core::Context,
+    event: ccfn_core::Event,
+    callback: ccfn_core::Callback,
+) -> Result<ccfn_core::Completion, ccfn_core::Error> {
+    let menu: Menu = event.parse()?;
+    Ok(callback.success(serde_json::json!({ "choice": menu.digits })))
+}
+
+#[tokio::test]
+async fn a_value_present_but_invalid_stops_at_question_3() {
+    let event = FakeEvent::empty()
+        .param("CallSid", &call(20))
+        .param("Digits", "two");
+    let run = invoke(menu_choice, FakeContext::new(), event).await;
+    let (ran, verdict, _) = diagnose(&[&run], &["--call", &call(20)]);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(answers(&verdict), ["yes", "yes", "no"]);
+    assert_eq!(
+        verdict["action"],
+        "Review the required-parameter list and validation logic."
+    );
+    assert_eq!(
+        specifically(&verdict),
+        ["Invalid parameter Digits: invalid digit found in string"]
+    );
+}
+
+#[tokio::test]
+async fn a_parameter_the_handler_requires_and_was_not_sent_stops_at_question_2() {
+    let event = FakeEvent::empty().param("CallSid", &call(21));
+    let run = invoke(menu_choice, FakeContext::new(), event).await;
+    let (ran, verdict, _) = diagnose(&[&run], &["--call", &call(21)]);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(answers(&verdict), ["yes", "no"]);
+    assert_eq!(
+        specifically(&verdict),
+        ["`Digits` is required and was not sent"]
+    );
+}
+
+/// The voicemail notice for call `n`, its recording `bytes` long, the
+/// email provider's limit `max_bytes`.
+async fn notice(n: u32, bytes: usize, max_bytes: &str) -> (Run, FakeEmailProvider) {
+    let storage = FakeApi::start().await;
+    storage.mock(
+        Mock::get(format!("/recordings/{RECORDING}.mp3"))
+            .respond(FakeResponse::ok().body("audio/mpeg", vec![0u8; bytes])),
+    );
+    let email = FakeEmailProvider::start().await;
+    let context = FakeContext::new()
+        .value("VOICEMAIL_TO", "oncall@example.com")
+        .value("VOICEMAIL_FROM", "voicemail@mg.example.com")
+        .value("EMAILPROVIDER_API_KEY", "canary-cli-email-key-0b93d7")
+        .value("EMAILPROVIDER_BASE_URL", email.url())
+        .value("EMAILPROVIDER_MAX_BYTES", max_bytes)
+        .value("RECORDINGS_BASE_URL", format!("{}/", storage.url()));
+    let event = FakeEvent::empty()
+        .param("CallSid", &call(n))
+        .param("From", "+15551230000")
+        .param("RecordingSid", RECORDING)
+        .param(
+            "RecordingUrl",
+            &format!("{}/recordings/{RECORDING}", storage.url()),
+        );
+    (invoke(voicemail_notice, context, event).await, email)
+}
+
+#[tokio::test]
+async fn an_attachment_over_the_limit_is_question_3_not_a_failed_external_call() {
+    // The recording downloads; the message with it is over the limit the
+    // email client checks before sending: nothing was sent.
+    let (run, email) = notice(22, 4096, "1000").await;
+    assert!(email.requests().is_empty(), "nothing sent");
+    let (ran, verdict, _) = diagnose(&[&run], &["--call", &call(22)]);
+    assert_eq!(ran.code, 1, "{ran:?}");
+    assert_eq!(answers(&verdict), ["yes", "yes", "no"]);
+    let said = specifically(&verdict);
+    assert_eq!(
+        said.len(),
+        1,
+        "the email_error and the error say it once: {said:?}"
+    );
+    assert!(
+        said[0].starts_with("email not sent: attachments total 4096 bytes"),
+        "{said:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_recording_linked_by_design_is_no_failed_external_call() {
+    // Over the attachment cap: the download stops at the cap, and the
+    // notice links the recording instead, and succeeds.
+    let over = usize::try_from(example_contact_center::ATTACH_MAX_BYTES).unwrap() + 1;
+    let (run, email) = notice(23, over, "26214400").await;
+    assert_eq!(email.requests().len(), 1, "the notice was sent");
+    assert!(
+        run.record("api_error")
+            .is_some_and(|r| r.contains_key("max_response_bytes")),
+        "the download was cut at the cap"
+    );
+    let (ran, verdict, _) = diagnose(&[&run], &["--call", &call(23)]);
+    assert_eq!(ran.code, 0, "{ran:?}");
+    assert_eq!(answers(&verdict), ["yes"; 5]);
+}

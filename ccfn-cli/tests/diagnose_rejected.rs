@@ -41,25 +41,28 @@ async fn a_rejected_signature_is_why_no_request_reached_the_function() {
         let _ = stopped.await;
     }));
 
-    let body = "CallSid=CA0123456789abcdef0123456789abcdef&From=%2B15551230000&To=%2B15559870000";
-    let request = format!(
-        "POST {WAIT_URL} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
-         X-Twilio-Signature: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    if let Err(err) = stream.write_all(request.as_bytes()).await {
-        panic!("{err}: {}", lines.contents());
+    // A forged request about a call, and one whose CallSid is no SID.
+    for call_sid in [CALL, "CA%1B%5B2J-not-a-sid"] {
+        let body = format!("CallSid={call_sid}&From=%2B15551230000&To=%2B15559870000");
+        let request = format!(
+            "POST {WAIT_URL} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+             X-Twilio-Signature: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        if let Err(err) = stream.write_all(request.as_bytes()).await {
+            panic!("{err}: {}", lines.contents());
+        }
+        // The runtime answers before the body it will not read, and may
+        // reset the connection after: keep what arrived.
+        let mut answer = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while let Ok(n @ 1..) = stream.read(&mut chunk).await {
+            answer.extend_from_slice(&chunk[..n]);
+        }
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
     }
-    // The runtime answers before the body it will not read, and may
-    // reset the connection after: keep what arrived.
-    let mut answer = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while let Ok(n @ 1..) = stream.read(&mut chunk).await {
-        answer.extend_from_slice(&chunk[..n]);
-    }
-    let answer = String::from_utf8_lossy(&answer);
-    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
     let _ = stop.send(());
     served.await.unwrap().unwrap();
 
@@ -95,5 +98,46 @@ async fn a_rejected_signature_is_why_no_request_reached_the_function() {
         "{said:?}"
     );
     assert!(!ran.stdout.contains("canary-cli-auth-token"));
+
+    // The rejection names the call its request was about, when the
+    // CallSid is a call SID, and nothing else a caller sent.
+    let rejected: Vec<Value> = lines
+        .contents()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|r| r["step"] == "request_rejected")
+        .collect();
+    assert_eq!(rejected.len(), 2, "{}", lines.contents());
+    assert_eq!(rejected[0]["call_sid"], CALL);
+    assert!(rejected[1].get("call_sid").is_none(), "{}", rejected[1]);
+
+    // So `--call` sees why the call's requests never reached the function.
+    let ran = ccfn(
+        &["diagnose", "--json", "--call", CALL, log.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(ran.code, 1, "{ran:?}");
+    let verdict: Value = serde_json::from_str(ran.stdout.trim()).unwrap();
+    let first = &verdict["questions"][0];
+    assert_eq!(first["answer"], "no");
+    assert_eq!(first["evidence"].as_array().unwrap().len(), 1, "{first}");
+    assert_eq!(first["evidence"][0]["step"], "request_rejected");
+    assert_eq!(first["more_evidence"], 0);
+    assert!(
+        text(&first["specifically"][1]).starts_with(
+            "Requests reached the runtime but were answered 403 before the function ran"
+        ),
+        "{first}"
+    );
+    // Another call's diagnosis does not see them.
+    let other = "CA00000000000000000000000000000099";
+    let ran = ccfn(
+        &["diagnose", "--json", "--call", other, log.to_str().unwrap()],
+        None,
+    );
+    let verdict: Value = serde_json::from_str(ran.stdout.trim()).unwrap();
+    assert_eq!(verdict["questions"][0]["evidence"], serde_json::json!([]));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+const CALL: &str = "CA0123456789abcdef0123456789abcdef";

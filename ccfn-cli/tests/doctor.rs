@@ -35,7 +35,11 @@ async fn on(fake: &FakePlatform, command: &mut tokio::process::Command) -> std::
 /// The task router the function meets under `scenario`.
 async fn task_router(scenario: Scenario) -> FakeTaskRouter {
     let routes = |queue: &str| json!({ "task_routing": { "filters": [], "default_filter": { "queue": queue } } });
-    let router = FakeTaskRouter::start().await;
+    // The queues have the platform's names, which the task's answer gives.
+    let router = FakeTaskRouter::start()
+        .await
+        .with_queue(center::QUEUE, "Callbacks")
+        .with_queue(center::OTHER_QUEUE, "Sales");
     match scenario {
         Scenario::WorkflowDeleted => router,
         Scenario::WorkflowDisabled => router
@@ -44,6 +48,22 @@ async fn task_router(scenario: Scenario) -> FakeTaskRouter {
         Scenario::QueueMismatch => {
             router.with_workflow(center::WORKFLOW, "Callbacks", routes(center::OTHER_QUEUE))
         }
+        // The function's workflow is staging's, in staging's workspace.
+        Scenario::WorkflowOfOtherEnvironment => router
+            .with_workspace(center::WORKSPACE, center::WORKSPACE_NAME)
+            .with_workspace(center::STAGING_WORKSPACE, center::STAGING_WORKSPACE_NAME)
+            .with_workflow_in(
+                center::WORKSPACE,
+                center::WORKFLOW,
+                "Callbacks",
+                routes(center::QUEUE),
+            )
+            .with_workflow_in(
+                center::STAGING_WORKSPACE,
+                center::STAGING_WORKFLOW,
+                "Callbacks (staging)",
+                routes(center::QUEUE),
+            ),
         _ => router.with_workflow(center::WORKFLOW, "Callbacks", routes(center::QUEUE)),
     }
 }
@@ -279,6 +299,11 @@ async fn a_deleted_workflow() {
         )),
         "{text}"
     );
+    // The doctor asked the other workspace too.
+    assert!(
+        text.contains("deleted: no other workspace of the account has it"),
+        "{text}"
+    );
     insta::assert_snapshot!("workflow_deleted", stable(&text));
 }
 
@@ -287,11 +312,21 @@ async fn a_workflow_of_another_environment() {
     let (code, text, json) = doctor(Scenario::WorkflowOfOtherEnvironment).await;
     assert_eq!(code, 1, "{text}");
     let titles = failures(&json);
+    // The doctor looked: the workflow is the staging workspace's.
     assert!(
         titles.contains(&format!(
-            "Workflow {} is not in workspace {}",
+            "Workflow {} is not in workspace {}: it is workspace {}'s",
             center::STAGING_WORKFLOW,
-            center::WORKSPACE
+            center::WORKSPACE,
+            center::STAGING_WORKSPACE
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "workspace {} “{}” has it",
+            center::STAGING_WORKSPACE,
+            center::STAGING_WORKSPACE_NAME
         )),
         "{text}"
     );
@@ -320,6 +355,53 @@ async fn a_queue_mismatch() {
         "{text}"
     );
     insta::assert_snapshot!("queue_mismatch", stable(&text));
+}
+
+#[tokio::test]
+async fn a_queue_named_in_the_records_is_looked_up_by_its_name() {
+    // The task router answered the queue's name as it was when the task
+    // was created; the workspace's queue of that SID is now named
+    // otherwise, and no queue has the recorded name.
+    let routes =
+        json!({ "task_routing": { "filters": [], "default_filter": { "queue": center::QUEUE } } });
+    let router = FakeTaskRouter::start()
+        .await
+        .with_workflow(center::WORKFLOW, "Callbacks", routes)
+        .with_queue(center::QUEUE, "Callbacks (old)");
+    let run = callback(Scenario::Healthy, &router).await;
+    assert_eq!(
+        run.record("taskrouter_config").unwrap()["queue"],
+        "Callbacks (old)"
+    );
+    let mut fake = FakePlatform::start()
+        .await
+        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .contact_center(Scenario::Healthy);
+    for task in router.tasks() {
+        fake = fake.with(
+            Resource::Tasks {
+                workspace: center::WORKSPACE.to_owned(),
+            },
+            task,
+        );
+    }
+    let lines: String = run.lines().iter().map(|l| format!("{l}\n")).collect();
+    let (code, text, json) = doctor_on(&fake, &lines, "queue-name").await;
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(
+        failures(&json),
+        [format!(
+            "Workspace {} has no queue named \"Callbacks (old)\"",
+            center::WORKSPACE
+        )],
+        "{text}"
+    );
+    // The platform was asked for it by name.
+    assert!(fake.requests().iter().any(|r| r.path
+        == format!("/v1/Workspaces/{}/TaskQueues", center::WORKSPACE)
+        && r.query
+            .iter()
+            .any(|(k, v)| k == "FriendlyName" && v == "Callbacks (old)")));
 }
 
 /// The email rows: a voicemail recorded for the call, but no email; the

@@ -5,12 +5,19 @@ use std::backtrace::{Backtrace, BacktraceStatus};
 use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
+use std::panic::Location;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether errors and panics capture a backtrace: ccfn's own switch
 /// (`CCFN_BACKTRACE`, set by the runtime), so that a `RUST_BACKTRACE`
 /// exported in a shell does not make every error record long and slow.
 static BACKTRACES: AtomicBool = AtomicBool::new(false);
+
+/// A backtrace of here, boxed, when capture is on.
+fn captured_here() -> Option<Box<Backtrace>> {
+    let backtrace = backtrace_here();
+    (backtrace.status() == BacktraceStatus::Captured).then(|| Box::new(backtrace))
+}
 
 /// Turns backtrace capture on or off for the process.
 #[cfg(feature = "runtime")]
@@ -31,7 +38,9 @@ pub(crate) fn backtrace_here() -> Backtrace {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// A required parameter is missing (HTTP 400).
+    /// What the request sent cannot be used (HTTP 400): a required
+    /// parameter is missing, a value is invalid, or what it names is too
+    /// large to attach to an email.
     Validation,
     /// A setting or a required environment value is missing or cannot be
     /// used: a deployment fault (HTTP 500), never a request's fault. Every
@@ -120,7 +129,12 @@ pub struct Error {
     /// and succeeds, as a handler that handled it would.
     spoken: bool,
     source: Option<Box<dyn StdError + Send + Sync + 'static>>,
-    backtrace: Backtrace,
+    /// Boxed, and only when captured: most errors have none, and an
+    /// error stays small enough to return by value.
+    backtrace: Option<Box<Backtrace>>,
+    /// Where the error arose: the code that made it, or the `?` that
+    /// converted it (recorded whatever `CCFN_BACKTRACE` says; a pointer).
+    location: Option<&'static Location<'static>>,
 }
 
 impl Error {
@@ -131,10 +145,13 @@ impl Error {
     /// [`Error::context`] and of converted errors) is kept as
     /// [`crate::record::display_url`] shows it: no user information, no
     /// sensitive query value.
+    ///
+    /// Where it is called is the error's [`Error::location`].
+    #[track_caller]
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         let backtrace = match kind {
-            ErrorKind::Function | ErrorKind::Upstream => backtrace_here(),
-            _ => Backtrace::disabled(),
+            ErrorKind::Function | ErrorKind::Upstream => captured_here(),
+            _ => None,
         };
         Error {
             kind,
@@ -143,10 +160,12 @@ impl Error {
             spoken: false,
             source: None,
             backtrace,
+            location: Some(Location::caller()),
         }
     }
 
     /// A function error with `message`.
+    #[track_caller]
     pub fn msg(message: impl Into<String>) -> Self {
         Error::new(ErrorKind::Function, message)
     }
@@ -258,7 +277,46 @@ impl Error {
 
     /// The backtrace, captured when `CCFN_BACKTRACE` is `on`.
     pub fn backtrace(&self) -> &Backtrace {
-        &self.backtrace
+        static DISABLED: Backtrace = Backtrace::disabled();
+        self.backtrace.as_deref().unwrap_or(&DISABLED)
+    }
+
+    /// Where the error arose, whatever `CCFN_BACKTRACE` says: where
+    /// [`Error::new`] or [`Error::msg`] was called, or the `?` (or
+    /// `.into()`, [`ResultExt::context`]) that converted another error
+    /// into this one. `None` when ccfn itself converted a handler's other
+    /// error type (a handler that returns `Result<Completion, String>`).
+    ///
+    /// ```
+    /// use ccfn_core::Error;
+    ///
+    /// fn parse(digits: &str) -> Result<u8, Error> {
+    ///     Ok(digits.parse::<u8>()?)
+    /// }
+    /// let error = parse("x").unwrap_err();
+    /// let at = error.location().unwrap();
+    /// assert!(error.stack().ends_with(&format!("\nat {}:{}:{}", at.file(), at.line(), at.column())));
+    /// ```
+    #[must_use]
+    pub fn location(&self) -> Option<&'static Location<'static>> {
+        self.location
+    }
+
+    /// The same error, its location unknown: made by ccfn's own conversion
+    /// of a handler's other error type, whose location would be ccfn's.
+    pub(crate) fn unlocated(mut self) -> Self {
+        self.location = None;
+        self
+    }
+
+    /// Where [`Error::stack`] says the error arose: not for the errors
+    /// the runtime makes itself (a panic, which names its own location,
+    /// a timeout, a cancellation), whose location is ccfn's.
+    fn shown_location(&self) -> Option<&'static Location<'static>> {
+        match self.kind {
+            ErrorKind::Panic | ErrorKind::Timeout | ErrorKind::Cancelled => None,
+            _ => self.location,
+        }
     }
 
     /// The chain of causes, without a first one that only repeats the
@@ -276,17 +334,23 @@ impl Error {
     }
 
     /// The stack as logged in the `error` record: the message, each cause
-    /// (`caused by: ..`), then the backtrace when one was captured.
+    /// (`caused by: ..`), where the error arose (`at file:line:column`,
+    /// see [`Error::location`]; not for a panic, a timeout or a
+    /// cancellation), then the backtrace when one was captured.
     #[must_use]
     pub fn stack(&self) -> String {
+        use fmt::Write as _;
         let mut stack = format!("{}: {}", self.kind.as_str(), self.message);
         for cause in self.causes() {
             stack.push_str("\ncaused by: ");
             stack.push_str(&cause.to_string());
         }
-        if self.backtrace.status() == BacktraceStatus::Captured {
+        if let Some(at) = self.shown_location() {
+            let _ = write!(stack, "\nat {}:{}:{}", at.file(), at.line(), at.column());
+        }
+        if self.backtrace().status() == BacktraceStatus::Captured {
             stack.push_str("\nbacktrace:\n");
-            stack.push_str(&self.backtrace.to_string());
+            stack.push_str(&self.backtrace().to_string());
         }
         stack
     }
@@ -363,6 +427,8 @@ impl StdError for StdErrorAdapter {
 /// never a request's), and an [`Error`] that went through
 /// [`Error::into_boxed_dyn_error`] comes back as it was.
 impl<E: Into<Box<dyn StdError + Send + Sync + 'static>>> From<E> for Error {
+    /// Located where it is called: the `?` that converts.
+    #[track_caller]
     fn from(error: E) -> Self {
         let error: Box<dyn StdError + Send + Sync + 'static> = error.into();
         let error = match error.downcast::<StdErrorAdapter>() {
@@ -377,7 +443,8 @@ impl<E: Into<Box<dyn StdError + Send + Sync + 'static>>> From<E> for Error {
                 caller_message: None,
                 spoken: false,
                 source: Some(error),
-                backtrace: Backtrace::disabled(),
+                backtrace: None,
+                location: Some(Location::caller()),
             };
         }
         Error {
@@ -386,7 +453,8 @@ impl<E: Into<Box<dyn StdError + Send + Sync + 'static>>> From<E> for Error {
             caller_message: None,
             spoken: false,
             source: Some(error),
-            backtrace: backtrace_here(),
+            backtrace: captured_here(),
+            location: Some(Location::caller()),
         }
     }
 }
@@ -430,22 +498,38 @@ pub trait ResultExt<T>: Sized {
 }
 
 impl<T, E: Into<Error>> ResultExt<T> for Result<T, E> {
+    #[track_caller]
     fn context<C: fmt::Display>(self, context: C) -> Result<T, Error> {
-        self.map_err(|error| error.into().context(context))
+        match self {
+            Ok(value) => Ok(value),
+            Err(error) => Err(error.into().context(context)),
+        }
     }
 
+    #[track_caller]
     fn with_context<C: fmt::Display, F: FnOnce() -> C>(self, context: F) -> Result<T, Error> {
-        self.map_err(|error| error.into().context(context()))
+        match self {
+            Ok(value) => Ok(value),
+            Err(error) => Err(error.into().context(context())),
+        }
     }
 }
 
 impl<T> ResultExt<T> for Option<T> {
+    #[track_caller]
     fn context<C: fmt::Display>(self, context: C) -> Result<T, Error> {
-        self.ok_or_else(|| Error::msg(context.to_string()))
+        match self {
+            Some(value) => Ok(value),
+            None => Err(Error::msg(context.to_string())),
+        }
     }
 
+    #[track_caller]
     fn with_context<C: fmt::Display, F: FnOnce() -> C>(self, context: F) -> Result<T, Error> {
-        self.ok_or_else(|| Error::msg(context().to_string()))
+        match self {
+            Some(value) => Ok(value),
+            None => Err(Error::msg(context().to_string())),
+        }
     }
 }
 
@@ -666,9 +750,103 @@ mod tests {
         assert_eq!(error.kind(), ErrorKind::Configuration);
         assert_eq!(error.message(), config.message());
         assert_eq!(error.backtrace().status(), BacktraceStatus::Disabled);
-        assert_eq!(error.stack(), format!("configuration: {config}"));
+        assert_eq!(
+            error.stack(),
+            format!(
+                "configuration: {config}\nat {}:{}:{}",
+                file!(),
+                error.location().unwrap().line(),
+                error.location().unwrap().column()
+            )
+        );
         let io = Error::from(std::io::Error::other("x"));
         assert_eq!(io.kind(), ErrorKind::Function);
+    }
+
+    /// The `at` line of `stack`, when there is one.
+    fn at_line(stack: &str) -> Option<&str> {
+        stack.lines().find(|line| line.starts_with("at "))
+    }
+
+    #[test]
+    fn the_stack_says_where_the_error_arose_without_a_backtrace() {
+        fn parse(digits: &str) -> Result<u32, Error> {
+            Ok(digits.parse::<u32>()?)
+        }
+        let question_mark = line!() - 2;
+        let error = parse("x").unwrap_err();
+        assert_eq!(error.backtrace().status(), BacktraceStatus::Disabled);
+        let at = error.location().unwrap();
+        assert_eq!((at.file(), at.line()), (file!(), question_mark));
+        assert_eq!(
+            error.stack(),
+            format!(
+                "function: invalid digit found in string\nat {}:{question_mark}:{}",
+                file!(),
+                at.column()
+            )
+        );
+        // Made here, by each constructor and conversion.
+        let made = [
+            (Error::new(ErrorKind::Upstream, "503"), line!()),
+            (Error::msg("no digits"), line!()),
+            (Error::from("text"), line!()),
+            (
+                Err::<(), _>(std::io::Error::other("reset"))
+                    .context("reading")
+                    .unwrap_err(),
+                line!() - 2,
+            ),
+            (
+                Err::<(), _>("text").with_context(|| "reading").unwrap_err(),
+                line!() - 1,
+            ),
+            (None::<u8>.context("no queue").unwrap_err(), line!()),
+            (
+                Error::from(ConfigError::new(None, None, "x".into())),
+                line!() - 1,
+            ),
+        ];
+        for (error, line) in made {
+            let at = error.location().unwrap();
+            assert_eq!((at.file(), at.line()), (file!(), line), "{error:?}");
+            let expected = format!("at {}:{line}:{}", file!(), at.column());
+            assert_eq!(at_line(&error.stack()), Some(expected.as_str()));
+        }
+        // An error keeps where it arose through context.
+        let kept = Err::<(), _>(Error::msg("first"))
+            .context("then")
+            .unwrap_err();
+        assert_eq!(kept.location().unwrap().line(), line!() - 3);
+        // `.into()` says where it is called, in generic code too.
+        fn generic<E: Into<Error>>(error: E) -> Error {
+            error.into()
+        }
+        let line = line!() - 2;
+        assert_eq!(generic(String::from("x")).location().unwrap().line(), line);
+        // Unknown: no `at` line.
+        let unlocated = Error::msg("x").unlocated();
+        assert_eq!(
+            (unlocated.location(), at_line(&unlocated.stack())),
+            (None, None)
+        );
+        // The runtime's own errors name no location of ccfn's.
+        for kind in [ErrorKind::Panic, ErrorKind::Timeout, ErrorKind::Cancelled] {
+            assert_eq!(at_line(&Error::new(kind, "x").stack()), None, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn the_location_comes_before_the_backtrace() {
+        let io = std::io::Error::other("connection reset");
+        let error = Error::new(ErrorKind::Upstream, "unreachable").with_source(io);
+        let stack = error.stack();
+        let lines: Vec<&str> = stack.lines().collect();
+        assert_eq!(
+            lines[..2],
+            ["upstream: unreachable", "caused by: connection reset"]
+        );
+        assert!(lines[2].starts_with(&format!("at {}:", file!())), "{stack}");
     }
 
     #[test]

@@ -124,6 +124,8 @@ pub enum Resource {
         /// The execution's SID.
         execution: String,
     },
+    /// The account's task-router workspaces (TaskRouter v1, `workspaces`).
+    Workspaces,
     /// A workspace's tasks (TaskRouter v1, `tasks`).
     Tasks {
         /// The workspace's SID.
@@ -189,6 +191,7 @@ impl Resource {
                 format!("/v2/Flows/{flow}/Executions/{execution}/Steps"),
                 "steps",
             ),
+            Resource::Workspaces => ("/v1/Workspaces".to_owned(), "workspaces"),
             Resource::Tasks { workspace } => (format!("/v1/Workspaces/{workspace}/Tasks"), "tasks"),
             Resource::Workflows { workspace } => {
                 (format!("/v1/Workspaces/{workspace}/Workflows"), "workflows")
@@ -966,7 +969,9 @@ fn select<'a>(
                 keeps.push(at("end_date", move |t| t <= end));
             }
         }
-        "ListApplication" | "ListWorkflow" => equal(&mut keeps, "FriendlyName", "friendly_name"),
+        "ListApplication" | "ListWorkflow" | "ListWorkspace" => {
+            equal(&mut keeps, "FriendlyName", "friendly_name");
+        }
         "ListAlert" => {
             equal(&mut keeps, "LogLevel", "log_level");
             // "Queries for alerts older than 30 days are not supported."
@@ -1295,9 +1300,16 @@ pub mod center {
         "https://cc.example.com/features/callback-and-voicemail-with-email/studio/wait-experience";
     /// The task-router workspace.
     pub const WORKSPACE: &str = "WSd0c70000000000000000000000000001";
+    /// The workspace's friendly name.
+    pub const WORKSPACE_NAME: &str = "Contact center";
+    /// Another environment's workspace of the account (staging's).
+    pub const STAGING_WORKSPACE: &str = "WSd0c700000000000000000000005a6e01";
+    /// The staging workspace's friendly name.
+    pub const STAGING_WORKSPACE_NAME: &str = "Contact center (staging)";
     /// The workflow callbacks are created in.
     pub const WORKFLOW: &str = "WWd0c70000000000000000000000000001";
-    /// Another environment's workflow (staging's), unknown here.
+    /// Another environment's workflow (staging's): in
+    /// [`STAGING_WORKSPACE`], unknown in [`WORKSPACE`].
     pub const STAGING_WORKFLOW: &str = "WWd0c700000000000000000000005a6e01";
     /// The queue callbacks must land in.
     pub const QUEUE: &str = "WQd0c70000000000000000000000000001";
@@ -1544,6 +1556,17 @@ impl FakePlatform {
                 }),
             )
             .with_list(Resource::Alerts)
+            .with(Resource::Workspaces, workspace(WORKSPACE, WORKSPACE_NAME))
+            .with(Resource::Workspaces, workspace(STAGING_WORKSPACE, STAGING_WORKSPACE_NAME))
+            .with(
+                Resource::Workflows { workspace: STAGING_WORKSPACE.to_owned() },
+                workflow(
+                    STAGING_WORKSPACE,
+                    STAGING_WORKFLOW,
+                    "Callbacks (staging)",
+                    &json!({ "task_routing": { "filters": [], "default_filter": { "queue": "WQd0c700000000000000000000005a6e01" } } }),
+                ),
+            )
             .with_list(Resource::Workflows { workspace: WORKSPACE.to_owned() })
             .with(Resource::TaskQueues { workspace: WORKSPACE.to_owned() }, queue(QUEUE, "Callbacks"))
             .with(Resource::TaskQueues { workspace: WORKSPACE.to_owned() }, queue(OTHER_QUEUE, "Sales"))
@@ -1598,20 +1621,11 @@ impl FakePlatform {
                 );
         }
         if scenario != Scenario::WorkflowDeleted {
-            let url = format!(
-                "https://taskrouter.twilio.com/v1/Workspaces/{WORKSPACE}/Workflows/{WORKFLOW}"
-            );
             fake = fake.with(
                 Resource::Workflows {
                     workspace: WORKSPACE.to_owned(),
                 },
-                json!({
-                    "sid": WORKFLOW, "account_sid": ACCOUNT_SID, "workspace_sid": WORKSPACE, "friendly_name": "Callbacks",
-                    "configuration": routing.to_string(), "document_content_type": "application/json",
-                    "assignment_callback_url": null, "fallback_assignment_callback_url": null, "task_reservation_timeout": 120,
-                    "date_created": "2026-01-05T09:00:00Z", "date_updated": "2026-11-02T09:00:00Z",
-                    "url": url, "links": { "statistics": format!("{url}/Statistics") },
-                }),
+                workflow(WORKSPACE, WORKFLOW, "Callbacks", &routing),
             );
         }
         fake.with_object(
@@ -1624,6 +1638,34 @@ impl FakePlatform {
             }),
         )
     }
+}
+
+/// A workflow of `workspace` routing as `routing` says, with every field
+/// of its definition.
+fn workflow(workspace: &str, sid: &str, name: &str, routing: &Value) -> Value {
+    let url = format!("https://taskrouter.twilio.com/v1/Workspaces/{workspace}/Workflows/{sid}");
+    json!({
+        "sid": sid, "account_sid": ACCOUNT_SID, "workspace_sid": workspace, "friendly_name": name,
+        "configuration": routing.to_string(), "document_content_type": "application/json",
+        "assignment_callback_url": null, "fallback_assignment_callback_url": null, "task_reservation_timeout": 120,
+        "date_created": "2026-01-05T09:00:00Z", "date_updated": "2026-11-02T09:00:00Z",
+        "url": url, "links": { "statistics": format!("{url}/Statistics") },
+    })
+}
+
+/// A task-router workspace of the account, with every field of its
+/// definition.
+fn workspace(sid: &str, name: &str) -> Value {
+    let url = format!("https://taskrouter.twilio.com/v1/Workspaces/{sid}");
+    json!({
+        "sid": sid, "account_sid": ACCOUNT_SID, "friendly_name": name,
+        "date_created": "2026-01-05T09:00:00Z", "date_updated": "2026-11-02T09:00:00Z",
+        "default_activity_name": "Offline", "default_activity_sid": "WAd0c70000000000000000000000000001",
+        "timeout_activity_name": "Offline", "timeout_activity_sid": "WAd0c70000000000000000000000000001",
+        "event_callback_url": null, "events_filter": null, "multi_task_enabled": true,
+        "prioritize_queue_order": "FIFO", "url": url,
+        "links": { "workflows": format!("{url}/Workflows"), "task_queues": format!("{url}/TaskQueues") },
+    })
 }
 
 /// A phone number of the account, with every field of its definition.
@@ -2443,6 +2485,7 @@ mod tests {
                     p if p.ends_with("/Executions") => "ListExecution",
                     p if p.ends_with("/Steps") => "ListExecutionStep",
                     p if p.ends_with("/Workflows") => "ListWorkflow",
+                    "/v1/Workspaces" => "ListWorkspace",
                     p if p.ends_with("/TaskQueues") => "ListTaskQueue",
                     p if p.ends_with("/Context") => "FetchExecutionStepContext",
                     p if p.ends_with(&format!("{ACCOUNT_SID}.json")) => "FetchAccount",
@@ -2471,6 +2514,7 @@ mod tests {
                 "ListExecution",
                 "ListExecutionStep",
                 "ListWorkflow",
+                "ListWorkspace",
                 "ListTaskQueue",
                 "FetchExecutionStepContext",
                 "FetchAccount",

@@ -7,10 +7,13 @@
 //! |---|---|
 //! | `POST /Workspaces/{ws}/Tasks` | 201, a task as the API answers it (`sid`, `task_queue_sid`, `workflow_sid`, `attributes` as JSON text, `assignment_status: "pending"`...); 400 with the API's error shape for a missing or unknown `WorkflowSid` or attributes that are not a JSON object |
 //! | `GET /Workspaces/{ws}/Workflows` | one page (`PageSize`, default 50; `Page`, from 0) with `meta.next_page_url` an absolute URL on the fake, null on the last page |
-//! | `GET /Workspaces/{ws}/Workflows/{sid}` | the workflow, 404 when unknown |
+//! | `GET /Workspaces/{ws}/Workflows/{sid}` | the workflow, 404 when unknown (in that workspace) |
+//! | `GET /Workspaces` | one page of the account's workspaces (those added with [`FakeTaskRouter::with_workspace`]; none by default) |
 //! | anything else | 404 |
 //!
-//! Any workspace SID is accepted. As on the platform, the task's queue is
+//! Any workspace SID is accepted: a workflow added with
+//! [`FakeTaskRouter::with_workflow`] is in every workspace, one added with
+//! [`FakeTaskRouter::with_workflow_in`] only in its own. As on the platform, the task's queue is
 //! the one the workflow routes to: the default filter's queue, or the
 //! first target of the first filter, or none (null).
 //!
@@ -134,6 +137,8 @@ fn first<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
 }
 
 struct FakeWorkflow {
+    /// Its workspace; `None`: in every workspace.
+    workspace: Option<String>,
     sid: String,
     friendly_name: String,
     configuration: Value,
@@ -143,6 +148,10 @@ struct FakeWorkflow {
 struct State {
     origin: String,
     workflows: Vec<FakeWorkflow>,
+    /// Queue SIDs and their friendly names.
+    queue_names: Vec<(String, String)>,
+    /// The account's workspaces, SIDs and friendly names, as listed.
+    workspaces: Vec<(String, String)>,
     failure: Option<(u16, String)>,
     delay: Duration,
     looping_pages: bool,
@@ -242,15 +251,92 @@ impl FakeTaskRouter {
         friendly_name: impl Into<String>,
         configuration: Value,
     ) -> Self {
-        let sid = sid.into();
+        self.add_workflow(None, sid.into(), friendly_name.into(), configuration)
+    }
+
+    /// Adds a workflow to workspace `workspace` only (another workspace
+    /// answers 404 for it), as [`FakeTaskRouter::with_workflow`] does.
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_task_router::FakeTaskRouter;
+    /// use serde_json::json;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakeTaskRouter::start()
+    ///     .await
+    ///     .with_workspace("WS0002", "Staging")
+    ///     .with_workflow_in("WS0002", "WW0002", "Callbacks", json!({ "task_routing": { "filters": [] } }));
+    /// assert_eq!(fake.workflow_sids(), ["WW0002"]);
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_workflow_in(
+        self,
+        workspace: impl Into<String>,
+        sid: impl Into<String>,
+        friendly_name: impl Into<String>,
+        configuration: Value,
+    ) -> Self {
+        self.add_workflow(
+            Some(workspace.into()),
+            sid.into(),
+            friendly_name.into(),
+            configuration,
+        )
+    }
+
+    fn add_workflow(
+        self,
+        workspace: Option<String>,
+        sid: String,
+        friendly_name: String,
+        configuration: Value,
+    ) -> Self {
         {
             let mut state = self.lock();
             state.workflows.retain(|w| w.sid != sid);
             state.workflows.push(FakeWorkflow {
+                workspace,
                 sid,
-                friendly_name: friendly_name.into(),
+                friendly_name,
                 configuration,
             });
+        }
+        self
+    }
+
+    /// Adds a workspace to the account's list (`GET /v1/Workspaces`), as
+    /// the platform lists it. A workspace of the same SID is replaced.
+    #[must_use]
+    pub fn with_workspace(self, sid: impl Into<String>, friendly_name: impl Into<String>) -> Self {
+        let sid = sid.into();
+        {
+            let mut state = self.lock();
+            state.workspaces.retain(|(w, _)| *w != sid);
+            state.workspaces.push((sid, friendly_name.into()));
+        }
+        self
+    }
+
+    /// Names queue `sid` `friendly_name`: a task routed to it is answered
+    /// with that `task_queue_friendly_name` (an unnamed queue's is
+    /// `Queue`).
+    ///
+    /// ```
+    /// use ccfn_testkit::fake_task_router::FakeTaskRouter;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let fake = FakeTaskRouter::start().await.with_queue("WQ0001", "Callbacks");
+    /// # let _ = fake;
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_queue(self, sid: impl Into<String>, friendly_name: impl Into<String>) -> Self {
+        let sid = sid.into();
+        {
+            let mut state = self.lock();
+            state.queue_names.retain(|(queue, _)| *queue != sid);
+            state.queue_names.push((sid, friendly_name.into()));
         }
         self
     }
@@ -443,8 +529,13 @@ async fn handle(
         ("GET", ["v1", "Workspaces", workspace, "Workflows"]) => {
             list_workflows(&state, workspace, &request)
         }
+        ("GET", ["v1", "Workspaces"]) => list_workspaces(&state, &request),
         ("GET", ["v1", "Workspaces", workspace, "Workflows", sid]) => {
-            match state.workflows.iter().find(|w| w.sid == *sid) {
+            match state
+                .workflows
+                .iter()
+                .find(|w| w.sid == *sid && w.is_in(workspace))
+            {
                 Some(workflow) => answer(
                     StatusCode::OK,
                     workflow_json(&state.origin, workspace, workflow),
@@ -489,7 +580,11 @@ fn create_task(state: &mut State, workspace: &str, request: &FakeRequest) -> Res
             "Missing required parameter WorkflowSid in the post body",
         );
     };
-    let Some(workflow) = state.workflows.iter().find(|w| w.sid == workflow_sid) else {
+    let Some(workflow) = state
+        .workflows
+        .iter()
+        .find(|w| w.sid == workflow_sid && w.is_in(workspace))
+    else {
         return api_error(
             StatusCode::BAD_REQUEST,
             20001,
@@ -528,7 +623,13 @@ fn create_task(state: &mut State, workspace: &str, request: &FakeRequest) -> Res
         "reason": null,
         "sid": sid,
         "task_queue_sid": queue,
-        "task_queue_friendly_name": queue.map(|_| "Queue"),
+        "task_queue_friendly_name": queue.map(|queue| {
+            state
+                .queue_names
+                .iter()
+                .find(|(sid, _)| sid == queue)
+                .map_or("Queue", |(_, name)| name.as_str())
+        }),
         "task_channel_sid": null,
         "task_channel_unique_name": request.form_value("TaskChannel").unwrap_or("default"),
         "timeout": number("Timeout", 86_400),
@@ -558,14 +659,18 @@ fn list_workflows(state: &State, workspace: &str, request: &FakeRequest) -> Resp
             state.origin
         )
     };
-    let workflows: Vec<Value> = state
+    let listed: Vec<&FakeWorkflow> = state
         .workflows
+        .iter()
+        .filter(|w| w.is_in(workspace))
+        .collect();
+    let workflows: Vec<Value> = listed
         .iter()
         .skip(page.saturating_mul(size))
         .take(size)
         .map(|w| workflow_json(&state.origin, workspace, w))
         .collect();
-    let more = state.workflows.len() > (page + 1).saturating_mul(size);
+    let more = listed.len() > (page + 1).saturating_mul(size);
     let next = if state.looping_pages {
         json!(page_url(0))
     } else if more {
@@ -585,6 +690,64 @@ fn list_workflows(state: &State, workspace: &str, request: &FakeRequest) -> Resp
                 "url": page_url(page),
                 "next_page_url": next,
                 "key": "workflows",
+            },
+        }),
+    )
+}
+
+impl FakeWorkflow {
+    /// Whether workspace `workspace` has it.
+    fn is_in(&self, workspace: &str) -> bool {
+        self.workspace.as_deref().is_none_or(|own| own == workspace)
+    }
+}
+
+/// The account's workspaces, one page of the shape the platform's
+/// definitions give (`ListWorkspace`): every workspace the fake was given.
+fn list_workspaces(state: &State, request: &FakeRequest) -> Response {
+    let size = request
+        .query_value("PageSize")
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(50)
+        .clamp(1, 1000);
+    let url = format!("{}/v1/Workspaces?PageSize={size}&Page=0", state.origin);
+    let workspaces: Vec<Value> = state
+        .workspaces
+        .iter()
+        .take(size)
+        .map(|(sid, name)| {
+            let url = format!("{}/v1/Workspaces/{sid}", state.origin);
+            json!({
+                "account_sid": ACCOUNT_SID,
+                "date_created": DATE,
+                "date_updated": DATE,
+                "default_activity_name": "Offline",
+                "default_activity_sid": null,
+                "event_callback_url": null,
+                "events_filter": null,
+                "friendly_name": name,
+                "multi_task_enabled": true,
+                "prioritize_queue_order": "FIFO",
+                "sid": sid,
+                "timeout_activity_name": "Offline",
+                "timeout_activity_sid": null,
+                "url": url,
+                "links": {},
+            })
+        })
+        .collect();
+    answer(
+        StatusCode::OK,
+        json!({
+            "workspaces": workspaces,
+            "meta": {
+                "page": 0,
+                "page_size": size,
+                "first_page_url": url,
+                "previous_page_url": null,
+                "url": url,
+                "next_page_url": null,
+                "key": "workspaces",
             },
         }),
     )

@@ -187,18 +187,23 @@ fn content_ports(content: Content) -> Content {
 
 /// Keeps the stack's messages and causes; drops the backtrace (present
 /// only when `CCFN_BACKTRACE` is `on`) and the line and column of a
-/// panic location.
+/// panic location and of where the error arose (`at file:line:column`).
 fn redact_stack(stack: &str) -> String {
     let mut lines = Vec::new();
     for line in stack.lines() {
         if line == "backtrace:" {
             break;
         }
-        lines.push(match line.find("panicked at ") {
-            Some(at) => {
-                let location = &line[at + "panicked at ".len()..];
+        let marker = if line.starts_with("at ") {
+            Some((0, "at "))
+        } else {
+            line.find("panicked at ").map(|at| (at, "panicked at "))
+        };
+        lines.push(match marker {
+            Some((at, marker)) => {
+                let location = &line[at + marker.len()..];
                 let file = location.split(':').next().unwrap_or(location);
-                format!("{}panicked at {file}:[line]:[column]", &line[..at])
+                format!("{}{marker}{file}:[line]:[column]", &line[..at])
             }
             None => line.to_owned(),
         });
@@ -311,6 +316,12 @@ mod tests {
         assert_eq!(
             redact_stack("panic: boom\ncaused by: panicked at src/lib.rs:10:5\nbacktrace:\n  0: x"),
             "panic: boom\ncaused by: panicked at src/lib.rs:[line]:[column]"
+        );
+        assert_eq!(
+            redact_stack(
+                "function: no digits\ncaused by: x\nat src/lib.rs:42:17\nbacktrace:\n  0: x"
+            ),
+            "function: no digits\ncaused by: x\nat src/lib.rs:[line]:[column]"
         );
     }
 }

@@ -303,9 +303,15 @@ async fn attachments_over_the_limit_are_refused_before_sending() {
         .param("attachments", "2")
         .param("attachment_bytes", "3000");
     let run = invoke(voicemail_email, context, event).await;
-    // A function error (500), as `EmailClient::send` documents: the
-    // function built the message, the caller sent nothing wrong.
-    let message = assert_email_failure(&run, ErrorKind::Function);
+    // A validation error (400), as `EmailClient::send` documents: what
+    // the caller sent is too large to attach; not a bug of the function.
+    let message = assert_email_failure(&run, ErrorKind::Validation);
+    assert_eq!(run.error().unwrap().kind().http_status(), 400);
+    assert_eq!(
+        text(run.record("email_error").unwrap(), "kind"),
+        "validation"
+    );
+    assert_eq!(text(run.record("error").unwrap(), "kind"), "validation");
     // 6000 bytes of attachments, plus subject (31), text (53) and HTML (60).
     assert_eq!(
         message,
@@ -639,7 +645,7 @@ async fn the_outbox_applies_the_same_limit() {
         .value("CCFN_OUTBOX_DIR", dir.to_str().unwrap())
         .value("EMAILPROVIDER_MAX_BYTES", "1000");
     let run = invoke(voicemail_email, context, FakeEvent::voice()).await;
-    let message = assert_email_failure(&run, ErrorKind::Function);
+    let message = assert_email_failure(&run, ErrorKind::Validation);
     assert!(
         message.contains("attachments total 2048 bytes") && message.contains("1000-byte limit"),
         "{message}"

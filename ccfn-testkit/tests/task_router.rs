@@ -241,7 +241,8 @@ fn stable_snapshot(run: &Run, fake: &FakeTaskRouter) -> String {
 async fn task_creation_logs_workflow_attributes_call_and_critical() {
     let fake = FakeTaskRouter::start()
         .await
-        .with_workflow(WORKFLOW, "Callbacks", routing(QUEUE));
+        .with_workflow(WORKFLOW, "Callbacks", routing(QUEUE))
+        .with_queue(QUEUE, "Callbacks queue");
     let run = invoke(create_callback, remote(&fake), FakeEvent::voice()).await;
     run.assert_contract();
     run.assert_no_leak(&[AUTH_TOKEN]);
@@ -284,6 +285,11 @@ async fn task_creation_logs_workflow_attributes_call_and_critical() {
     assert_eq!(critical["attributes"], expected_attributes);
     assert!(reply_text(&run)
         .contains("We will call you back. Task WT00000000000000000000000000000001."));
+    // No `<Enqueue>` names a queue: the queue is the one the task went to,
+    // by the name the task router answered.
+    let config = run.record("taskrouter_config").unwrap();
+    assert_eq!(config["queue"], "Callbacks queue");
+    assert_eq!(config["workflow_sid"], WORKFLOW);
 
     let requests = fake.requests();
     assert_eq!(requests.len(), 1);
@@ -510,6 +516,57 @@ async fn deleted_workflow_is_a_404_on_fetch() {
 }
 
 #[tokio::test]
+async fn a_workflow_of_another_workspace_is_named_with_its_workspace() {
+    const STAGING: &str = "WSbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    const EMPTY: &str = "WScccccccccccccccccccccccccccccccc";
+    let fake = FakeTaskRouter::start()
+        .await
+        .with_workspace(WORKSPACE, "Production")
+        .with_workspace(EMPTY, "Sandbox")
+        .with_workspace(STAGING, "Staging")
+        .with_workflow_in(STAGING, WORKFLOW, "Callbacks", routing(QUEUE));
+    let run = invoke(checked_callback, remote(&fake), FakeEvent::voice()).await;
+    run.assert_contract();
+    run.assert_no_leak(&[AUTH_TOKEN]);
+    assert!(reply_text(&run).contains(CALLER_MESSAGE));
+    let error = task_error(&run);
+    assert_eq!(error["cause"], "workflow_other_workspace");
+    assert_eq!(error["workflow_sid"], WORKFLOW);
+    assert_eq!(error["workspace_sid"], STAGING);
+    assert_eq!(
+        error["message"],
+        format!("Task routing failed: workflow {WORKFLOW} is not in this workspace (404) but in workspace {STAGING} “Staging”: its SID is another environment's; set this workspace's workflow")
+    );
+    // This workspace, the list, then each other workspace until one has it;
+    // never its own twice.
+    let paths: Vec<String> = fake.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(
+        paths,
+        [
+            format!("/v1/Workspaces/{WORKSPACE}/Workflows/{WORKFLOW}"),
+            "/v1/Workspaces".to_owned(),
+            format!("/v1/Workspaces/{EMPTY}/Workflows/{WORKFLOW}"),
+            format!("/v1/Workspaces/{STAGING}/Workflows/{WORKFLOW}"),
+        ]
+    );
+    assert!(run.record("critical").is_none(), "no task created");
+}
+
+#[tokio::test]
+async fn a_workflow_no_workspace_has_is_deleted() {
+    let fake = FakeTaskRouter::start()
+        .await
+        .with_workspace(WORKSPACE, "Production")
+        .with_workspace("WSbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "Staging");
+    let run = invoke(checked_callback, remote(&fake), FakeEvent::voice()).await;
+    run.assert_contract();
+    let error = task_error(&run);
+    assert_eq!(error["cause"], "workflow_deleted");
+    assert!(error.get("workspace_sid").is_none(), "{error:?}");
+    assert_eq!(fake.requests().len(), 3, "this one, the list, the other");
+}
+
+#[tokio::test]
 async fn lookup_failure_on_a_500() {
     let fake = FakeTaskRouter::start()
         .await
@@ -626,6 +683,8 @@ async fn queue_mismatch_still_logs_the_created_task() {
     .await;
     run.assert_contract();
     assert_eq!(run.record("critical").unwrap()["queue_sid"], QUEUE);
+    // The task went to a queue, the wrong one: the record names it.
+    assert_eq!(run.record("taskrouter_config").unwrap()["queue"], "Queue");
     let error = task_error(&run);
     assert_eq!(error["cause"], "queue_mismatch");
     assert_eq!(

@@ -288,8 +288,11 @@ impl EmailMessage {
     }
 
     /// Checks what the provider would refuse anyway, and the size limit.
-    /// A failure is the function's (kind `function`, HTTP 500 when passed
-    /// on): the caller of the function sent nothing wrong.
+    /// A message with no sender, recipient or body is the function's fault
+    /// (kind `function`, HTTP 500 when passed on). A message over the size
+    /// limit is not: what the caller sent (its recording) is too large to
+    /// attach, so it is kind `validation` (HTTP 400 when passed on), which
+    /// the function can answer by linking instead.
     fn check(&self, max_total_bytes: u64) -> Result<(), Error> {
         let invalid = |what: &str| {
             Err(Error::new(
@@ -312,7 +315,7 @@ impl EmailMessage {
         let total = self.total_bytes();
         if total > max_total_bytes {
             return Err(Error::new(
-                ErrorKind::Function,
+                ErrorKind::Validation,
                 format!(
                     "email not sent: attachments total {} bytes ({total} bytes with the text), \
                      over the {max_total_bytes}-byte limit of the email provider: send a link instead",
@@ -538,9 +541,11 @@ impl EmailClient {
     /// call and `email_result`.
     ///
     /// # Errors
-    /// The message has no sender, recipient or body, or is over the size
-    /// limit (kind `Function`: the function built it, so the caller gets a
-    /// 500, not a 400; nothing is sent); the provider cannot be
+    /// The message has no sender, recipient or body (kind `Function`: the
+    /// function built it, so the caller gets a 500; nothing is sent), or
+    /// is over the size limit (kind `Validation`: what the caller sent is
+    /// too large to attach, so the caller gets a 400; nothing is sent; link
+    /// it instead); the provider cannot be
     /// reached or times out; the provider refuses the key (401/403), the
     /// message (400) or fails (5xx) (kind `Upstream`). Each failure is
     /// logged as `email_error`, and its message says what to check.
@@ -1110,7 +1115,8 @@ mod tests {
             ));
         assert!(message.check(102).is_ok());
         let error = message.check(101).unwrap_err();
-        assert_eq!(error.kind(), ErrorKind::Function);
+        assert_eq!(error.kind(), ErrorKind::Validation);
+        assert_eq!(error.kind().http_status(), 400);
         assert_eq!(
             error.message(),
             "email not sent: attachments total 100 bytes (102 bytes with the text), over the \

@@ -111,6 +111,12 @@ pub const WORKFLOW_PAGE_SIZE: u32 = 50;
 /// pages forever.
 pub const MAX_WORKFLOW_PAGES: usize = 100;
 
+/// How many other workspaces of the account are asked for a workflow this
+/// workspace answers 404 for, at most (the first page of the account's
+/// workspaces, this many of them): each is one request, within the
+/// function's time.
+pub const MAX_OTHER_WORKSPACES: usize = 20;
+
 /// Where and how to reach the TaskRouter REST API.
 ///
 /// The password is the account's auth token (username: the account SID)
@@ -312,6 +318,31 @@ pub struct Task {
     pub priority: Option<u64>,
 }
 
+impl Task {
+    /// The queue it went to, as `taskrouter_config` names it: its
+    /// friendly name when the answer says it, else its SID; `None` while
+    /// it is not routed.
+    ///
+    /// ```
+    /// use ccfn_core::taskrouter::Task;
+    ///
+    /// let task: Task = serde_json::from_value(serde_json::json!({
+    ///     "sid": "WT1", "task_queue_sid": "WQ1", "task_queue_friendly_name": "Callbacks"
+    /// })).unwrap();
+    /// assert_eq!(task.routed_queue(), Some("Callbacks"));
+    /// let task: Task = serde_json::from_value(serde_json::json!({ "sid": "WT1", "task_queue_sid": "WQ1" })).unwrap();
+    /// assert_eq!(task.routed_queue(), Some("WQ1"));
+    /// ```
+    #[must_use]
+    pub fn routed_queue(&self) -> Option<&str> {
+        let named = self.queue_name.as_deref().filter(|n| !n.trim().is_empty());
+        named.or(self
+            .queue_sid
+            .as_deref()
+            .filter(|sid| !sid.trim().is_empty()))
+    }
+}
+
 /// A workflow, as the REST API answers it.
 ///
 /// # Active, disabled, deleted
@@ -480,10 +511,22 @@ pub enum TaskRouterError {
         reason: String,
     },
     /// The API answers 404 for the workflow: deleted, or its SID belongs
-    /// to another workspace or environment.
+    /// to another account, or to another workspace that could not be
+    /// asked.
     WorkflowDeleted {
         /// The workflow.
         sid: String,
+    },
+    /// The workspace answers 404 for the workflow, but another workspace
+    /// of the account has it: the SID is another environment's (a value
+    /// set for staging, say).
+    WorkflowInOtherWorkspace {
+        /// The workflow.
+        sid: String,
+        /// The workspace that has it (`WS...`).
+        workspace_sid: String,
+        /// That workspace's friendly name, when the API gave one.
+        workspace_name: Option<String>,
     },
     /// The task was created but landed in another queue than expected.
     QueueMismatch {
@@ -535,14 +578,16 @@ impl TaskRouterError {
     }
 
     /// The cause, as a stable code for the logs: `workflow_not_found`,
-    /// `workflow_disabled`, `workflow_deleted`, `queue_mismatch`,
-    /// `invalid_task`, `lookup_failed`, `rejected` or `task_store`.
+    /// `workflow_disabled`, `workflow_deleted`, `workflow_other_workspace`,
+    /// `queue_mismatch`, `invalid_task`, `lookup_failed`, `rejected` or
+    /// `task_store`.
     #[must_use]
     pub fn cause(&self) -> &'static str {
         match self {
             TaskRouterError::WorkflowNotFound { .. } => "workflow_not_found",
             TaskRouterError::WorkflowDisabled { .. } => "workflow_disabled",
             TaskRouterError::WorkflowDeleted { .. } => "workflow_deleted",
+            TaskRouterError::WorkflowInOtherWorkspace { .. } => "workflow_other_workspace",
             TaskRouterError::QueueMismatch { .. } => "queue_mismatch",
             TaskRouterError::InvalidTask { .. } => "invalid_task",
             TaskRouterError::Lookup(_) => "lookup_failed",
@@ -556,7 +601,8 @@ impl TaskRouterError {
     pub fn workflow_sid(&self) -> Option<&str> {
         match self {
             TaskRouterError::WorkflowDisabled { sid, .. }
-            | TaskRouterError::WorkflowDeleted { sid } => Some(sid),
+            | TaskRouterError::WorkflowDeleted { sid }
+            | TaskRouterError::WorkflowInOtherWorkspace { sid, .. } => Some(sid),
             TaskRouterError::QueueMismatch { workflow_sid, .. }
             | TaskRouterError::Rejected { workflow_sid, .. } => Some(workflow_sid),
             // A friendly name too: the log should name what was missing.
@@ -565,10 +611,21 @@ impl TaskRouterError {
         }
     }
 
+    /// The workspace the workflow belongs to, when it is another than the
+    /// client's ([`TaskRouterError::WorkflowInOtherWorkspace`]).
+    #[must_use]
+    pub fn workspace_sid(&self) -> Option<&str> {
+        match self {
+            TaskRouterError::WorkflowInOtherWorkspace { workspace_sid, .. } => Some(workspace_sid),
+            _ => None,
+        }
+    }
+
     /// Writes the error as a `task_error` record (level ERROR): message
     /// the `Display`, fields `cause` ([`TaskRouterError::cause`]),
-    /// `workflow_sid` (null when unknown) and `caller_message`. Call it
-    /// where the caller is told the option is not available.
+    /// `workflow_sid` (null when unknown) and `caller_message`, and
+    /// `workspace_sid` for a workflow of another workspace. Call it where
+    /// the caller is told the option is not available.
     pub fn log(&self) {
         emit(
             &format!("Task routing failed: {self}"),
@@ -576,6 +633,7 @@ impl TaskRouterError {
                 cause: Field::from(self.cause()),
                 workflow_sid: Field::from(self.workflow_sid()),
                 caller_message: Field::from(CALLER_MESSAGE),
+                workspace_sid: self.workspace_sid().map(Field::from),
             },
         );
     }
@@ -595,6 +653,17 @@ impl fmt::Display for TaskRouterError {
                 f,
                 "workflow {sid} does not exist (404): it was deleted, or its SID belongs to another workspace or environment"
             ),
+            TaskRouterError::WorkflowInOtherWorkspace {
+                sid,
+                workspace_sid,
+                workspace_name,
+            } => {
+                write!(f, "workflow {sid} is not in this workspace (404) but in workspace {workspace_sid}")?;
+                if let Some(name) = workspace_name {
+                    write!(f, " “{name}”")?;
+                }
+                write!(f, ": its SID is another environment's; set this workspace's workflow")
+            }
             TaskRouterError::QueueMismatch {
                 workflow_sid,
                 task_sid,
@@ -629,6 +698,8 @@ impl fmt::Display for TaskRouterError {
 /// voice function answers by saying `Option not available at this time`,
 /// succeeding; another function fails with that caller message.
 impl From<TaskRouterError> for Error {
+    /// Located where it is called: the handler's `?`.
+    #[track_caller]
     fn from(error: TaskRouterError) -> Self {
         error.log();
         Error::new(ErrorKind::Upstream, error.to_string())
@@ -676,6 +747,22 @@ struct WorkflowPage {
 struct PageMeta {
     #[serde(default)]
     next_page_url: Option<String>,
+}
+
+/// One page of the account's workspaces.
+#[derive(Deserialize)]
+struct WorkspacePage {
+    #[serde(default)]
+    workspaces: Vec<WorkspaceItem>,
+}
+
+/// A workspace, as listed.
+#[derive(Deserialize)]
+struct WorkspaceItem {
+    #[serde(default)]
+    sid: String,
+    #[serde(default)]
+    friendly_name: Option<String>,
 }
 
 /// An error answer of the API: `{"code", "message", "more_info", "status"}`.
@@ -880,10 +967,18 @@ impl TaskRouterClient {
     /// One workflow: `GET {base}/Workspaces/{workspace}/Workflows/{sid}`.
     /// It is not checked: see [`TaskRouterClient::active_workflow`].
     ///
+    /// On a 404 the account's other workspaces are asked for it, with the
+    /// same credentials: `GET {base}/Workspaces?PageSize=50`, then `GET
+    /// {base}/Workspaces/{other}/Workflows/{sid}` for each other
+    /// workspace listed (at most [`MAX_OTHER_WORKSPACES`]), until one has
+    /// it. These calls write their HTTP records too; when they fail, the
+    /// error is [`TaskRouterError::WorkflowDeleted`].
+    ///
     /// # Errors
-    /// [`TaskRouterError::WorkflowDeleted`] on 404;
-    /// [`TaskRouterError::Lookup`] when the call fails, is answered with
-    /// another error status, or does not parse.
+    /// [`TaskRouterError::WorkflowInOtherWorkspace`] on 404 when another
+    /// workspace has it, [`TaskRouterError::WorkflowDeleted`] on 404
+    /// otherwise; [`TaskRouterError::Lookup`] when the call fails, is
+    /// answered with another error status, or does not parse.
     pub async fn fetch_workflow(&self, sid: &str) -> Result<Workflow, TaskRouterError> {
         if sid.trim().is_empty() {
             return Err(TaskRouterError::WorkflowNotFound {
@@ -893,6 +988,13 @@ impl TaskRouterClient {
         let url = self.url(&["Workflows", sid]);
         let response = self.get(&url).await?;
         if response.status() == 404 {
+            if let Some((workspace_sid, workspace_name)) = self.workspace_of(sid).await {
+                return Err(TaskRouterError::WorkflowInOtherWorkspace {
+                    sid: sid.to_owned(),
+                    workspace_sid,
+                    workspace_name,
+                });
+            }
             return Err(TaskRouterError::WorkflowDeleted {
                 sid: sid.to_owned(),
             });
@@ -901,6 +1003,44 @@ impl TaskRouterClient {
             return Err(status_error("GET", &url, &response));
         }
         response.json().map_err(TaskRouterError::Lookup)
+    }
+
+    /// The other workspace of the account that has workflow `sid`, and its
+    /// name, if one of the first [`MAX_OTHER_WORKSPACES`] listed does;
+    /// `None` when none does or they cannot be asked.
+    async fn workspace_of(&self, sid: &str) -> Option<(String, Option<String>)> {
+        let mut url = self.inner.base.clone();
+        if let Ok(mut path) = url.path_segments_mut() {
+            path.pop_if_empty().push("Workspaces");
+        }
+        url.query_pairs_mut()
+            .append_pair("PageSize", &WORKFLOW_PAGE_SIZE.to_string());
+        let response = self.get(&url).await.ok()?;
+        if !response.is_success() {
+            return None;
+        }
+        let page: WorkspacePage = response.json().ok()?;
+        let own = &self.inner.config.workspace_sid;
+        let others = page
+            .workspaces
+            .into_iter()
+            .filter(|w| w.sid.starts_with("WS") && w.sid != *own)
+            .take(MAX_OTHER_WORKSPACES);
+        for workspace in others {
+            let mut url = self.inner.base.clone();
+            if let Ok(mut path) = url.path_segments_mut() {
+                path.pop_if_empty()
+                    .extend(["Workspaces", &workspace.sid, "Workflows", sid]);
+            }
+            match self.get(&url).await {
+                Ok(found) if found.is_success() => {
+                    return Some((workspace.sid, workspace.friendly_name));
+                }
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+        }
+        None
     }
 
     /// The workflow `sid`, checked: fetched, and able to take tasks.
@@ -994,7 +1134,8 @@ fn log_task_request(task: &NewTask) {
     );
 }
 
-/// Writes `critical`, then checks the queue.
+/// Writes `critical`, notes the queue for `taskrouter_config`, then checks
+/// the queue.
 fn finish(task: &NewTask, created: Task) -> Result<Task, TaskRouterError> {
     emit_critical(
         &format!(
@@ -1010,6 +1151,9 @@ fn finish(task: &NewTask, created: Task) -> Result<Task, TaskRouterError> {
             attributes: Field::from(&created.attributes),
         },
     );
+    if let Some(queue) = created.routed_queue() {
+        crate::record::scope::note_routed_queue(queue);
+    }
     if let Some(expected) = &task.expected_queue_sid {
         if created.queue_sid.as_deref() != Some(expected.as_str()) {
             return Err(TaskRouterError::QueueMismatch {
@@ -1370,6 +1514,11 @@ mod tests {
                 reason: "x".into(),
             },
             TaskRouterError::WorkflowDeleted { sid: "x".into() },
+            TaskRouterError::WorkflowInOtherWorkspace {
+                sid: "x".into(),
+                workspace_sid: "x".into(),
+                workspace_name: None,
+            },
             TaskRouterError::QueueMismatch {
                 workflow_sid: "x".into(),
                 task_sid: "x".into(),
@@ -1487,6 +1636,20 @@ mod tests {
             "a friendly name is named too"
         );
         assert_eq!(errors[1].workflow_sid(), Some("WW1"));
+        let other = TaskRouterError::WorkflowInOtherWorkspace {
+            sid: "WW1".into(),
+            workspace_sid: "WS2".into(),
+            workspace_name: Some("Staging".into()),
+        };
+        assert_eq!(
+            (other.cause(), other.workflow_sid(), other.workspace_sid()),
+            ("workflow_other_workspace", Some("WW1"), Some("WS2"))
+        );
+        assert_eq!(
+            other.to_string(),
+            "workflow WW1 is not in this workspace (404) but in workspace WS2 “Staging”: its SID is another environment's; set this workspace's workflow"
+        );
+        assert_eq!(errors[1].workspace_sid(), None);
         let error: Error = errors.into_iter().nth(2).unwrap().into();
         assert_eq!(error.kind(), ErrorKind::Upstream);
         assert_eq!(

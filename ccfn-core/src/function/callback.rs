@@ -329,7 +329,13 @@ impl<E: Into<Error>> IntoCompletion for Result<Completion, E> {
     fn into_completion(self) -> Result<Reply, Error> {
         match self {
             Ok(completion) => completion.result,
-            Err(error) => Err(error.into()),
+            Err(error) => {
+                let error: Error = error.into();
+                // Made by the conversion above (the handler returned another
+                // error type): where it arose is unknown, not this line.
+                let here = error.location().is_some_and(|at| at.file() == file!());
+                Err(if here { error.unlocated() } else { error })
+            }
         }
     }
 }
@@ -416,7 +422,12 @@ mod tests {
     #[test]
     fn result_of_completion_converts() {
         let failed: Result<Completion, std::io::Error> = Err(std::io::Error::other("disk"));
-        assert_eq!(failed.into_completion().unwrap_err().message(), "disk");
+        let error = failed.into_completion().unwrap_err();
+        assert_eq!(error.message(), "disk");
+        // Converted here, on the handler's behalf: where it arose is not
+        // known, and the stack says no line of ccfn's.
+        assert!(error.location().is_none());
+        assert_eq!(error.stack(), "function: disk");
         let http = HttpReply::new(201).header("a", "b").body("c");
         let reply = Callback::new(InvocationId::new())
             .success(http)

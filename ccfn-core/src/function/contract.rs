@@ -398,6 +398,10 @@ fn voice_records(context: &Context, reply: &Reply) {
         _ => (None, None),
     };
     let workflow_sid = workflow_sid.or_else(|| context.plain("workflowSid"));
+    // Without an `<Enqueue>` queue: the queue a task the function created
+    // went to, as the task router answered.
+    let routed = crate::record::scope::routed_queue();
+    let queue = queue.or(routed.as_deref());
     info!(
         "Task-routing configuration",
         crate::record::TaskrouterConfig {

@@ -96,7 +96,7 @@ pub struct TaskErrorCause {
 
 /// Every `cause` a `task_error` record can name, in the order the task
 /// router's client checks them.
-pub const TASK_ERROR_CAUSES: [TaskErrorCause; 8] = [
+pub const TASK_ERROR_CAUSES: [TaskErrorCause; 9] = [
     TaskErrorCause {
         name: "workflow_not_found",
         external: false,
@@ -111,6 +111,11 @@ pub const TASK_ERROR_CAUSES: [TaskErrorCause; 8] = [
         name: "workflow_deleted",
         external: false,
         meaning: "the task router answers 404 for the workflow: deleted, or its SID belongs to another workspace or environment",
+    },
+    TaskErrorCause {
+        name: "workflow_other_workspace",
+        external: false,
+        meaning: "the workflow is not in this workspace but in another workspace of the account (`workspace_sid`): its SID is another environment's",
     },
     TaskErrorCause {
         name: "queue_mismatch",
@@ -489,7 +494,7 @@ catalogue! {
 
     /// A task could not be created, and why; the caller hears the
     /// fallback.
-    TASK_ERROR = "task_error" as TaskError, [Error] { #[headline] cause, workflow_sid, caller_message };
+    TASK_ERROR = "task_error" as TaskError, [Error] { #[headline] cause, workflow_sid, caller_message } optional { workspace_sid };
 
     /// Tasks go to the local task store, for want of credentials.
     TASK_STORE = "task_store" as TaskStore, [Warn] { path, missing };

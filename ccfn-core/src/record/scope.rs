@@ -31,6 +31,9 @@ pub(crate) struct Invocation {
     json: std::sync::OnceLock<JsonIdentity>,
     /// When the function times out, for the clients to stop before it.
     deadline: Option<std::time::Instant>,
+    /// The queue the first task it created went to, as the task router
+    /// answered (its name, else its SID), for `taskrouter_config`.
+    routed_queue: std::sync::OnceLock<String>,
     /// Where its `debug` lines are held back, when they are.
     debug_buffer: Option<super::buffer::DebugBuffer>,
     /// Its span, when traces are exported.
@@ -78,6 +81,7 @@ impl Invocation {
             secrets,
             json: std::sync::OnceLock::new(),
             deadline: None,
+            routed_queue: std::sync::OnceLock::new(),
             debug_buffer: None,
             #[cfg(feature = "otel")]
             otel: None,
@@ -187,6 +191,27 @@ pub(crate) fn in_invocation() -> bool {
 pub(crate) fn invocation_deadline() -> Option<std::time::Instant> {
     if CURRENT.is_set() {
         CURRENT.with(|invocation| invocation.deadline)
+    } else {
+        None
+    }
+}
+
+/// Notes that the invocation this thread is polling created a task that
+/// went to `queue` (the first such task is the one kept).
+#[cfg_attr(not(feature = "clients"), allow(dead_code))]
+pub(crate) fn note_routed_queue(queue: &str) {
+    if CURRENT.is_set() {
+        CURRENT.with(|invocation| {
+            let _ = invocation.routed_queue.set(queue.to_owned());
+        });
+    }
+}
+
+/// The queue the first task of the invocation this thread is polling
+/// went to, when it created one.
+pub(crate) fn routed_queue() -> Option<String> {
+    if CURRENT.is_set() {
+        CURRENT.with(|invocation| invocation.routed_queue.get().cloned())
     } else {
         None
     }

@@ -95,6 +95,8 @@ pub(super) struct Rejection {
     path: String,
     status: StatusCode,
     message: String,
+    /// The call the request was about, when its parameters name one.
+    call_sid: Option<String>,
 }
 
 impl Rejection {
@@ -112,8 +114,28 @@ impl Rejection {
             path: echo(&full_path(parts)),
             status,
             message,
+            call_sid: None,
         }
     }
+
+    /// The same rejection, about the call whose `CallSid` is the first of
+    /// `call_sids` (the request's parameters), when it is a call SID
+    /// (`CA` and 32 hex digits): anything else a caller sent is not
+    /// written.
+    pub(super) fn about_call<'a>(mut self, mut call_sids: impl Iterator<Item = &'a str>) -> Self {
+        self.call_sid = call_sids
+            .next()
+            .filter(|sid| is_call_sid(sid))
+            .map(str::to_owned);
+        self
+    }
+}
+
+/// Whether `text` is a call SID: `CA` and 32 hex digits.
+fn is_call_sid(text: &str) -> bool {
+    text.len() == 34
+        && text.starts_with("CA")
+        && text.bytes().skip(2).all(|b| b.is_ascii_hexdigit())
 }
 
 impl IntoResponse for Rejection {
@@ -124,6 +146,7 @@ impl IntoResponse for Rejection {
             path,
             status,
             message,
+            call_sid,
         } = self;
         let id = InvocationId::new();
         let span = tracing::info_span!(
@@ -131,7 +154,7 @@ impl IntoResponse for Rejection {
             SPAN_NAME,
             function = function.unwrap_or("-"),
             invocation_id = id.as_str(),
-            call_sid = tracing::field::Empty,
+            call_sid = call_sid.as_deref(),
         );
         let level = if status.is_server_error() {
             Level::ERROR
@@ -191,5 +214,25 @@ pub(super) async fn with_invocation_id(mut response: Response) -> Response {
 fn set_id(response: &mut Response, id: &InvocationId) {
     if let Ok(value) = HeaderValue::from_str(id.as_str()) {
         response.headers_mut().insert(INVOCATION_HEADER, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_a_call_sid_is_taken_for_one() {
+        assert!(super::is_call_sid("CA0123456789abcdef0123456789abcdef"));
+        assert!(super::is_call_sid("CA0123456789ABCDEF0123456789ABCDEF"));
+        for not in [
+            "",
+            "CA",
+            "CA0123456789abcdef0123456789abcde",
+            "CA0123456789abcdef0123456789abcdef0",
+            "CA0123456789abcdef0123456789abcdeg",
+            "XX0123456789abcdef0123456789abcdef",
+            "CA\u{1b}[2J456789abcdef0123456789abcd",
+        ] {
+            assert!(!super::is_call_sid(not), "{not:?}");
+        }
     }
 }

@@ -160,7 +160,8 @@ impl FromRequest<Arc<Endpoint>> for Parameters {
                     "the request has {count} parameters, over the {} allowed",
                     config.max_params
                 ),
-            ));
+            )
+            .about_call(call_sids(&body, &query)));
         }
         Ok(Parameters {
             parts,
@@ -170,6 +171,17 @@ impl FromRequest<Arc<Endpoint>> for Parameters {
             query,
         })
     }
+}
+
+/// The `CallSid` values of a request's parameters, the body's first.
+fn call_sids<'a>(
+    body: &'a [(String, Value)],
+    query: &'a [(String, Value)],
+) -> impl Iterator<Item = &'a str> {
+    body.iter()
+        .chain(query)
+        .filter(|(name, _)| name == "CallSid")
+        .filter_map(|(_, value)| value.as_str())
 }
 
 /// Headers that describe the connection or a proxy, not the request: not
@@ -407,7 +419,8 @@ impl FromRequest<Arc<Endpoint>> for Signed<Parameters> {
                 &parameters.parts,
                 StatusCode::FORBIDDEN,
                 error.to_string(),
-            )),
+            )
+            .about_call(call_sids(&parameters.body, &parameters.query))),
         }
     }
 }

@@ -32,6 +32,7 @@ fn resource(operation: &Operation) -> Resource {
             flow: flow(),
             execution: sid_of(operation, "ExecutionSid"),
         },
+        "ListWorkspace" => Resource::Workspaces,
         "ListTask" => Resource::Tasks {
             workspace: workspace(),
         },
