@@ -621,17 +621,24 @@ fn register_url_userinfo(text: &str) -> usize {
             Some((_, password)) => password,
             None => userinfo,
         };
-        let decoded: String = percent_decode(secret);
-        let values = if decoded == secret {
-            &[secret][..]
-        } else {
-            &[secret, decoded.as_str()][..]
-        };
-        for value in values {
-            if value.chars().count() >= MIN_SCRUBBED_LEN {
-                register(value);
-                count += 1;
-            }
+        count += register_written_and_decoded(secret, &percent_decode(secret));
+    }
+    count
+}
+
+/// Registers `written` and, when it differs, `decoded`, each of at least
+/// [`MIN_SCRUBBED_LEN`] characters; returns how many.
+fn register_written_and_decoded(written: &str, decoded: &str) -> usize {
+    let values = if decoded == written {
+        &[written][..]
+    } else {
+        &[written, decoded][..]
+    };
+    let mut count = 0;
+    for value in values {
+        if value.chars().count() >= MIN_SCRUBBED_LEN {
+            register(value);
+            count += 1;
         }
     }
     count
@@ -662,18 +669,7 @@ pub fn register_url_secrets(text: &str) -> usize {
         }
         let written = &text[range];
         // A query value's `+` is a space.
-        let decoded = percent_decode(&written.replace('+', " "));
-        let values = if decoded == written {
-            &[written][..]
-        } else {
-            &[written, decoded.as_str()][..]
-        };
-        for value in values {
-            if value.chars().count() >= MIN_SCRUBBED_LEN {
-                register(value);
-                count += 1;
-            }
-        }
+        count += register_written_and_decoded(written, &percent_decode(&written.replace('+', " ")));
     }
     count
 }

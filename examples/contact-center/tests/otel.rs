@@ -68,8 +68,12 @@ fn event_names(span: &Span) -> Vec<&str> {
     span.events.iter().map(|e| e.name.as_str()).collect()
 }
 
-#[tokio::test]
-async fn one_call_is_one_trace_with_its_records_calls_and_metrics() {
+/// The examples server exporting to a new collector (spans every 50 ms,
+/// metrics only when flushed), its callbacks routed by a fake task router
+/// whose workflow sends every task to `QUEUE`; `extra` settings added.
+async fn exporting_with_a_task_router(
+    extra: &[(&str, &str)],
+) -> (FakeCollector, FakeTaskRouter, Server) {
     let collector = FakeCollector::start().await;
     let router = FakeTaskRouter::start().await.with_workflow(
         WORKFLOW,
@@ -78,10 +82,8 @@ async fn one_call_is_one_trace_with_its_records_calls_and_metrics() {
     );
     let endpoint = collector.endpoint();
     let base_url = router.base_url();
-    let server = Server::start(&[
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
-        ("OTEL_SERVICE_NAME", "contact-center"),
-        ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test"),
+    let mut settings = vec![
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
         ("OTEL_BSP_SCHEDULE_DELAY", "50"),
         ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
         ("PLATFORM_WORKSPACE_SID", WORKSPACE),
@@ -89,9 +91,21 @@ async fn one_call_is_one_trace_with_its_records_calls_and_metrics() {
         ("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
         ("API_KEY_SID", API_KEY_SID),
         ("API_KEY_SECRET", API_KEY_SECRET),
-        ("TASKROUTER_BASE_URL", &base_url),
+        ("TASKROUTER_BASE_URL", base_url.as_str()),
+    ];
+    settings.extend_from_slice(extra);
+    let server = Server::start(&settings).await;
+    (collector, router, server)
+}
+
+#[tokio::test]
+async fn one_call_is_one_trace_with_its_records_calls_and_metrics() {
+    let (collector, router, server) = exporting_with_a_task_router(&[
+        ("OTEL_SERVICE_NAME", "contact-center"),
+        ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test"),
     ])
     .await;
+    let (endpoint, base_url) = (collector.endpoint(), router.base_url());
 
     // The menu, then the caller's choice of a callback: one call.
     let (status, menu) = post(&server, WAIT_URL, &voice(CALL_SID), &[]).await;
@@ -728,26 +742,7 @@ async fn no_canary_reaches_the_collector() {
 /// name, unit and instrument kind ccfn exports is the registry's.
 #[tokio::test]
 async fn spans_and_metrics_follow_the_http_semantic_conventions() {
-    let collector = FakeCollector::start().await;
-    let router = FakeTaskRouter::start().await.with_workflow(
-        WORKFLOW,
-        "Callbacks",
-        json!({ "task_routing": { "filters": [], "default_filter": { "queue": QUEUE } } }),
-    );
-    let endpoint = collector.endpoint();
-    let base_url = router.base_url();
-    let server = Server::start(&[
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
-        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
-        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
-        ("PLATFORM_WORKSPACE_SID", WORKSPACE),
-        ("workflowSid", WORKFLOW),
-        ("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
-        ("API_KEY_SID", API_KEY_SID),
-        ("API_KEY_SECRET", API_KEY_SECRET),
-        ("TASKROUTER_BASE_URL", &base_url),
-    ])
-    .await;
+    let (collector, _router, server) = exporting_with_a_task_router(&[]).await;
     let port: u16 = server.addr.rsplit(':').next().unwrap().parse().unwrap();
     let path = format!("{WAIT_URL}?mode=callback");
     let (status, ok) = post(
