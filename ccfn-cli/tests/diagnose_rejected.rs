@@ -1,7 +1,13 @@
+//! Kept as a test binary of its own, not a module of `tests/it`: it
+//! installs the process-wide log subscriber (`init_logging_with`), which
+//! can be set once per process and would capture every other test's lines.
+//! It shares `tests/it/common.rs` with them.
+//!
 //! `ccfn diagnose` when requests reach the runtime but never the function:
 //! the example runtime on loopback, with an auth token, rejecting a forged
 //! signature; its log read back from the process's JSON log.
 
+#[path = "it/common.rs"]
 mod common;
 
 use std::time::Duration;

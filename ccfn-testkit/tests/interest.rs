@@ -1,3 +1,7 @@
+//! Kept as a test binary of its own, not a module of `tests/it`: it needs a
+//! process where no other test's capture is registered, or the bug it
+//! guards against cannot show (see the last paragraph).
+//!
 //! A line the handler writes is captured even when a thread with no
 //! subscriber wrote through the same callsite first, during the capture.
 //!

@@ -1,7 +1,7 @@
 //! `ccfn logs` on logs the example functions wrote: the binary itself, on
 //! files, gzip files and standard input.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 

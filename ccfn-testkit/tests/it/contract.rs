@@ -307,7 +307,7 @@ async fn panic_is_caught_and_logged() {
     );
     let stack = run.record("error").unwrap()["stack"].as_str().unwrap();
     assert!(
-        stack.contains("panicked at ccfn-testkit/tests/contract.rs:"),
+        stack.contains("panicked at ccfn-testkit/tests/it/contract.rs:"),
         "{stack}"
     );
     snapshot("panic", &run);

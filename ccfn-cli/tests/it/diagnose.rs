@@ -1,7 +1,7 @@
 //! `ccfn diagnose` on logs the example functions wrote under the fault of
 //! each branch of the decision tree.
 
-mod common;
+use crate::common;
 
 use ccfn_testkit::fake_api::{FakeApi, FakeResponse, Mock};
 use ccfn_testkit::fake_email::{FakeAnswer, FakeEmailProvider};

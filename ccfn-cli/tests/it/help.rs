@@ -1,7 +1,7 @@
 //! `--help` of every command, as an operator reads it, and the shell
 //! completions.
 
-mod common;
+use crate::common;
 
 use common::ccfn;
 

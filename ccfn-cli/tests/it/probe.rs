@@ -3,7 +3,7 @@
 //! loopback with a certificate made in the test by a CA made in the test,
 //! trusted through `--ca-cert` only.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

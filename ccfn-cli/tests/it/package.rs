@@ -2,7 +2,7 @@
 //! the environment planted in a line of the log: every file of the
 //! package, and its `.tar.gz`, must be free of it.
 
-mod common;
+use crate::common;
 
 use std::io::Read as _;
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! the same fault: it names the failing link and the fix, and no
 //! credential shows in its output.
 
-mod common;
+use crate::common;
 
 use ccfn_testkit::fake_api::{FakeApi, FakeResponse, Mock};
 use ccfn_testkit::fake_email::{FakeAnswer, FakeEmailProvider};
