@@ -69,7 +69,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 // The layers, each depending only on those listed before it (checked by
-// `tests/layers.rs`): text and secrets; the configuration; the voice markup; the records and
+// `tests/it/layers.rs`): text and secrets; the configuration; the voice markup; the records and
 // their writer; the function model and its contract; the clients; the
 // runtime.
 #[doc(hidden)]

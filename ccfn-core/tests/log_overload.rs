@@ -1,6 +1,10 @@
 //! A log writer that cannot keep up: lines are dropped rather than block
 //! the function, the count is reported in a `log_dropped` record, and
 //! every line still queued is written when the guard is dropped.
+//!
+//! A test binary of its own, not a module of `tests/it`: it installs its
+//! slow writer as the process's global subscriber, which can be done once
+//! per process, and counts every line of the process as its own.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};

@@ -4,6 +4,10 @@
 //!
 //! The well-known parameters in `required = [..]` resolve through the same
 //! path (`renamed_ccfn::params::CallSid`), so they must work too.
+//!
+//! A test binary of its own, not a module of `tests/it`: `extern crate std
+//! as ccfn_core` renames `::ccfn_core` only at a crate's root, and there it
+//! would break every other test module, which names the real crate.
 #![allow(unused_extern_crates)]
 
 extern crate ccfn_core as renamed_ccfn;

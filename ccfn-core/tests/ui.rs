@@ -17,6 +17,10 @@
 //!
 //! Then read every changed `.stderr`: the error must point at the user's
 //! token and its message must say how to fix the mistake.
+//!
+//! A test binary of its own, not a module of `tests/it`: trybuild builds
+//! and runs each file as a crate of its own, which takes minutes, and
+//! `--test ui` runs (or, with `TRYBUILD=overwrite`, rewrites) just these.
 
 #[test]
 fn ui() {

@@ -1,4 +1,4 @@
-//! What both test files share: a loopback server standing in for the
+//! What `catalogue` and `snapshots` share: a loopback server standing in for the
 //! platform's recording storage, and the replacements that make log
 //! records stable.
 

@@ -7,7 +7,7 @@
 //! or nothing for every record.
 //!
 //! ```text
-//! <!-- snapshot: examples/contact-center/tests/snapshots/snapshots__wait_menu.snap validation#2 -->
+//! <!-- snapshot: examples/contact-center/tests/it/snapshots/it__snapshots__wait_menu.snap validation#2 -->
 //! ```
 //!
 //! A block's lines are those records, but for the snapshot's placeholders

@@ -3,29 +3,15 @@
 //! invocation in flight, and exactly one `start` and `end` per request.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
 use std::time::Duration;
 
-mod common;
-
+use crate::common::logs;
 use ccfn_core::prelude::*;
-use ccfn_core::record::{init_logging_with, parse_filter, LogFormat};
 use ccfn_core::runtime::{Feature, Mode, Runtime, RuntimeConfig};
 use ccfn_core::signature;
-use common::Lines;
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
-
-fn logs() -> &'static Lines {
-    static LINES: OnceLock<Lines> = OnceLock::new();
-    LINES.get_or_init(|| {
-        let lines = Lines::default();
-        let filter = parse_filter("trace").unwrap();
-        init_logging_with(LogFormat::Json, filter, lines.clone()).unwrap();
-        lines
-    })
-}
 
 /// The records of one invocation, each checked against the record
 /// catalogue.

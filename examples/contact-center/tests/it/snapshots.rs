@@ -7,13 +7,11 @@
 //! fakes' loopback ports), and the local store's and outbox's paths and
 //! random identifiers.
 
-mod common;
-
+use crate::common::{stable, temp_path, RecordingServer, RECORDING_BYTES, RECORDING_SID};
 use ccfn_core::Context;
 use ccfn_testkit::fake_email::FakeEmailProvider;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
-use common::{stable, temp_path, RecordingServer, RECORDING_BYTES, RECORDING_SID};
 use example_contact_center::{inbound_call, voicemail_notice, wait_experience, LOCAL_DEFAULTS};
 use serde_json::{json, Value};
 
@@ -418,7 +416,7 @@ async fn inbound_call_default_language() {
 fn the_logging_contract_shows_the_callback_snapshot() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
     let snapshot = std::fs::read_to_string(format!(
-        "{root}/examples/contact-center/tests/snapshots/snapshots__wait_callback_created_pretty.snap"
+        "{root}/examples/contact-center/tests/it/snapshots/it__snapshots__wait_callback_created_pretty.snap"
     ))
     .unwrap();
     let body = snapshot.splitn(3, "---\n").nth(2).unwrap();

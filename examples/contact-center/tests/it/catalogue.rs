@@ -6,11 +6,13 @@
 //! what the fakes saw, and the records the invocation wrote (present, in
 //! order), read from the process's JSON log; no secret reaches any line.
 
-mod common;
-
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use crate::common::{
+    basic_auth, recording_bytes, temp_path, RecordingServer, ACCOUNT, RECORDING_BYTES,
+    RECORDING_SID,
+};
 use ccfn_core::context::{ContextBuilder, Thresholds};
 use ccfn_core::record::{init_logging_with, parse_filter, LogFormat};
 use ccfn_core::runtime::{Runtime, RuntimeConfig};
@@ -18,10 +20,6 @@ use ccfn_core::{signature, Context};
 use ccfn_testkit::fake_email::FakeEmailProvider;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use ccfn_testkit::LogBuffer;
-use common::{
-    basic_auth, recording_bytes, temp_path, RecordingServer, ACCOUNT, RECORDING_BYTES,
-    RECORDING_SID,
-};
 use example_contact_center::{LOCAL_DEFAULTS, NOTICE_URL, WAIT_URL};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
@@ -865,7 +863,7 @@ async fn huge_recording_is_abandoned_at_the_cap(declared: bool) {
     );
     assert_eq!(error["status"], 200);
     let what = if declared {
-        format!("Content-Length {}", common::HUGE_RECORDING_BYTES)
+        format!("Content-Length {}", crate::common::HUGE_RECORDING_BYTES)
     } else {
         format!(
             "over {} bytes received",

@@ -190,7 +190,7 @@ fn twiml_vectors_match_byte_for_byte() {
         }
         match build(&v.name) {
             None => failures.push(format!(
-                "vector `{}` has no builder arm in tests/twiml_vectors.rs: add one (and to KNOWN)\n  description: {}\n  expected: {}",
+                "vector `{}` has no builder arm in tests/it/twiml_vectors.rs: add one (and to KNOWN)\n  description: {}\n  expected: {}",
                 v.name, v.description, v.expected_xml
             )),
             Some(twiml) => {

@@ -4,7 +4,7 @@
 
 #[test]
 fn the_macro_knows_exactly_the_platform_parameters() {
-    let source = include_str!("../../ccfn-macros/src/validate.rs");
+    let source = include_str!("../../../ccfn-macros/src/validate.rs");
     let start = source
         .find("const PLATFORM_PARAMS")
         .expect("the macro's list of platform parameters");

@@ -16,8 +16,6 @@
 //! wrote, read from its log once it has stopped, so that every line is
 //! there; every line of every log must be JSON.
 
-mod server;
-
 // On AWS Lambda: frozen the moment a reply is in (the `lambda` feature).
 #[cfg(all(feature = "lambda", target_os = "linux"))]
 mod lambda;
@@ -33,7 +31,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 
-use server::{Log, Server};
+use crate::server::{Log, Server};
 
 const EMAIL_KEY: &str = "canary-faults-email-key-3c8e51";
 const API_KEY_SID: &str = "SKaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";

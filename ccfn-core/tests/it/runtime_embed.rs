@@ -4,31 +4,17 @@
 //! signatures work under the nest prefix; shutdown completes.
 
 use std::future::IntoFuture as _;
-use std::sync::OnceLock;
 use std::time::Duration;
 
-mod common;
-
+use crate::common::logs;
 use axum::routing::get;
 use ccfn_core::prelude::*;
-use ccfn_core::record::{init_logging_with, parse_filter, LogFormat};
 use ccfn_core::runtime::{self, Feature, Runtime, RuntimeConfig};
 use ccfn_core::signature;
-use common::Lines;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
-
-fn logs() -> &'static Lines {
-    static LINES: OnceLock<Lines> = OnceLock::new();
-    LINES.get_or_init(|| {
-        let lines = Lines::default();
-        let filter = parse_filter("info").unwrap();
-        init_logging_with(LogFormat::Json, filter, lines.clone()).unwrap();
-        lines
-    })
-}
 
 /// Answers with its parameters.
 ///

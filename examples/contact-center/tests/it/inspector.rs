@@ -12,8 +12,6 @@
 //!   inspector (DNS rebinding) nor make it replay (cross-site `POST`).
 //! - It is off in production mode, and off when `CCFN_INSPECTOR=off`.
 
-mod server;
-
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -21,7 +19,7 @@ use example_contact_center::WAIT_URL;
 use futures_util::StreamExt as _;
 use serde_json::Value;
 
-use server::Server;
+use crate::server::Server;
 
 const CALL_SID: &str = "CA0123456789abcdef0123456789abcdef";
 const OTHER_CALL: &str = "CAfedcba9876543210fedcba9876543210";

@@ -11,8 +11,6 @@
 //! - No secret reaches the collector.
 //! - An unreachable collector costs one `telemetry` record a minute.
 
-mod server;
-
 use std::time::Duration;
 
 use ccfn_testkit::fake_collector::{FakeCollector, Span};
@@ -20,7 +18,7 @@ use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use example_contact_center::WAIT_URL;
 use serde_json::{json, Value};
 
-use server::Server;
+use crate::server::Server;
 
 const CALL_SID: &str = "CA0123456789abcdef0123456789abcdef";
 const CALL_TRACE: &str = "0123456789abcdef0123456789abcdef";

@@ -1,7 +1,7 @@
 //! The examples server as it ships: the binary `main` builds, started as
 //! a child process on a free port of `127.0.0.1`, with its JSON log in a
 //! file of its own and nothing in its environment but what each test
-//! sets. Each test file uses part of it.
+//! sets. Each test module uses part of it.
 #![allow(dead_code)]
 
 use std::fs::File;

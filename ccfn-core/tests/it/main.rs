@@ -1,0 +1,28 @@
+//! The integration tests of ccfn-core, in one test binary (one link
+//! rather than one per file); each module was a file of `tests/`.
+//!
+//! Run one module with `cargo test -p ccfn-core --test it runtime::`.
+//! Kept in binaries of their own, each saying why: `tests/ui.rs`
+//! (trybuild), `tests/log_overload.rs` (a global subscriber of its own)
+//! and `tests/macros_rename.rs` (a crate-level `extern crate`).
+
+mod catalogue_docs;
+#[cfg(feature = "runtime")]
+mod common;
+mod contract_examples;
+mod examples_from_snapshots;
+#[cfg(feature = "lambda")]
+mod lambda;
+mod layers;
+mod lints;
+mod macro_params;
+#[cfg(feature = "clients")]
+mod record_fields;
+mod reliability_doc;
+#[cfg(all(feature = "runtime", feature = "clients"))]
+mod runtime;
+#[cfg(all(feature = "runtime", feature = "clients"))]
+mod runtime_embed;
+mod settings_doc;
+mod signature_vectors;
+mod twiml_vectors;
