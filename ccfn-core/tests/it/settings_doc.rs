@@ -434,6 +434,7 @@ fn the_declared_rust_version_builds_the_locked_tree_and_the_docs_say_it() {
     for (page, says) in [
         ("README.md", format!("Rust {declared}.")),
         ("docs/getting-started.md", format!("({declared} or later)")),
+        ("docs/contributing.md", format!("Rust {declared} or later")),
         (
             "docs/deployment.md",
             format!("FROM rust:{declared} AS build"),
