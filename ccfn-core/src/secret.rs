@@ -415,6 +415,16 @@ pub fn scrubbed(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Whether the `://` at `at` of `bytes` follows a URL scheme: a letter,
+/// then letters, digits, `+`, `-` or `.`.
+fn scheme_before(bytes: &[u8], at: usize) -> bool {
+    let start = bytes[..at]
+        .iter()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+        .map_or(0, |p| p + 1);
+    start < at && bytes[start].is_ascii_alphabetic()
+}
+
 /// The URLs in `text` (`scheme://authority...`), each as the range of
 /// its user information and the `@` that ends it.
 fn userinfo_spans(text: &str) -> Vec<std::ops::Range<usize>> {
@@ -424,12 +434,7 @@ fn userinfo_spans(text: &str) -> Vec<std::ops::Range<usize>> {
     while let Some(found) = text[from..].find("://") {
         let at = from + found;
         from = at + 3;
-        // A scheme: a letter, then letters, digits, `+`, `-` or `.`.
-        let scheme_start = bytes[..at]
-            .iter()
-            .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
-            .map_or(0, |p| p + 1);
-        if scheme_start == at || !bytes[scheme_start].is_ascii_alphabetic() {
+        if !scheme_before(bytes, at) {
             continue;
         }
         let start = at + 3;
@@ -543,11 +548,7 @@ fn url_edits(text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
     while let Some(found) = text[from..].find("://") {
         let at = from + found;
         from = at + 3;
-        let scheme_start = bytes[..at]
-            .iter()
-            .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
-            .map_or(0, |p| p + 1);
-        if scheme_start == at || !bytes[scheme_start].is_ascii_alphabetic() {
+        if !scheme_before(bytes, at) {
             continue;
         }
         let start = at + 3;
