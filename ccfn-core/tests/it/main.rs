@@ -2,9 +2,10 @@
 //! rather than one per file); each module was a file of `tests/`.
 //!
 //! Run one module with `cargo test -p ccfn-core --test it runtime::`.
-//! Kept in binaries of their own, each saying why: `tests/ui.rs`
-//! (trybuild), `tests/log_overload.rs` (a global subscriber of its own)
-//! and `tests/macros_rename.rs` (a crate-level `extern crate`).
+//! Kept in binaries of their own, each saying why: `tests/log_overload.rs`
+//! (a global subscriber of its own) and `tests/macros_rename.rs` (a
+//! crate-level `extern crate`). The macro's compile errors are
+//! `ccfn-macros/tests/ui.rs`.
 
 mod catalogue_docs;
 #[cfg(feature = "runtime")]
