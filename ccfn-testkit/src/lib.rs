@@ -44,13 +44,11 @@ mod capture;
 pub mod contract;
 mod fake;
 pub mod fake_api;
-#[cfg(feature = "otel")]
-pub mod fake_collector;
 pub mod fake_email;
-pub mod fake_platform;
 pub mod fake_task_router;
 mod loopback;
 mod redact;
+mod request;
 mod run;
 
 pub use capture::{BufferWriter, LogBuffer};
@@ -59,4 +57,12 @@ pub use fake::{
 };
 pub use loopback::ClosedPort;
 pub use redact::{record as redact, snapshot_settings};
+pub use request::{FakeResponse, Request};
 pub use run::{invoke, Record, Run};
+
+/// What ccfn's own fakes outside this crate share with these: not API, no
+/// semver promise.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::loopback::{answer, lock, read, record, verify, Book, Server};
+}

@@ -6,14 +6,31 @@
 //! (trybuild), `tests/log_overload.rs` (a global subscriber of its own)
 //! and `tests/macros_rename.rs` (a crate-level `extern crate`).
 
+//!
+//! The client and contract tests run functions through `ccfn_testkit`
+//! (`invoke`, its fake email provider and task router) over real HTTP on
+//! loopback: `canary`, `contract`, `debug_buffer`, `declarations`,
+//! `email`, `errors`, `handler_events`, `http_client`,
+//! `http_client_shape`, `leaks` and `task_router`.
+
+mod canary;
 mod catalogue_docs;
 #[cfg(feature = "runtime")]
 mod common;
+mod contract;
 mod contract_examples;
+mod debug_buffer;
+mod declarations;
+mod email;
+mod errors;
 mod examples_from_snapshots;
+mod handler_events;
+mod http_client;
+mod http_client_shape;
 #[cfg(feature = "lambda")]
 mod lambda;
 mod layers;
+mod leaks;
 mod lints;
 mod macro_params;
 #[cfg(feature = "clients")]
@@ -25,4 +42,5 @@ mod runtime;
 mod runtime_embed;
 mod settings_doc;
 mod signature_vectors;
+mod task_router;
 mod twiml_vectors;

@@ -6,9 +6,10 @@ use ccfn_core::http::BearerToken;
 use ccfn_core::prelude::*;
 use ccfn_core::taskrouter::NewTask;
 use ccfn_core::Reply;
-use ccfn_testkit::fake_api::{FakeApi, FakeResponse, Mock};
+use ccfn_testkit::fake_api::{FakeApi, Mock};
 use ccfn_testkit::fake_email::FakeEmailProvider;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
+use ccfn_testkit::FakeResponse;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent, FAKE_AUTH_TOKEN, FAKE_EMAIL_KEY};
 use serde_json::{json, Value};
 
@@ -104,10 +105,10 @@ async fn one_call_wires_each_fake() {
         panic!("expected JSON, got {:?}", run.completion());
     };
     assert_eq!(result["name"], "Ada");
-    assert_eq!(email.requests()[0].subject, "Call back Ada");
+    assert_eq!(email.emails()[0].subject, "Call back Ada");
     assert_eq!(router.tasks().len(), 1);
     assert_eq!(
-        router.requests()[0].password.as_deref(),
+        router.requests()[0].password().as_deref(),
         Some(FAKE_AUTH_TOKEN)
     );
     let call = &crm.requests()[0];
@@ -172,7 +173,7 @@ async fn mocks_answer_in_order_with_their_status_headers_and_delay() {
         .unwrap();
     assert_eq!(paid.json::<Value>().unwrap(), json!([1, 2]));
     assert_eq!(api.requests()[1].json(), json!({ "n": 1 }));
-    assert_eq!(api.requests()[1].method, "POST");
+    assert_eq!(api.requests()[1].method(), "POST");
 }
 
 #[tokio::test]
