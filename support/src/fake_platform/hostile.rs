@@ -192,78 +192,12 @@ impl Hostile {
             .and_then(|(_, value)| value.parse::<u64>().ok())
             .unwrap_or(0);
         let key = key_of(path);
-        let link_to = |page: u64| format!("{path}?PageSize=50&Page={page}");
         let ok = |body: Value| Some((axum::Json(body).into_response(), StatusCode::OK));
+        if let Some((items, next)) = self.linked_page(path, query, &key, page) {
+            return ok(shaped(known, path, &key, items, next));
+        }
         match self {
-            Hostile::EchoedCredentialsError => {
-                let basic = base64::engine::general_purpose::STANDARD
-                    .encode(format!("{}:{}", known.username, known.password));
-                let status = StatusCode::UNAUTHORIZED;
-                let message = format!(
-                    "Authenticate: the token {} (Authorization: Basic {basic}) is not valid",
-                    known.password
-                );
-                Some((error(status, 20003, &message), status))
-            }
-            Hostile::ForeignNext { origin } => {
-                let next = format!("{origin}{}", link_to(page + 1));
-                ok(shaped(
-                    known,
-                    path,
-                    &key,
-                    vec![item(&key, page)],
-                    Link::Raw(next),
-                ))
-            }
-            Hostile::ProtocolRelativeNext { authority } => {
-                let next = format!("//{authority}{}", link_to(page + 1));
-                ok(shaped(
-                    known,
-                    path,
-                    &key,
-                    vec![item(&key, page)],
-                    Link::Raw(next),
-                ))
-            }
-            Hostile::NextLink { link } => ok(shaped(
-                known,
-                path,
-                &key,
-                vec![item(&key, page)],
-                Link::Raw(link.clone()),
-            )),
-            Hostile::SelfNext => {
-                let mut own = path.to_owned();
-                if !query.is_empty() {
-                    own.push('?');
-                    own.push_str(
-                        &form_urlencoded::Serializer::new(String::new())
-                            .extend_pairs(query)
-                            .finish(),
-                    );
-                }
-                ok(shaped(
-                    known,
-                    path,
-                    &key,
-                    vec![item(&key, page)],
-                    Link::Path(own),
-                ))
-            }
-            Hostile::EndlessEmpty => ok(shaped(
-                known,
-                path,
-                &key,
-                Vec::new(),
-                Link::Path(link_to(page + 1)),
-            )),
-            Hostile::EndlessPages => ok(shaped(
-                known,
-                path,
-                &key,
-                vec![item(&key, page)],
-                Link::Path(link_to(page + 1)),
-            )),
+            Hostile::EchoedCredentialsError => Some(echoed_credentials_error(known)),
             Hostile::HugePage {
                 bytes,
                 declared,
@@ -274,7 +208,7 @@ impl Hostile {
                 bytes,
                 endless,
             } => {
-                let next = endless.then(|| link_to(page + 1));
+                let next = endless.then(|| format!("{path}?PageSize=50&Page={}", page + 1));
                 let body = repeated(known, path, &key, item, *bytes, next.as_deref());
                 let mut response = Body::from(body).into_response();
                 response.headers_mut().insert(
@@ -283,17 +217,7 @@ impl Hostile {
                 );
                 Some((response, StatusCode::OK))
             }
-            Hostile::RateLimitStorm { retry_after } => {
-                let status = StatusCode::TOO_MANY_REQUESTS;
-                let mut response = error(status, 20429, "Too Many Requests");
-                let turn = retry_after
-                    .get(known.received % retry_after.len().max(1))
-                    .and_then(|text| HeaderValue::from_bytes(text.as_bytes()).ok());
-                if let Some(value) = turn {
-                    response.headers_mut().insert(header::RETRY_AFTER, value);
-                }
-                Some((response, status))
-            }
+            Hostile::RateLimitStorm { retry_after } => Some(rate_limit_storm(known, retry_after)),
             Hostile::ControlSequences => match super::definitions::find(path) {
                 // One item fetched (a flow the list left without its
                 // definition): the item, as the platform answers it.
@@ -306,25 +230,102 @@ impl Hostile {
                 }
             },
             Hostile::EchoedCredentialsItem => {
-                let pair = format!("{}:{}", known.username, known.password);
-                let standard = base64::engine::general_purpose::STANDARD.encode(&pair);
-                let unpadded = base64::engine::general_purpose::STANDARD_NO_PAD.encode(&pair);
-                let url_safe = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&pair);
-                let echo = json!({
-                    "sid": format!("{}{:032x}", prefix(&key), 1),
-                    "status": known.password,
-                    "friendly_name": format!("Basic {standard}"),
-                    "from": unpadded,
-                    "to": url_safe,
-                    "date_created": "2026-11-20T10:00:00Z",
-                    "phone_number": "+15559870000",
-                    "voice_url": format!("https://{}:{}@cc.example.com/voice", known.username, known.password),
-                    "nested": { "echo": format!("user {} token {}", known.username, known.password) },
-                });
+                let echo = echoed_credentials_item(known, &key);
                 ok(shaped(known, path, &key, vec![echo], Link::None))
             }
+            // Pages that link others: answered above.
+            Hostile::ForeignNext { .. }
+            | Hostile::ProtocolRelativeNext { .. }
+            | Hostile::NextLink { .. }
+            | Hostile::SelfNext
+            | Hostile::EndlessEmpty
+            | Hostile::EndlessPages => None,
         }
     }
+
+    /// The items and the next link of page `page`, for a behaviour whose
+    /// pages link others: elsewhere, to themselves, or on for ever.
+    fn linked_page(
+        &self,
+        path: &str,
+        query: &[(String, String)],
+        key: &str,
+        page: u64,
+    ) -> Option<(Vec<Value>, Link)> {
+        let link_to = |page: u64| format!("{path}?PageSize=50&Page={page}");
+        let one = || vec![item(key, page)];
+        Some(match self {
+            Hostile::ForeignNext { origin } => {
+                (one(), Link::Raw(format!("{origin}{}", link_to(page + 1))))
+            }
+            Hostile::ProtocolRelativeNext { authority } => (
+                one(),
+                Link::Raw(format!("//{authority}{}", link_to(page + 1))),
+            ),
+            Hostile::NextLink { link } => (one(), Link::Raw(link.clone())),
+            Hostile::SelfNext => {
+                let mut own = path.to_owned();
+                if !query.is_empty() {
+                    own.push('?');
+                    own.push_str(
+                        &form_urlencoded::Serializer::new(String::new())
+                            .extend_pairs(query)
+                            .finish(),
+                    );
+                }
+                (one(), Link::Path(own))
+            }
+            Hostile::EndlessEmpty => (Vec::new(), Link::Path(link_to(page + 1))),
+            Hostile::EndlessPages => (one(), Link::Path(link_to(page + 1))),
+            _ => return None,
+        })
+    }
+}
+
+/// The platform's 401 whose message repeats the fake's password and the
+/// Basic form of its credentials.
+fn echoed_credentials_error(known: &Known<'_>) -> (Response, StatusCode) {
+    let basic = base64::engine::general_purpose::STANDARD
+        .encode(format!("{}:{}", known.username, known.password));
+    let status = StatusCode::UNAUTHORIZED;
+    let message = format!(
+        "Authenticate: the token {} (Authorization: Basic {basic}) is not valid",
+        known.password
+    );
+    (error(status, 20003, &message), status)
+}
+
+/// The platform's 429, with the `Retry-After` of this request's turn.
+fn rate_limit_storm(known: &Known<'_>, retry_after: &[String]) -> (Response, StatusCode) {
+    let status = StatusCode::TOO_MANY_REQUESTS;
+    let mut response = error(status, 20429, "Too Many Requests");
+    let turn = retry_after
+        .get(known.received % retry_after.len().max(1))
+        .and_then(|text| HeaderValue::from_bytes(text.as_bytes()).ok());
+    if let Some(value) = turn {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    (response, status)
+}
+
+/// An item of list `key` whose fields carry the fake's password, its
+/// Basic forms, and a URL with both as userinfo.
+fn echoed_credentials_item(known: &Known<'_>, key: &str) -> Value {
+    let pair = format!("{}:{}", known.username, known.password);
+    let standard = base64::engine::general_purpose::STANDARD.encode(&pair);
+    let unpadded = base64::engine::general_purpose::STANDARD_NO_PAD.encode(&pair);
+    let url_safe = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&pair);
+    json!({
+        "sid": format!("{}{:032x}", prefix(key), 1),
+        "status": known.password,
+        "friendly_name": format!("Basic {standard}"),
+        "from": unpadded,
+        "to": url_safe,
+        "date_created": "2026-11-20T10:00:00Z",
+        "phone_number": "+15559870000",
+        "voice_url": format!("https://{}:{}@cc.example.com/voice", known.username, known.password),
+        "nested": { "echo": format!("user {} token {}", known.username, known.password) },
+    })
 }
 
 /// A page's next link.

@@ -27,226 +27,38 @@ type Keep = Box<dyn Fn(&Value) -> bool>;
 /// order, each as its description says. A parameter the operation does
 /// not have is ignored, as the platform does: neither the definitions
 /// nor the platform's documentation give an error for one (the request
-/// checker, [`FakePlatform::unconforming_requests`], reports it).
+/// checker, [`FakePlatform::unconforming_requests`](super::FakePlatform::unconforming_requests),
+/// reports it).
 pub(super) fn select<'a>(
     operation: &str,
     items: &'a [Value],
     query: &[(String, String)],
     now: i64,
 ) -> Result<Vec<&'a Value>, String> {
-    let mut keeps: Vec<Keep> = Vec::new();
-    let values = |name: &str| -> Vec<String> {
-        query
-            .iter()
-            .filter(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
-            .collect()
-    };
-    let first = |name: &str| {
-        query
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
-    };
-    let bound = |name: &str, value: &str| {
-        definitions::instant(value).ok_or_else(|| format!("Invalid {name}: {value}"))
-    };
-    // Equal to the item's field.
-    let equal = |keeps: &mut Vec<Keep>, name: &str, field: &'static str| {
-        if let Some(value) = first(name) {
-            keeps.push(Box::new(move |item| same(&item[field], &value)));
-        }
+    let mut f = Filters {
+        query,
+        keeps: Vec::new(),
     };
     match operation {
-        "ListCall" => {
-            equal(&mut keeps, "To", "to");
-            equal(&mut keeps, "From", "from");
-            equal(&mut keeps, "ParentCallSid", "parent_call_sid");
-            equal(&mut keeps, "Status", "status");
-            for (param, field) in [("StartTime", "start_time"), ("EndTime", "end_time")] {
-                // "on this date", "on or after this date", "before this
-                // date": a day (a date-time's day), from its midnight UTC.
-                if let Some(value) = first(param) {
-                    let day = bound(param, &value)?.div_euclid(DAY) * DAY;
-                    keeps.push(at(field, move |t| t >= day && t < day + DAY));
-                }
-                if let Some(value) = first(&format!("{param}>")) {
-                    let day = bound(param, &value)?.div_euclid(DAY) * DAY;
-                    keeps.push(at(field, move |t| t >= day));
-                }
-                if let Some(value) = first(&format!("{param}<")) {
-                    let day = bound(param, &value)?.div_euclid(DAY) * DAY;
-                    keeps.push(at(field, move |t| t < day));
-                }
-            }
-        }
-        "ListCallRecording" => {
-            // `DateCreated=` the day; `DateCreated<=` "at or before
-            // midnight on a given date", `DateCreated>=` "at or after
-            // midnight on a date": that day's midnight, inclusive.
-            if let Some(value) = first("DateCreated") {
-                let day = bound("DateCreated", &value)?;
-                keeps.push(at("date_created", move |t| t >= day && t < day + DAY));
-            }
-            if let Some(value) = first("DateCreated<") {
-                let midnight = bound("DateCreated", &value)?;
-                keeps.push(at("date_created", move |t| t <= midnight));
-            }
-            if let Some(value) = first("DateCreated>") {
-                let midnight = bound("DateCreated", &value)?;
-                keeps.push(at("date_created", move |t| t >= midnight));
-            }
-        }
-        "ListIncomingPhoneNumber" => {
-            equal(&mut keeps, "FriendlyName", "friendly_name");
-            equal(&mut keeps, "Origin", "origin");
-            // "You can specify partial numbers and use '*' as a wildcard
-            // for any digit."
-            if let Some(pattern) = first("PhoneNumber") {
-                keeps.push(Box::new(move |item| {
-                    item["phone_number"]
-                        .as_str()
-                        .is_some_and(|number| partial_number(number, &pattern))
-                }));
-            }
-            // "Whether to include phone numbers new to the platform ...
-            // the default is `true`."
-            if first("Beta").as_deref() == Some("false") {
-                keeps.push(Box::new(|item| item["beta"] != true));
-            }
-        }
-        "ListUsageRecord" => {
-            equal(&mut keeps, "Category", "category");
-            // A day, or an offset from today (`-30days`); usage on or
-            // after the start, on or before the end.
-            let day = |name: &str, value: &str| match definitions::offset_days(value) {
-                Some(days) => Ok((now.div_euclid(DAY) + days) * DAY),
-                None => bound(name, value),
-            };
-            if let Some(value) = first("StartDate") {
-                let start = day("StartDate", &value)?;
-                keeps.push(at("start_date", move |t| t >= start));
-            }
-            if let Some(value) = first("EndDate") {
-                let end = day("EndDate", &value)?;
-                keeps.push(at("end_date", move |t| t <= end));
-            }
-        }
-        "ListApplication" | "ListWorkflow" | "ListWorkspace" => {
-            equal(&mut keeps, "FriendlyName", "friendly_name");
-        }
-        "ListAlert" => {
-            equal(&mut keeps, "LogLevel", "log_level");
-            // "Queries for alerts older than 30 days are not supported."
-            // The definitions do not give the platform's answer; its
-            // documentation of the same 30-day limit elsewhere (error
-            // 14241) is a 400 for a start date older than 30 days, so the
-            // fake answers that, for either bound.
-            let oldest = now - 30 * DAY;
-            // On or after the start; on or before the end, a day alone
-            // meaning the whole day.
-            if let Some(value) = first("StartDate") {
-                let start = bound("StartDate", &value)?;
-                if start < oldest.div_euclid(DAY) * DAY {
-                    return Err(format!("StartDate {value} is older than 30 days"));
-                }
-                keeps.push(generated(move |t| t >= start));
-            }
-            if let Some(value) = first("EndDate") {
-                let mut end = bound("EndDate", &value)?;
-                if definitions::is_date(&value) {
-                    end += DAY - 1;
-                }
-                if end < oldest {
-                    return Err(format!("EndDate {value} is older than 30 days"));
-                }
-                keeps.push(generated(move |t| t <= end));
-            }
-        }
-        "ListLog" => {
-            equal(&mut keeps, "FunctionSid", "function_sid");
-            // Created after the start ("Defaults to 1 day prior to current
-            // date/time") and before the end ("Defaults to current
-            // date/time").
-            let start = match first("StartDate") {
-                Some(value) => bound("StartDate", &value)?,
-                None => now - DAY,
-            };
-            let end = match first("EndDate") {
-                Some(value) => bound("EndDate", &value)?,
-                None => now,
-            };
-            keeps.push(at("date_created", move |t| t > start && t < end));
-        }
-        "ListExecution" => {
-            equal(&mut keeps, "status", "status");
-            // "starting on or after this date-time"; "starting before
-            // this date-time".
-            if let Some(value) = first("DateCreatedFrom") {
-                let from = bound("DateCreatedFrom", &value)?;
-                keeps.push(at("date_created", move |t| t >= from));
-            }
-            if let Some(value) = first("DateCreatedTo") {
-                let to = bound("DateCreatedTo", &value)?;
-                keeps.push(at("date_created", move |t| t < to));
-            }
-        }
-        "ListTask" => {
-            equal(&mut keeps, "Priority", "priority");
-            equal(&mut keeps, "WorkflowSid", "workflow_sid");
-            equal(&mut keeps, "WorkflowName", "workflow_friendly_name");
-            equal(&mut keeps, "TaskQueueSid", "task_queue_sid");
-            equal(&mut keeps, "TaskQueueName", "task_queue_friendly_name");
-            equal(&mut keeps, "RoutingTarget", "routing_target");
-            let statuses = values("AssignmentStatus");
-            if !statuses.is_empty() {
-                keeps.push(Box::new(move |item| {
-                    statuses.iter().any(|s| same(&item["assignment_status"], s))
-                }));
-            }
-            if let Some(value) = first("HasAddons") {
-                let wanted = value == "true";
-                keeps.push(Box::new(move |item| {
-                    let has = item["addons"]
-                        .as_str()
-                        .is_some_and(|addons| !matches!(addons.trim(), "" | "{}"));
-                    has == wanted
-                }));
-            }
-            if let Some(expression) = first("EvaluateTaskAttributes") {
-                let clauses = attribute_clauses(&expression)
-                    .ok_or_else(|| format!("Invalid EvaluateTaskAttributes: {expression}"))?;
-                keeps.push(Box::new(move |item| {
-                    let attributes = item["attributes"]
-                        .as_str()
-                        .and_then(|text| serde_json::from_str::<Value>(text).ok())
-                        .unwrap_or(Value::Null);
-                    clauses.iter().all(|(path, equal, value)| {
-                        let found = path.iter().fold(&attributes, |v, key| &v[key.as_str()]);
-                        (found == value) == *equal
-                    })
-                }));
-            }
-        }
-        "ListTaskQueue" => {
-            equal(&mut keeps, "FriendlyName", "friendly_name");
-            // Queues "with Workers that match": the fake has no workers,
-            // so no queue has one.
-            if first("EvaluateWorkerAttributes").is_some() || first("WorkerSid").is_some() {
-                keeps.push(Box::new(|_| false));
-            }
-            // `Ordering`: "Sorting parameter for TaskQueues", with no
-            // syntax given; the fake keeps the queues' order.
-        }
+        "ListCall" => calls(&mut f)?,
+        "ListCallRecording" => recordings(&mut f)?,
+        "ListIncomingPhoneNumber" => phone_numbers(&mut f)?,
+        "ListUsageRecord" => usage_records(&mut f, now)?,
+        "ListApplication" | "ListWorkflow" | "ListWorkspace" => friendly_name(&mut f)?,
+        "ListAlert" => alerts(&mut f, now)?,
+        "ListLog" => logs(&mut f, now)?,
+        "ListExecution" => executions(&mut f)?,
+        "ListTask" => tasks(&mut f)?,
+        "ListTaskQueue" => task_queues(&mut f)?,
         // The other lists have no parameter but paging.
         _ => {}
     }
     let mut kept: Vec<&Value> = items
         .iter()
-        .filter(|item| keeps.iter().all(|keep| keep(item)))
+        .filter(|item| f.keeps.iter().all(|keep| keep(item)))
         .collect();
     if operation == "ListTask" {
-        let order = task_order(first("Ordering").as_deref().unwrap_or("DateCreated:asc"))?;
+        let order = task_order(f.first("Ordering").as_deref().unwrap_or("DateCreated:asc"))?;
         kept.sort_by(|a, b| {
             order
                 .iter()
@@ -263,6 +75,258 @@ pub(super) fn select<'a>(
         });
     }
     Ok(kept)
+}
+
+/// A request's query, and the tests its parameters make of a list's
+/// items.
+struct Filters<'q> {
+    query: &'q [(String, String)],
+    keeps: Vec<Keep>,
+}
+
+impl Filters<'_> {
+    /// Every value of parameter `name`.
+    fn values(&self, name: &str) -> Vec<String> {
+        self.query
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    /// The first value of parameter `name`.
+    fn first(&self, name: &str) -> Option<String> {
+        self.query
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// Keeps the items whose `field` is parameter `name`'s value, when
+    /// given.
+    fn equal(&mut self, name: &str, field: &'static str) {
+        if let Some(value) = self.first(name) {
+            self.keeps
+                .push(Box::new(move |item| same(&item[field], &value)));
+        }
+    }
+}
+
+/// The instant of parameter `name`'s `value`, or the platform's message.
+fn bound(name: &str, value: &str) -> Result<i64, String> {
+    definitions::instant(value).ok_or_else(|| format!("Invalid {name}: {value}"))
+}
+
+/// The filters of the calls' parameters.
+fn calls(f: &mut Filters<'_>) -> Result<(), String> {
+    f.equal("To", "to");
+    f.equal("From", "from");
+    f.equal("ParentCallSid", "parent_call_sid");
+    f.equal("Status", "status");
+    for (param, field) in [("StartTime", "start_time"), ("EndTime", "end_time")] {
+        // "on this date", "on or after this date", "before this
+        // date": a day (a date-time's day), from its midnight UTC.
+        if let Some(value) = f.first(param) {
+            let day = bound(param, &value)?.div_euclid(DAY) * DAY;
+            f.keeps.push(at(field, move |t| t >= day && t < day + DAY));
+        }
+        if let Some(value) = f.first(&format!("{param}>")) {
+            let day = bound(param, &value)?.div_euclid(DAY) * DAY;
+            f.keeps.push(at(field, move |t| t >= day));
+        }
+        if let Some(value) = f.first(&format!("{param}<")) {
+            let day = bound(param, &value)?.div_euclid(DAY) * DAY;
+            f.keeps.push(at(field, move |t| t < day));
+        }
+    }
+    Ok(())
+}
+
+/// The filters of a call's recordings' parameters.
+fn recordings(f: &mut Filters<'_>) -> Result<(), String> {
+    // `DateCreated=` the day; `DateCreated<=` "at or before
+    // midnight on a given date", `DateCreated>=` "at or after
+    // midnight on a date": that day's midnight, inclusive.
+    if let Some(value) = f.first("DateCreated") {
+        let day = bound("DateCreated", &value)?;
+        f.keeps
+            .push(at("date_created", move |t| t >= day && t < day + DAY));
+    }
+    if let Some(value) = f.first("DateCreated<") {
+        let midnight = bound("DateCreated", &value)?;
+        f.keeps.push(at("date_created", move |t| t <= midnight));
+    }
+    if let Some(value) = f.first("DateCreated>") {
+        let midnight = bound("DateCreated", &value)?;
+        f.keeps.push(at("date_created", move |t| t >= midnight));
+    }
+    Ok(())
+}
+
+/// The filters of the phone numbers' parameters.
+fn phone_numbers(f: &mut Filters<'_>) -> Result<(), String> {
+    f.equal("FriendlyName", "friendly_name");
+    f.equal("Origin", "origin");
+    // "You can specify partial numbers and use '*' as a wildcard
+    // for any digit."
+    if let Some(pattern) = f.first("PhoneNumber") {
+        f.keeps.push(Box::new(move |item| {
+            item["phone_number"]
+                .as_str()
+                .is_some_and(|number| partial_number(number, &pattern))
+        }));
+    }
+    // "Whether to include phone numbers new to the platform ...
+    // the default is `true`."
+    if f.first("Beta").as_deref() == Some("false") {
+        f.keeps.push(Box::new(|item| item["beta"] != true));
+    }
+    Ok(())
+}
+
+/// The filters of the usage records' parameters.
+fn usage_records(f: &mut Filters<'_>, now: i64) -> Result<(), String> {
+    f.equal("Category", "category");
+    // A day, or an offset from today (`-30days`); usage on or
+    // after the start, on or before the end.
+    let day = |name: &str, value: &str| match definitions::offset_days(value) {
+        Some(days) => Ok((now.div_euclid(DAY) + days) * DAY),
+        None => bound(name, value),
+    };
+    if let Some(value) = f.first("StartDate") {
+        let start = day("StartDate", &value)?;
+        f.keeps.push(at("start_date", move |t| t >= start));
+    }
+    if let Some(value) = f.first("EndDate") {
+        let end = day("EndDate", &value)?;
+        f.keeps.push(at("end_date", move |t| t <= end));
+    }
+    Ok(())
+}
+
+/// The filters of the applications', workflows' and workspaces' parameters.
+fn friendly_name(f: &mut Filters<'_>) -> Result<(), String> {
+    f.equal("FriendlyName", "friendly_name");
+    Ok(())
+}
+
+/// The filters of the alerts' parameters.
+fn alerts(f: &mut Filters<'_>, now: i64) -> Result<(), String> {
+    f.equal("LogLevel", "log_level");
+    // "Queries for alerts older than 30 days are not supported."
+    // The definitions do not give the platform's answer; its
+    // documentation of the same 30-day limit elsewhere (error
+    // 14241) is a 400 for a start date older than 30 days, so the
+    // fake answers that, for either bound.
+    let oldest = now - 30 * DAY;
+    // On or after the start; on or before the end, a day alone
+    // meaning the whole day.
+    if let Some(value) = f.first("StartDate") {
+        let start = bound("StartDate", &value)?;
+        if start < oldest.div_euclid(DAY) * DAY {
+            return Err(format!("StartDate {value} is older than 30 days"));
+        }
+        f.keeps.push(generated(move |t| t >= start));
+    }
+    if let Some(value) = f.first("EndDate") {
+        let mut end = bound("EndDate", &value)?;
+        if definitions::is_date(&value) {
+            end += DAY - 1;
+        }
+        if end < oldest {
+            return Err(format!("EndDate {value} is older than 30 days"));
+        }
+        f.keeps.push(generated(move |t| t <= end));
+    }
+    Ok(())
+}
+
+/// The filters of the logs' parameters.
+fn logs(f: &mut Filters<'_>, now: i64) -> Result<(), String> {
+    f.equal("FunctionSid", "function_sid");
+    // Created after the start ("Defaults to 1 day prior to current
+    // date/time") and before the end ("Defaults to current
+    // date/time").
+    let start = match f.first("StartDate") {
+        Some(value) => bound("StartDate", &value)?,
+        None => now - DAY,
+    };
+    let end = match f.first("EndDate") {
+        Some(value) => bound("EndDate", &value)?,
+        None => now,
+    };
+    f.keeps
+        .push(at("date_created", move |t| t > start && t < end));
+    Ok(())
+}
+
+/// The filters of a flow's executions' parameters.
+fn executions(f: &mut Filters<'_>) -> Result<(), String> {
+    f.equal("status", "status");
+    // "starting on or after this date-time"; "starting before
+    // this date-time".
+    if let Some(value) = f.first("DateCreatedFrom") {
+        let from = bound("DateCreatedFrom", &value)?;
+        f.keeps.push(at("date_created", move |t| t >= from));
+    }
+    if let Some(value) = f.first("DateCreatedTo") {
+        let to = bound("DateCreatedTo", &value)?;
+        f.keeps.push(at("date_created", move |t| t < to));
+    }
+    Ok(())
+}
+
+/// The filters of the tasks' parameters.
+fn tasks(f: &mut Filters<'_>) -> Result<(), String> {
+    f.equal("Priority", "priority");
+    f.equal("WorkflowSid", "workflow_sid");
+    f.equal("WorkflowName", "workflow_friendly_name");
+    f.equal("TaskQueueSid", "task_queue_sid");
+    f.equal("TaskQueueName", "task_queue_friendly_name");
+    f.equal("RoutingTarget", "routing_target");
+    let statuses = f.values("AssignmentStatus");
+    if !statuses.is_empty() {
+        f.keeps.push(Box::new(move |item| {
+            statuses.iter().any(|s| same(&item["assignment_status"], s))
+        }));
+    }
+    if let Some(value) = f.first("HasAddons") {
+        let wanted = value == "true";
+        f.keeps.push(Box::new(move |item| {
+            let has = item["addons"]
+                .as_str()
+                .is_some_and(|addons| !matches!(addons.trim(), "" | "{}"));
+            has == wanted
+        }));
+    }
+    if let Some(expression) = f.first("EvaluateTaskAttributes") {
+        let clauses = attribute_clauses(&expression)
+            .ok_or_else(|| format!("Invalid EvaluateTaskAttributes: {expression}"))?;
+        f.keeps.push(Box::new(move |item| {
+            let attributes = item["attributes"]
+                .as_str()
+                .and_then(|text| serde_json::from_str::<Value>(text).ok())
+                .unwrap_or(Value::Null);
+            clauses.iter().all(|(path, equal, value)| {
+                let found = path.iter().fold(&attributes, |v, key| &v[key.as_str()]);
+                (found == value) == *equal
+            })
+        }));
+    }
+    Ok(())
+}
+
+/// The filters of the task queues' parameters.
+fn task_queues(f: &mut Filters<'_>) -> Result<(), String> {
+    f.equal("FriendlyName", "friendly_name");
+    // Queues "with Workers that match": the fake has no workers,
+    // so no queue has one.
+    if f.first("EvaluateWorkerAttributes").is_some() || f.first("WorkerSid").is_some() {
+        f.keeps.push(Box::new(|_| false));
+    }
+    // `Ordering`: "Sorting parameter for TaskQueues", with no
+    // syntax given; the fake keeps the queues' order.
+    Ok(())
 }
 
 /// A test on the instant of the item's date field `field` (ISO 8601 or
