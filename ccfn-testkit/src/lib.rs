@@ -1,6 +1,17 @@
 //! Test ccfn functions: fake contexts and events, [`invoke`] with per-test
-//! log capture, a one-call check of the whole logging contract, and stable
-//! snapshots of the records for `insta`.
+//! log capture, a one-call check of the whole logging contract, stable
+//! snapshots of the records for `insta`, and fakes of the services a
+//! function calls.
+//!
+//! # Fakes
+//!
+//! [`fake_email::FakeEmailProvider`], [`fake_task_router::FakeTaskRouter`]
+//! and [`fake_api::FakeApi`] (your own APIs) serve real HTTP on loopback,
+//! and each is made, pointed at, inspected and broken the same way:
+//! `start().await`, `url()`, `requests()` (each a [`Request`]),
+//! `fail_with(`[`FakeResponse`]`)` and `delay(..)`, `expect(n)` and
+//! `verify()`, checked again when the fake is dropped (unless the test
+//! is already panicking). [`FakeContext`] points a context at each.
 //!
 //! # Example
 //!
