@@ -438,3 +438,27 @@ fn value(value: &AnyValue) -> Value {
         _ => Value::Null,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_failure_told_keeps_the_request_and_decodes_nothing() {
+        ccfn_core::http::install_crypto_provider();
+        let collector = FakeCollector::start().await;
+        collector.fail_with(FakeResponse::status(503).times(1));
+        let client = reqwest::Client::new();
+        let export = ExportTraceServiceRequest::default().encode_to_vec();
+        let url = format!("{}/v1/traces", collector.url());
+        let refused = client.post(&url).body(export.clone()).send().await.unwrap();
+        assert_eq!(refused.status(), 503);
+        let taken = client.post(&url).body(export).send().await.unwrap();
+        assert_eq!(taken.status(), 200);
+        assert_eq!(taken.headers()["content-type"], "application/x-protobuf");
+        assert_eq!(collector.decoded().len(), 1, "only the second was decoded");
+        let statuses: Vec<Option<u16>> = collector.requests().iter().map(|r| r.status()).collect();
+        assert_eq!(statuses, [Some(503), Some(200)]);
+        collector.expect(2);
+    }
+}

@@ -885,3 +885,52 @@ fn the_call_s_dates_are_written_as_each_product_writes_them() {
     assert!(center::iso("23:59:59").starts_with(&day));
     assert!(center::day_after() > day);
 }
+
+#[tokio::test]
+async fn a_failure_told_answers_only_authenticated_requests_as_many_times_as_told() {
+    ccfn_core::http::install_crypto_provider();
+    let fake = FakePlatform::start().await.with_list(Resource::Flows);
+    fake.fail_with(
+        platform_error(429, "Too Many Requests")
+            .header("Retry-After", "7")
+            .times(1),
+    );
+    let client = reqwest::Client::new();
+    let url = format!("{}/v2/Flows", fake.url());
+    // Without credentials: the platform's 401 first, the failure unused.
+    let anonymous = client.get(&url).send().await.unwrap();
+    assert_eq!(anonymous.status(), 401);
+    let auth = || {
+        client
+            .get(&url)
+            .basic_auth(fake.username(), Some(fake.password()))
+    };
+    let limited = auth().send().await.unwrap();
+    assert_eq!(limited.status(), 429);
+    assert_eq!(limited.headers()["retry-after"], "7");
+    let body: Value = limited.json().await.unwrap();
+    assert_eq!(body["code"], 20429);
+    assert_eq!(body["message"], "Too Many Requests");
+    assert_eq!(auth().send().await.unwrap().status(), 200);
+    let statuses: Vec<Option<u16>> = fake.requests().iter().map(|r| r.status()).collect();
+    assert_eq!(statuses, [Some(401), Some(429), Some(200)]);
+    fake.expect(3);
+}
+
+#[tokio::test]
+#[should_panic(expected = "the fake platform at http://127.0.0.1:")]
+async fn the_platform_checks_its_expectation_when_dropped() {
+    let fake = FakePlatform::start().await;
+    fake.expect(2);
+}
+
+#[tokio::test]
+#[should_panic(expected = "the foreign host at http://127.0.0.1:")]
+async fn a_foreign_host_reached_fails_the_test_that_expected_none() {
+    ccfn_core::http::install_crypto_provider();
+    let foreign = super::hostile::ForeignHost::start().await;
+    foreign.expect(0);
+    reqwest::get(format!("{}/v1/Calls", foreign.url()))
+        .await
+        .unwrap();
+}
