@@ -230,17 +230,22 @@ async fn every_fake_is_broken_for_as_many_requests_as_told_then_answers_as_usual
 
 #[tokio::test]
 async fn a_delay_holds_the_fake_s_own_answers_and_the_request_shows_pending() {
+    let delay = std::time::Duration::from_secs(1);
     let router = FakeTaskRouter::start().await;
-    router.delay(std::time::Duration::from_millis(300));
+    router.delay(delay);
     let url = format!("{}/Workspaces", router.url());
+    let client = ccfn_core::http::HttpClient::new(Default::default()).unwrap();
     let started = std::time::Instant::now();
-    let pending = tokio::spawn(async move { get(&url).await });
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    let seen = router.requests();
-    assert_eq!(seen.len(), 1, "recorded before the answer");
-    assert_eq!(seen[0].status(), None, "not answered yet");
-    assert_eq!(pending.await.unwrap().0, 200);
-    assert!(started.elapsed() >= std::time::Duration::from_millis(300));
+    let pending = tokio::spawn(async move { client.get(url).send().await.unwrap().status() });
+    // Recorded as soon as it arrives, before the answer.
+    while router.requests().is_empty() {
+        assert!(started.elapsed() < delay, "the request never arrived");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(started.elapsed() < delay);
+    assert_eq!(router.requests()[0].status(), None, "not answered yet");
+    assert_eq!(pending.await.unwrap(), 200);
+    assert!(started.elapsed() >= delay);
     assert_eq!(router.requests()[0].status(), Some(200));
 }
 
