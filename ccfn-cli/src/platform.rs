@@ -1706,10 +1706,9 @@ mod costed_tests {
     #[test]
     fn real_answers_pass_easily() {
         // The call has the definition's fields, no more, no fewer.
-        let definitions: Value = serde_json::from_str(include_str!(
-            "../../ccfn-testkit/platform-api/oai-subset.json"
-        ))
-        .unwrap();
+        let definitions: Value =
+            serde_json::from_str(include_str!("../../support/platform-api/oai-subset.json"))
+                .unwrap();
         let list_call = definitions["products"]["api"]["operations"]
             .as_array()
             .unwrap()

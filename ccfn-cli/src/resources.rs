@@ -1,6 +1,6 @@
 //! The platform's resources as ccfn reads them: one type per resource,
 //! with the field names and the nullability of the platform's published
-//! definitions (`ccfn-testkit/platform-api/oai-subset.json`, extracted
+//! definitions (`support/platform-api/oai-subset.json`, extracted
 //! from the platform's OpenAPI definitions).
 //!
 //! - **Only the fields ccfn reads or shows.** A field the definitions
@@ -584,7 +584,7 @@ mod tests {
     fn definitions() -> Value {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../ccfn-testkit/platform-api/oai-subset.json"
+            "/../support/platform-api/oai-subset.json"
         );
         let text = std::fs::read_to_string(path).expect("the platform's definitions");
         serde_json::from_str(&text).expect("the definitions are JSON")

@@ -146,8 +146,57 @@ fn phase(record: &Record) -> Option<&str> {
     record.get("phase").and_then(Value::as_str)
 }
 
+/// The records in the contract's order: `start` first, validation, then
+/// either the validation errors or the processing, the business steps
+/// and the closing tail (`metrics`, `success` or `error`), `end` last.
 fn check_order(run: &Run, violations: &mut Vec<String>) {
+    check_ends(run, violations);
     let records = run.records();
+    let steps = run.steps();
+    let mut at = 1;
+    while at < steps.len() && matches!(steps[at], "verbose" | "debug") {
+        at += 1;
+    }
+    if steps.get(at) != Some(&"validation") || records.get(at).and_then(phase) != Some("begin") {
+        violations.push(format!(
+            "expected `validation` (phase begin) after `start`, found `{}`",
+            steps.get(at).unwrap_or(&"nothing")
+        ));
+        return;
+    }
+    at += 1;
+    let ok = run.reply().is_some();
+    let expected: Vec<&str> = if steps.get(at) == Some(&"validation_error") {
+        at += check_validation_errors(run, at, violations);
+        vec!["metrics"]
+    } else {
+        let Some(tail) = check_processing(run, at, violations) else {
+            return;
+        };
+        at = tail;
+        if ok {
+            vec!["metrics", "success"]
+        } else {
+            vec!["error", "metrics"]
+        }
+    };
+    let tail: Vec<&str> = steps[at..steps.len().saturating_sub(1)]
+        .iter()
+        .copied()
+        .filter(|s| *s != "alert")
+        .collect();
+    if tail != expected {
+        violations.push(format!(
+            "expected the invocation to close with {} then `end`, found {}",
+            expected.join(", "),
+            tail.join(", ")
+        ));
+    }
+}
+
+/// Exactly one `start`, first, and one `end`, last, whose outcome is the
+/// run's.
+fn check_ends(run: &Run, violations: &mut Vec<String>) {
     let steps = run.steps();
     let count = |step: &str| steps.iter().filter(|s| **s == step).count();
     if count("start") != 1 || steps.first() != Some(&"start") {
@@ -164,118 +213,100 @@ fn check_order(run: &Run, violations: &mut Vec<String>) {
             steps[steps.len() - 1]
         ));
     }
-    let ok = run.reply().is_some();
-    let outcome = records
+    let outcome = run
+        .records()
         .last()
         .and_then(|r| r.get("outcome"))
         .and_then(Value::as_str);
-    let expected_outcome = if ok { "success" } else { "error" };
+    let expected_outcome = if run.reply().is_some() {
+        "success"
+    } else {
+        "error"
+    };
     if outcome != Some(expected_outcome) {
         violations.push(format!(
             "`end` has outcome {outcome:?}, expected {expected_outcome:?}"
         ));
     }
+}
 
-    let mut at = 1;
-    while at < steps.len() && matches!(steps[at], "verbose" | "debug") {
-        at += 1;
-    }
-    if steps.get(at) != Some(&"validation") || records.get(at).and_then(phase) != Some("begin") {
+/// The `validation_error` records from `at`: the callback's error is the
+/// first one's, and each says which parameter or variable is missing.
+/// Their count.
+fn check_validation_errors(run: &Run, at: usize, violations: &mut Vec<String>) -> usize {
+    let records = run.records();
+    let errors = run.steps()[at..]
+        .iter()
+        .take_while(|s| **s == "validation_error")
+        .count();
+    let first = records[at].get("error").and_then(Value::as_str);
+    if run.error_message() != first {
         violations.push(format!(
-            "expected `validation` (phase begin) after `start`, found `{}`",
-            steps.get(at).unwrap_or(&"nothing")
+            "the callback error is {:?}, expected the first validation error {first:?}",
+            run.error_message()
         ));
-        return;
     }
-    at += 1;
-
-    let failed_validation = steps.get(at) == Some(&"validation_error");
-    let expected: Vec<&str> = if failed_validation {
-        let errors = steps[at..]
-            .iter()
-            .take_while(|s| **s == "validation_error")
-            .count();
-        let first = records[at].get("error").and_then(Value::as_str);
-        if run.error_message() != first {
+    for record in &records[at..at + errors] {
+        let parameter = record
+            .get("parameter")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let message = record.get("error").and_then(Value::as_str).unwrap_or("");
+        let known = run.required().contains(&parameter);
+        let expected_message = if known {
+            format!("Missing required parameter: {parameter}")
+        } else {
+            format!("Missing required environment variable: {parameter}")
+        };
+        if message != expected_message {
             violations.push(format!(
-                "the callback error is {:?}, expected the first validation error {first:?}",
-                run.error_message()
+                "validation_error says {message:?}, expected {expected_message:?}"
             ));
         }
-        for record in &records[at..at + errors] {
-            let parameter = record
-                .get("parameter")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let message = record.get("error").and_then(Value::as_str).unwrap_or("");
-            let known = run.required().contains(&parameter);
-            let expected_message = if known {
-                format!("Missing required parameter: {parameter}")
-            } else {
-                format!("Missing required environment variable: {parameter}")
-            };
-            if message != expected_message {
-                violations.push(format!(
-                    "validation_error says {message:?}, expected {expected_message:?}"
-                ));
-            }
-        }
-        at += errors;
-        vec!["metrics"]
-    } else {
-        let head = ["validation", "processing", "caller"];
-        for (offset, want) in head.iter().enumerate() {
-            if steps.get(at + offset) != Some(want) {
-                violations.push(format!(
-                    "expected `{want}` at record {}, found `{}`",
-                    at + offset,
-                    steps.get(at + offset).unwrap_or(&"nothing")
-                ));
-                return;
-            }
-        }
-        if records.get(at).and_then(phase) != Some("passed") {
-            violations.push("the second `validation` record is not phase `passed`".into());
-        }
-        at += head.len();
-        // Business steps run until the tail that closes the invocation.
-        let tail_start = if ok {
-            steps.iter().rposition(|s| *s == "metrics")
-        } else {
-            steps.iter().rposition(|s| *s == "error")
-        };
-        match tail_start {
-            Some(tail) if tail >= at => at = tail,
-            _ => {
-                violations.push(format!(
-                    "expected the invocation to close with {}",
-                    if ok {
-                        "`metrics`, `success`, `end`"
-                    } else {
-                        "`error`, `metrics`, `end`"
-                    }
-                ));
-                return;
-            }
-        }
-        if ok {
-            vec!["metrics", "success"]
-        } else {
-            vec!["error", "metrics"]
-        }
-    };
+    }
+    errors
+}
 
-    let tail: Vec<&str> = steps[at..steps.len().saturating_sub(1)]
-        .iter()
-        .copied()
-        .filter(|s| *s != "alert")
-        .collect();
-    if tail != expected {
-        violations.push(format!(
-            "expected the invocation to close with {} then `end`, found {}",
-            expected.join(", "),
-            tail.join(", ")
-        ));
+/// Validation passed, `processing` and `caller` from `at`, then business
+/// steps: where the closing tail starts (`None`, a violation pushed, when
+/// the records are out of order).
+fn check_processing(run: &Run, at: usize, violations: &mut Vec<String>) -> Option<usize> {
+    let steps = run.steps();
+    let head = ["validation", "processing", "caller"];
+    for (offset, want) in head.iter().enumerate() {
+        if steps.get(at + offset) != Some(want) {
+            violations.push(format!(
+                "expected `{want}` at record {}, found `{}`",
+                at + offset,
+                steps.get(at + offset).unwrap_or(&"nothing")
+            ));
+            return None;
+        }
+    }
+    if run.records().get(at).and_then(phase) != Some("passed") {
+        violations.push("the second `validation` record is not phase `passed`".into());
+    }
+    let at = at + head.len();
+    // Business steps run until the tail that closes the invocation.
+    let ok = run.reply().is_some();
+    let tail_start = if ok {
+        steps.iter().rposition(|s| *s == "metrics")
+    } else {
+        steps.iter().rposition(|s| *s == "error")
+    };
+    match tail_start {
+        Some(tail) if tail >= at => Some(tail),
+        _ => {
+            violations.push(format!(
+                "expected the invocation to close with {}",
+                if ok {
+                    "`metrics`, `success`, `end`"
+                } else {
+                    "`error`, `metrics`, `end`"
+                }
+            ));
+            None
+        }
     }
 }
 

@@ -136,11 +136,11 @@ impl FakeContext {
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let router = FakeTaskRouter::start().await;
     /// let context = FakeContext::new().task_router(&router).build();
-    /// assert_eq!(context.get("TASKROUTER_BASE_URL"), Some(router.base_url().as_str()));
+    /// assert_eq!(context.get("TASKROUTER_BASE_URL"), Some(router.url().as_str()));
     /// # });
     /// ```
     pub fn task_router(self, fake: &FakeTaskRouter) -> Self {
-        self.value("TASKROUTER_BASE_URL", fake.base_url())
+        self.value("TASKROUTER_BASE_URL", fake.url())
             .secret("AUTH_TOKEN", FAKE_AUTH_TOKEN)
     }
 

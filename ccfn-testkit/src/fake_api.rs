@@ -1,14 +1,16 @@
 //! A fake of your own HTTP APIs (a CRM, a ticketing system) on loopback,
-//! with the shape of the email provider's and task router's fakes, and of
-//! `wiremock`: mocks that match requests and answer them, every request
-//! recorded, and expectations verified when the fake is dropped.
+//! made, pointed at, inspected and broken as every fake of the testkit
+//! (`start`, `url`, `requests`, `fail_with`, `expect`), with `wiremock`'s
+//! mocks: [`Mock`]s that match requests and answer them, and expectations
+//! verified when the fake is dropped.
 //!
 //! Point the function at [`FakeApi::url`] through its context, as it would
 //! be pointed at the real service, and its calls go over real HTTP through
 //! `context.http()`, logged as in production.
 //!
 //! ```
-//! use ccfn_testkit::fake_api::{FakeApi, FakeResponse, Mock};
+//! use ccfn_testkit::fake_api::{FakeApi, Mock};
+//! use ccfn_testkit::FakeResponse;
 //! use serde_json::json;
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -27,122 +29,25 @@
 //!     .await
 //!     .unwrap();
 //! assert_eq!(answer.json::<serde_json::Value>().unwrap()["name"], "Ada");
-//! assert_eq!(crm.requests()[0].query_value("phone"), Some("+15551230000"));
+//! assert_eq!(crm.requests()[0].query("phone"), Some("+15551230000"));
 //! // Dropping `crm` checks that `/customers` was called exactly once.
 //! # });
 //! ```
 
-use std::fmt;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::body::{to_bytes, Body};
-use axum::extract::{Request, State};
-use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use ccfn_core::record::{is_sensitive_name, REDACTED};
-use serde_json::Value;
 
-use crate::loopback::{lock, Server};
+use crate::loopback::{answer, lock, read, record, verify, Book, Server};
+use crate::{FakeResponse, Request};
 
 /// The largest request body the fake reads.
 const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
-
-/// What the fake answers to a request a [`Mock`] matches.
-///
-/// ```
-/// use std::time::Duration;
-/// use ccfn_testkit::fake_api::FakeResponse;
-///
-/// let found = FakeResponse::ok().json(serde_json::json!({ "id": 7 }));
-/// let gone = FakeResponse::status(404).text("no such customer");
-/// let slow = FakeResponse::ok().delay(Duration::from_millis(200));
-/// let limited = FakeResponse::status(429).header("Retry-After", "1");
-/// # let _ = (found, gone, slow, limited);
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-#[must_use = "give it to Mock::respond"]
-pub struct FakeResponse {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-    delay: Duration,
-}
-
-impl FakeResponse {
-    /// `200` with an empty body.
-    pub fn ok() -> Self {
-        FakeResponse::status(200)
-    }
-
-    /// `status` with an empty body.
-    ///
-    /// # Panics
-    /// `status` is not between 100 and 999.
-    pub fn status(status: u16) -> Self {
-        assert!(
-            (100..1000).contains(&status),
-            "{status} is not an HTTP status"
-        );
-        FakeResponse {
-            status,
-            headers: Vec::new(),
-            body: Vec::new(),
-            delay: Duration::ZERO,
-        }
-    }
-
-    /// An `application/json` body.
-    pub fn json(self, value: Value) -> Self {
-        self.body("application/json", value.to_string())
-    }
-
-    /// A `text/plain` body.
-    pub fn text(self, text: impl Into<String>) -> Self {
-        self.body("text/plain; charset=utf-8", text.into())
-    }
-
-    /// A body of `content_type`.
-    pub fn body(mut self, content_type: &str, body: impl Into<Vec<u8>>) -> Self {
-        self.headers
-            .retain(|(name, _)| !name.eq_ignore_ascii_case("content-type"));
-        self.headers
-            .push(("content-type".to_owned(), content_type.to_owned()));
-        self.body = body.into();
-        self
-    }
-
-    /// Adds a response header.
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), value.into()));
-        self
-    }
-
-    /// Answers only after `delay` (the request is recorded first).
-    pub fn delay(mut self, delay: Duration) -> Self {
-        self.delay = delay;
-        self
-    }
-}
-
-impl IntoResponse for FakeResponse {
-    fn into_response(self) -> Response {
-        let mut response = Response::new(Body::from(self.body));
-        *response.status_mut() =
-            StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        for (name, value) in self.headers {
-            if let (Ok(name), Ok(value)) = (
-                HeaderName::from_bytes(name.as_bytes()),
-                HeaderValue::from_str(&value),
-            ) {
-                response.headers_mut().append(name, value);
-            }
-        }
-        response
-    }
-}
 
 /// Which requests a fake answers, and how: a method and path, optionally
 /// query parameters and headers that must be present; the answer
@@ -232,13 +137,15 @@ impl Mock {
         self
     }
 
-    fn matches(&self, request: &RecordedRequest) -> bool {
-        self.method.as_ref().is_none_or(|m| *m == request.method)
-            && self.path == request.path
-            && self
-                .query
-                .iter()
-                .all(|(n, v)| request.query.iter().any(|(rn, rv)| rn == n && rv == v))
+    fn matches(&self, request: &Request) -> bool {
+        self.method.as_ref().is_none_or(|m| m == request.method())
+            && self.path == request.path()
+            && self.query.iter().all(|(n, v)| {
+                request
+                    .query_pairs()
+                    .iter()
+                    .any(|(rn, rv)| rn == n && rv == v)
+            })
             && self
                 .headers
                 .iter()
@@ -261,88 +168,16 @@ impl Mock {
     }
 }
 
-/// A request the fake received.
-#[derive(Clone, PartialEq)]
-pub struct RecordedRequest {
-    /// The method, in capitals.
-    pub method: String,
-    /// The path, without the query.
-    pub path: String,
-    /// The query parameters, decoded, in order.
-    pub query: Vec<(String, String)>,
-    /// The headers, names in lowercase, in order.
-    pub headers: Vec<(String, String)>,
-    /// The body.
-    pub body: Vec<u8>,
-}
-
-impl RecordedRequest {
-    /// The first value of header `name` (any case).
-    #[must_use]
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find_map(|(n, v)| n.eq_ignore_ascii_case(name).then_some(v.as_str()))
-    }
-
-    /// The first value of query parameter `name`.
-    #[must_use]
-    pub fn query_value(&self, name: &str) -> Option<&str> {
-        self.query
-            .iter()
-            .find_map(|(n, v)| (n == name).then_some(v.as_str()))
-    }
-
-    /// The body as text (invalid UTF-8 replaced).
-    #[must_use]
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-
-    /// The body as JSON.
-    ///
-    /// # Panics
-    /// The body is not JSON; the message shows it.
-    #[must_use]
-    #[track_caller]
-    pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("the request body is not JSON ({e}): {}", self.text()))
-    }
-}
-
-/// Sensitive headers (see `ccfn_core::record::is_sensitive_name`) print
-/// as `[REDACTED]`, so that a failing test does not print a secret.
-impl fmt::Debug for RecordedRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let headers: Vec<(&str, &str)> = self
-            .headers
-            .iter()
-            .map(|(n, v)| {
-                let shown = if is_sensitive_name(n) { REDACTED } else { v };
-                (n.as_str(), shown)
-            })
-            .collect();
-        f.debug_struct("RecordedRequest")
-            .field("method", &self.method)
-            .field("path", &self.path)
-            .field("query", &self.query)
-            .field("headers", &headers)
-            .field("body", &self.text())
-            .finish()
-    }
-}
-
 #[derive(Debug, Default)]
 struct Shared {
     /// Each mock with the number of requests it answered.
     mocks: Mutex<Vec<(Mock, usize)>>,
-    requests: Mutex<Vec<RecordedRequest>>,
-    unmatched: Mutex<Vec<RecordedRequest>>,
+    book: Mutex<Book>,
+    unmatched: Mutex<Vec<Request>>,
 }
 
 /// A fake HTTP API on loopback; it stops when dropped, and then checks
-/// its mocks' expectations. See the [module documentation](self).
+/// its expectations. See the [module documentation](self).
 #[derive(Debug)]
 pub struct FakeApi {
     server: Server,
@@ -358,7 +193,7 @@ impl FakeApi {
     pub async fn start() -> FakeApi {
         let shared = Arc::new(Shared::default());
         let app = Router::new()
-            .fallback(answer)
+            .fallback(handle)
             .with_state(Arc::clone(&shared));
         FakeApi {
             server: Server::start(app, "the fake API").await,
@@ -388,19 +223,42 @@ impl FakeApi {
 
     /// Every request received so far, matched or not, in order.
     #[must_use]
-    pub fn requests(&self) -> Vec<RecordedRequest> {
-        lock(&self.shared.requests).clone()
+    pub fn requests(&self) -> Vec<Request> {
+        lock(&self.shared.book).requests()
     }
 
-    /// Checks now that every mock with an expectation matched exactly its
-    /// count, and that every request matched a mock.
+    /// Answers the following requests with `answer` whatever the mocks
+    /// say (as many as [`FakeResponse::times`] says, or all), still
+    /// recording them.
+    pub fn fail_with(&self, answer: FakeResponse) -> &Self {
+        lock(&self.shared.book).fail_with(answer);
+        self
+    }
+
+    /// Waits `delay` before each answer of a mock.
+    pub fn delay(&self, delay: Duration) -> &Self {
+        lock(&self.shared.book).set_delay(delay);
+        self
+    }
+
+    /// Expects exactly `count` requests in all: checked when the fake is
+    /// dropped (unless the test is already panicking) and by
+    /// [`FakeApi::verify`]. A [`Mock::expect`] counts one mock's.
+    pub fn expect(&self, count: usize) -> &Self {
+        lock(&self.shared.book).expect(count);
+        self
+    }
+
+    /// Checks now that the fake received the count of
+    /// [`FakeApi::expect`], that every mock with an expectation matched
+    /// exactly its count, and that every request matched a mock.
     ///
     /// # Panics
     /// An expectation is not met, or a request matched no mock; the
     /// message lists the mocks and what was received.
     #[track_caller]
     pub fn verify(&self) {
-        let mut problems = Vec::new();
+        let mut problems: Vec<String> = lock(&self.shared.book).unmet().into_iter().collect();
         for (mock, hits) in lock(&self.shared.mocks).iter() {
             if let Some(expected) = mock.expected {
                 if *hits != expected {
@@ -418,13 +276,7 @@ impl FakeApi {
                 unmatched.len()
             ));
         }
-        assert!(
-            problems.is_empty(),
-            "the fake API at {}:\n  - {}\nreceived: {:#?}",
-            self.url(),
-            problems.join("\n  - "),
-            self.requests()
-        );
+        verify("the fake API", &self.url(), &problems, &self.requests());
     }
 }
 
@@ -438,68 +290,40 @@ impl Drop for FakeApi {
 
 /// Records the request and answers it with the first matching mock's
 /// response, or 404 naming what was asked.
-async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    let body = match to_bytes(body, MAX_REQUEST_BYTES).await {
-        Ok(bytes) => bytes.to_vec(),
-        Err(_) => {
-            return (
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "the fake API reads 16 MiB at most",
-            )
-                .into_response()
-        }
+async fn handle(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {
+    let (parts, body) = match read(request, MAX_REQUEST_BYTES).await {
+        Ok(read) => read,
+        Err(too_large) => return too_large,
     };
-    let query = parts
-        .uri
-        .query()
-        .map(|q| {
-            form_urlencoded::parse(q.as_bytes())
-                .map(|(n, v)| (n.into_owned(), v.into_owned()))
-                .collect()
-        })
-        .unwrap_or_default();
-    let recorded = RecordedRequest {
-        method: parts.method.as_str().to_owned(),
-        path: parts.uri.path().to_owned(),
-        query,
-        headers: parts
-            .headers
-            .iter()
-            .map(|(n, v)| {
-                (
-                    n.as_str().to_owned(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect(),
-        body,
-    };
-    lock(&shared.requests).push(recorded.clone());
-    let matched = {
-        let mut mocks = lock(&shared.mocks);
-        mocks
-            .iter_mut()
-            .find(|(mock, _)| mock.matches(&recorded))
-            .map(|(mock, hits)| {
-                *hits += 1;
-                mock.answer.clone()
-            })
-    };
-    match matched {
-        Some(answer) => {
-            if !answer.delay.is_zero() {
-                tokio::time::sleep(answer.delay).await;
+    let recorded = record(&parts, body);
+    let own = Arc::clone(&shared);
+    answer(&shared.book, recorded, move |recorded| async move {
+        let shared = own;
+        let matched = {
+            let mut mocks = lock(&shared.mocks);
+            mocks
+                .iter_mut()
+                .find(|(mock, _)| mock.matches(&recorded))
+                .map(|(mock, hits)| {
+                    *hits += 1;
+                    mock.answer.clone()
+                })
+        };
+        match matched {
+            Some(answer) => {
+                tokio::time::sleep(answer.delay_time()).await;
+                answer.into_response()
             }
-            answer.into_response()
+            None => {
+                let text = format!(
+                    "no mock of this fake API matches {} {}",
+                    recorded.method(),
+                    recorded.path()
+                );
+                lock(&shared.unmatched).push(recorded);
+                (StatusCode::NOT_FOUND, text).into_response()
+            }
         }
-        None => {
-            let text = format!(
-                "no mock of this fake API matches {} {}",
-                recorded.method, recorded.path
-            );
-            lock(&shared.unmatched).push(recorded);
-            (StatusCode::NOT_FOUND, text).into_response()
-        }
-    }
+    })
+    .await
 }

@@ -1,18 +1,21 @@
 //! A fake email provider served over real HTTP on loopback.
 //!
 //! [`FakeEmailProvider::start`] binds `127.0.0.1` on a free port and serves
-//! the provider's `POST /{domain}/messages`: it parses the real multipart
-//! body and the basic-auth header, records each request as a
-//! [`RecordedEmail`], and answers with the configured [`FakeAnswer`]
-//! (`200 {"id": "<fake.N@{domain}>", "message": "Queued. Thank you."}` by
-//! default). Point the client at [`FakeEmailProvider::url`]. Like the
-//! provider, it answers 400 with a JSON `message` to a body that is not
-//! multipart, lacks `from` or `to`, or has an unknown field.
+//! the provider's `POST /{domain}/messages`: it records every request
+//! ([`FakeEmailProvider::requests`]), parses the real multipart body and
+//! the basic-auth header of each message it takes into a
+//! [`RecordedEmail`] ([`FakeEmailProvider::emails`]), and answers as the
+//! provider does (`200 {"id": "<fake.N@{domain}>", "message": "Queued.
+//! Thank you."}`) unless told to fail ([`FakeEmailProvider::fail_with`]).
+//! Point the client at [`FakeEmailProvider::url`]. Like the provider, it
+//! answers 400 with a JSON `message` to a body that is not multipart,
+//! lacks `from` or `to`, or has an unknown field.
 //!
 //! ```
 //! use ccfn_core::email::{EmailClient, EmailMessage, EmailProviderConfig};
 //! use ccfn_core::Secret;
-//! use ccfn_testkit::fake_email::{FakeAnswer, FakeEmailProvider};
+//! use ccfn_testkit::fake_email::FakeEmailProvider;
+//! use ccfn_testkit::FakeResponse;
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let fake = FakeEmailProvider::start().await;
@@ -29,13 +32,14 @@
 //! assert_eq!(sent.id, "<fake.1@mg.example.com>");
 //!
 //! let request = &fake.requests()[0];
-//! assert_eq!(request.domain, "mg.example.com");
-//! assert_eq!(request.authorization_user.as_deref(), Some("api"));
-//! assert_eq!(request.password, "key-doc-0123456789");
-//! assert_eq!(request.to, ["oncall@example.com"]);
+//! assert_eq!(request.path(), "/mg.example.com/messages");
+//! assert_eq!(request.username().as_deref(), Some("api"));
+//! let email = &fake.emails()[0];
+//! assert_eq!(email.password, "key-doc-0123456789");
+//! assert_eq!(email.to, ["oncall@example.com"]);
 //!
 //! // Later calls get another answer:
-//! fake.respond_with(FakeAnswer::status(401).body("Forbidden"));
+//! fake.fail_with(FakeResponse::status(401).text("Forbidden"));
 //! # });
 //! ```
 
@@ -45,15 +49,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::multipart::MultipartRejection;
-use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{DefaultBodyLimit, FromRequest as _, Multipart, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
 use axum::Router;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::loopback::{basic_auth, lock, Server};
+use crate::loopback::{answer, lock, read, record, verify, Book, Server};
+use crate::{FakeResponse, Request};
 
 /// The largest request body the fake reads: 64 MiB, over the provider's
 /// 25 MiB so that size limits are the client's to enforce.
@@ -113,99 +116,15 @@ impl fmt::Debug for RecordedEmail {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-enum Body {
-    /// The provider's `{"id", "message"}`, with a fresh id.
-    Queued,
-    Json(Value),
-    Text(String),
-    Empty,
-}
-
-/// What the fake answers: a status, a body and a delay.
-///
-/// ```
-/// use std::time::Duration;
-/// use ccfn_testkit::fake_email::FakeAnswer;
-///
-/// let queued = FakeAnswer::ok();
-/// let refused = FakeAnswer::status(401).body("Forbidden");
-/// let rejected = FakeAnswer::status(400)
-///     .json(serde_json::json!({"message": "'to' parameter is not a valid address"}));
-/// let slow = FakeAnswer::ok().delay(Duration::from_millis(200));
-/// # let _ = (queued, refused, rejected, slow);
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-#[must_use = "give it to FakeEmailProvider::respond_with"]
-pub struct FakeAnswer {
-    status: u16,
-    body: Body,
-    delay: Duration,
-}
-
-impl FakeAnswer {
-    /// `200` with `{"id": "<fake.N@{domain}>", "message": "Queued. Thank
-    /// you."}`, N counting the server's accepted messages from 1: the
-    /// provider's answer.
-    pub fn ok() -> Self {
-        FakeAnswer {
-            status: 200,
-            body: Body::Queued,
-            delay: Duration::ZERO,
-        }
-    }
-
-    /// `status` with an empty body (set one with [`FakeAnswer::body`] or
-    /// [`FakeAnswer::json`]).
-    ///
-    /// # Panics
-    /// `status` is not between 100 and 999.
-    pub fn status(status: u16) -> Self {
-        assert!(
-            (100..1000).contains(&status),
-            "{status} is not an HTTP status"
-        );
-        FakeAnswer {
-            status,
-            body: Body::Empty,
-            delay: Duration::ZERO,
-        }
-    }
-
-    /// A `text/plain` body.
-    pub fn body(mut self, text: impl Into<String>) -> Self {
-        self.body = Body::Text(text.into());
-        self
-    }
-
-    /// An `application/json` body.
-    pub fn json(mut self, value: Value) -> Self {
-        self.body = Body::Json(value);
-        self
-    }
-
-    /// Answers only after `delay` (the request is recorded first).
-    pub fn delay(mut self, delay: Duration) -> Self {
-        self.delay = delay;
-        self
-    }
-}
-
-impl Default for FakeAnswer {
-    fn default() -> Self {
-        FakeAnswer::ok()
-    }
-}
-
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Shared {
-    requests: Mutex<Vec<RecordedEmail>>,
-    answer: Mutex<FakeAnswer>,
-    expected: Mutex<Option<usize>>,
+    book: Mutex<Book>,
+    emails: Mutex<Vec<RecordedEmail>>,
     queued: AtomicU64,
 }
 
-/// A fake email provider on loopback; it stops when dropped.
+/// A fake email provider on loopback; it stops when dropped, and then
+/// checks its expectation.
 ///
 /// See the [module documentation](self) for an example.
 #[derive(Debug)]
@@ -215,20 +134,15 @@ pub struct FakeEmailProvider {
 }
 
 impl FakeEmailProvider {
-    /// Starts the fake on `127.0.0.1` on a free port, answering
-    /// [`FakeAnswer::ok`] until told otherwise. Needs a Tokio runtime.
+    /// Starts the fake on `127.0.0.1` on a free port, answering as the
+    /// provider does until told otherwise. Needs a Tokio runtime.
     ///
     /// # Panics
     /// No loopback port can be bound.
     pub async fn start() -> FakeEmailProvider {
-        let shared = Arc::new(Shared {
-            requests: Mutex::new(Vec::new()),
-            answer: Mutex::new(FakeAnswer::ok()),
-            expected: Mutex::new(None),
-            queued: AtomicU64::new(0),
-        });
+        let shared = Arc::new(Shared::default());
         let app = Router::new()
-            .route("/{domain}/messages", post(messages))
+            .fallback(handle)
             .layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES))
             .with_state(Arc::clone(&shared));
         FakeEmailProvider {
@@ -250,9 +164,17 @@ impl FakeEmailProvider {
         self.server.addr()
     }
 
-    /// Answers every following request with `answer`.
-    pub fn respond_with(&self, answer: FakeAnswer) -> &Self {
-        *lock(&self.shared.answer) = answer;
+    /// Answers the following requests with `answer` instead of the
+    /// provider's (as many as [`FakeResponse::times`] says, or all),
+    /// still recording them.
+    pub fn fail_with(&self, answer: FakeResponse) -> &Self {
+        lock(&self.shared.book).fail_with(answer);
+        self
+    }
+
+    /// Waits `delay` before each of the provider's answers.
+    pub fn delay(&self, delay: Duration) -> &Self {
+        lock(&self.shared.book).set_delay(delay);
         self
     }
 
@@ -260,7 +182,7 @@ impl FakeEmailProvider {
     /// dropped (unless the test is already panicking) and by
     /// [`FakeEmailProvider::verify`].
     pub fn expect(&self, count: usize) -> &Self {
-        *lock(&self.shared.expected) = Some(count);
+        lock(&self.shared.book).expect(count);
         self
     }
 
@@ -271,21 +193,26 @@ impl FakeEmailProvider {
     /// what it received.
     #[track_caller]
     pub fn verify(&self) {
-        let Some(expected) = *lock(&self.shared.expected) else {
-            return;
-        };
-        let requests = self.requests();
-        assert!(
-            requests.len() == expected,
-            "the fake email provider expected {expected} request(s), it received {}: {requests:#?}",
-            requests.len()
+        let problems: Vec<String> = lock(&self.shared.book).unmet().into_iter().collect();
+        verify(
+            "the fake email provider",
+            &self.url(),
+            &problems,
+            &self.requests(),
         );
     }
 
-    /// The requests received so far, in order.
+    /// Every request received so far, in order, as it came.
     #[must_use]
-    pub fn requests(&self) -> Vec<RecordedEmail> {
-        lock(&self.shared.requests).clone()
+    pub fn requests(&self) -> Vec<Request> {
+        lock(&self.shared.book).requests()
+    }
+
+    /// The messages of the requests received so far that the provider
+    /// took (a well-formed `POST /{domain}/messages`), parsed, in order.
+    #[must_use]
+    pub fn emails(&self) -> Vec<RecordedEmail> {
+        lock(&self.shared.emails).clone()
     }
 }
 
@@ -297,43 +224,71 @@ impl Drop for FakeEmailProvider {
     }
 }
 
-/// `POST /{domain}/messages`.
-async fn messages(
-    State(shared): State<Arc<Shared>>,
-    Path(domain): Path<String>,
-    headers: HeaderMap,
-    multipart: Result<Multipart, MultipartRejection>,
-) -> Response {
-    let mut request = match multipart {
-        Ok(multipart) => match parse(multipart).await {
-            Ok(request) => request,
-            Err(message) => return provider_error(message),
-        },
-        Err(rejection) => return provider_error(rejection.body_text()),
+/// Records the request, parses the message of a `POST
+/// /{domain}/messages` (whatever the answer will be), and answers as the
+/// provider does; anything else is a 404.
+async fn handle(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {
+    let (parts, body) = match read(request, MAX_REQUEST_BYTES).await {
+        Ok(read) => read,
+        Err(too_large) => return too_large,
     };
-    request.domain.clone_from(&domain);
-    if let (Some(user), Some(password)) = basic_auth(&headers) {
-        request.authorization_user = Some(user);
-        request.authorization_password_present = !password.is_empty();
-        request.password = password;
-    }
-    lock(&shared.requests).push(request);
-    let answer = lock(&shared.answer).clone();
-    if !answer.delay.is_zero() {
-        tokio::time::sleep(answer.delay).await;
-    }
-    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK);
-    match answer.body {
-        Body::Queued => {
-            let n = shared.queued.fetch_add(1, Ordering::SeqCst) + 1;
-            let body =
-                json!({"id": format!("<fake.{n}@{domain}>"), "message": "Queued. Thank you."});
-            (status, axum::Json(body)).into_response()
+    let recorded = record(&parts, body.clone());
+    let domain = recorded
+        .path()
+        .strip_prefix('/')
+        .and_then(|path| path.strip_suffix("/messages"))
+        .filter(|domain| recorded.method() == "POST" && !domain.contains('/'))
+        .map(str::to_owned);
+    let parsed = match domain {
+        Some(domain) => {
+            let request = axum::extract::Request::from_parts(parts, axum::body::Body::from(body));
+            Some(message(request, &recorded, domain).await)
         }
-        Body::Json(value) => (status, axum::Json(value)).into_response(),
-        Body::Text(text) => (status, [(header::CONTENT_TYPE, "text/plain")], text).into_response(),
-        Body::Empty => status.into_response(),
+        None => None,
+    };
+    if let Some(Ok(email)) = &parsed {
+        lock(&shared.emails).push(email.clone());
     }
+    let own = Arc::clone(&shared);
+    answer(&shared.book, recorded, move |_| async move {
+        match parsed {
+            None => (
+                StatusCode::NOT_FOUND,
+                axum::Json(json!({ "message": "Not found" })),
+            )
+                .into_response(),
+            Some(Err(message)) => provider_error(message),
+            Some(Ok(email)) => {
+                let n = own.queued.fetch_add(1, Ordering::SeqCst) + 1;
+                let body = json!({
+                    "id": format!("<fake.{n}@{}>", email.domain),
+                    "message": "Queued. Thank you.",
+                });
+                (StatusCode::OK, axum::Json(body)).into_response()
+            }
+        }
+    })
+    .await
+}
+
+/// The message of `POST /{domain}/messages`, with its basic-auth
+/// credentials, or the provider's 400 message.
+async fn message(
+    request: axum::extract::Request,
+    recorded: &Request,
+    domain: String,
+) -> Result<RecordedEmail, String> {
+    let multipart = Multipart::from_request(request, &())
+        .await
+        .map_err(|rejection| rejection.body_text())?;
+    let mut email = parse(multipart).await?;
+    email.domain = domain;
+    if let (Some(user), Some(password)) = (recorded.username(), recorded.password()) {
+        email.authorization_user = Some(user);
+        email.authorization_password_present = !password.is_empty();
+        email.password = password;
+    }
+    Ok(email)
 }
 
 /// The provider's 400 shape.

@@ -30,7 +30,7 @@
 //!     json!({ "task_routing": { "filters": [], "default_filter": { "queue": "WQ0001" } } }),
 //! );
 //! let config = TaskRouterConfig::new("WS0001", "AC0001", Secret::new("fake-auth-token"))
-//!     .with_base_url(fake.base_url());
+//!     .with_base_url(fake.url());
 //! let client = TaskRouterClient::new(config).unwrap();
 //! let task = client
 //!     .create_task(&NewTask::new("WW0001", json!({ "type": "callback" })))
@@ -38,9 +38,9 @@
 //!     .unwrap();
 //! assert_eq!(task.queue_sid.as_deref(), Some("WQ0001"));
 //! let requests = fake.requests();
-//! assert_eq!(requests[0].path, "/v1/Workspaces/WS0001/Tasks");
-//! assert_eq!(requests[0].form_value("Attributes"), Some(r#"{"type":"callback"}"#));
-//! assert_eq!(requests[0].password.as_deref(), Some("fake-auth-token"));
+//! assert_eq!(requests[0].path(), "/v1/Workspaces/WS0001/Tasks");
+//! assert_eq!(requests[0].form("Attributes").as_deref(), Some(r#"{"type":"callback"}"#));
+//! assert_eq!(requests[0].password().as_deref(), Some("fake-auth-token"));
 //! # });
 //! ```
 
@@ -49,92 +49,21 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use axum::body::Bytes;
-use axum::extract::State as Shared;
-use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
+use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde_json::{json, Value};
 
-use crate::loopback::{basic_auth, lock, Server};
+use crate::loopback::{answer, lock, read, record, verify, Book, Server};
+use crate::{FakeResponse, Request};
+
+/// The largest request body the fake reads.
+const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 
 /// What the fake answers with when nothing else is said.
 const ACCOUNT_SID: &str = "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const DATE: &str = "2026-01-01T00:00:00Z";
-
-/// One request the fake received.
-///
-/// ```
-/// use ccfn_testkit::fake_task_router::FakeRequest;
-///
-/// let request = FakeRequest {
-///     method: "POST".into(),
-///     path: "/v1/Workspaces/WS1/Tasks".into(),
-///     query: vec![],
-///     form: vec![("WorkflowSid".into(), "WW1".into())],
-///     username: Some("AC1".into()),
-///     password: Some("token".into()),
-///     traceparent: None,
-/// };
-/// assert_eq!(request.form_value("WorkflowSid"), Some("WW1"));
-/// assert_eq!(request.query_value("Page"), None);
-/// ```
-#[derive(Clone, PartialEq, Eq)]
-pub struct FakeRequest {
-    /// `GET`, `POST`...
-    pub method: String,
-    /// The path, as sent (percent-encoded).
-    pub path: String,
-    /// The query parameters, decoded, in order.
-    pub query: Vec<(String, String)>,
-    /// The form fields of an `application/x-www-form-urlencoded` body,
-    /// decoded, in order.
-    pub form: Vec<(String, String)>,
-    /// The HTTP basic username, when there was one.
-    pub username: Option<String>,
-    /// The HTTP basic password, when there was one: a test's canary, so
-    /// only compare it, never print it where it could be mistaken for a
-    /// leak.
-    pub password: Option<String>,
-    /// The `traceparent` header, when there was one (the trace context
-    /// the caller propagates).
-    pub traceparent: Option<String>,
-}
-
-/// Prints the request without the basic-auth password.
-impl std::fmt::Debug for FakeRequest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FakeRequest")
-            .field("method", &self.method)
-            .field("path", &self.path)
-            .field("query", &self.query)
-            .field("form", &self.form)
-            .field("username", &self.username)
-            .field("password", &self.password.as_ref().map(|_| "[REDACTED]"))
-            .field("traceparent", &self.traceparent)
-            .finish()
-    }
-}
-
-impl FakeRequest {
-    /// The first form field `name`.
-    #[must_use]
-    pub fn form_value(&self, name: &str) -> Option<&str> {
-        first(&self.form, name)
-    }
-
-    /// The first query parameter `name`.
-    #[must_use]
-    pub fn query_value(&self, name: &str) -> Option<&str> {
-        first(&self.query, name)
-    }
-}
-
-fn first<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    pairs
-        .iter()
-        .find_map(|(key, value)| (key == name).then_some(value.as_str()))
-}
 
 struct FakeWorkflow {
     /// Its workspace; `None`: in every workspace.
@@ -145,18 +74,21 @@ struct FakeWorkflow {
 }
 
 #[derive(Default)]
-struct State {
+struct Setup {
     origin: String,
     workflows: Vec<FakeWorkflow>,
     /// Queue SIDs and their friendly names.
     queue_names: Vec<(String, String)>,
     /// The account's workspaces, SIDs and friendly names, as listed.
     workspaces: Vec<(String, String)>,
-    failure: Option<(u16, String)>,
-    delay: Duration,
     looping_pages: bool,
-    requests: Vec<FakeRequest>,
     tasks: Vec<Value>,
+}
+
+#[derive(Default)]
+struct Shared {
+    book: Mutex<Book>,
+    state: Mutex<Setup>,
 }
 
 /// The fake task router: an HTTP server on `127.0.0.1` (a random port),
@@ -167,14 +99,14 @@ struct State {
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let fake = FakeTaskRouter::start().await;
-/// assert!(fake.base_url().starts_with("http://127.0.0.1:"));
-/// assert!(fake.base_url().ends_with("/v1"));
+/// assert!(fake.url().starts_with("http://127.0.0.1:"));
+/// assert!(fake.url().ends_with("/v1"));
 /// assert!(fake.requests().is_empty());
 /// # });
 /// ```
 pub struct FakeTaskRouter {
     server: Server,
-    state: Arc<Mutex<State>>,
+    shared: Arc<Shared>,
 }
 
 impl fmt::Debug for FakeTaskRouter {
@@ -201,18 +133,18 @@ impl FakeTaskRouter {
     /// # });
     /// ```
     pub async fn start() -> FakeTaskRouter {
-        let state = Arc::new(Mutex::new(State::default()));
+        let shared = Arc::new(Shared::default());
         let app = Router::new()
             .fallback(handle)
-            .with_state(Arc::clone(&state));
+            .with_state(Arc::clone(&shared));
         let server = Server::start(app, "the fake task router").await;
         // Its pages link to itself.
-        lock(&state).origin = format!("http://{}", server.addr());
-        FakeTaskRouter { server, state }
+        lock(&shared.state).origin = format!("http://{}", server.addr());
+        FakeTaskRouter { server, shared }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        lock(&self.state)
+    fn lock(&self) -> MutexGuard<'_, Setup> {
+        lock(&self.shared.state)
     }
 
     /// The fake's address.
@@ -224,7 +156,7 @@ impl FakeTaskRouter {
     /// The API's base URL on the fake: `http://127.0.0.1:{port}/v1`, to
     /// use as `TaskRouterConfig::base_url` or `TASKROUTER_BASE_URL`.
     #[must_use]
-    pub fn base_url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("http://{}/v1", self.server.addr())
     }
 
@@ -384,41 +316,65 @@ impl FakeTaskRouter {
         self
     }
 
-    /// Answers every request with `status` and `body` (JSON when it
-    /// parses as JSON, text otherwise), still recording it.
+    /// Answers the following requests with `answer` instead of the
+    /// API's (as many as [`FakeResponse::times`] says, or all), still
+    /// recording them.
     ///
     /// ```
     /// use ccfn_testkit::fake_task_router::FakeTaskRouter;
+    /// use ccfn_testkit::FakeResponse;
+    /// use serde_json::json;
     ///
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// let fake = FakeTaskRouter::start().await.fail_with(
-    ///     500,
-    ///     r#"{"code": 20500, "message": "Internal Server Error", "status": 500}"#,
-    /// );
-    /// # let _ = fake;
+    /// let fake = FakeTaskRouter::start().await;
+    /// fake.fail_with(FakeResponse::status(500).json(
+    ///     json!({ "code": 20500, "message": "Internal Server Error", "status": 500 }),
+    /// ));
     /// # });
     /// ```
-    #[must_use]
-    pub fn fail_with(self, status: u16, body: impl Into<String>) -> Self {
-        self.lock().failure = Some((status, body.into()));
+    pub fn fail_with(&self, answer: FakeResponse) -> &Self {
+        lock(&self.shared.book).fail_with(answer);
         self
     }
 
-    /// Waits `delay` before answering each request.
+    /// Waits `delay` before each of the API's answers.
     ///
     /// ```
     /// use std::time::Duration;
     /// use ccfn_testkit::fake_task_router::FakeTaskRouter;
     ///
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// let fake = FakeTaskRouter::start().await.delay(Duration::from_millis(20));
-    /// # let _ = fake;
+    /// let fake = FakeTaskRouter::start().await;
+    /// fake.delay(Duration::from_millis(20));
     /// # });
     /// ```
-    #[must_use]
-    pub fn delay(self, delay: Duration) -> Self {
-        self.lock().delay = delay;
+    pub fn delay(&self, delay: Duration) -> &Self {
+        lock(&self.shared.book).set_delay(delay);
         self
+    }
+
+    /// Expects exactly `count` requests in all: checked when the fake is
+    /// dropped (unless the test is already panicking) and by
+    /// [`FakeTaskRouter::verify`].
+    pub fn expect(&self, count: usize) -> &Self {
+        lock(&self.shared.book).expect(count);
+        self
+    }
+
+    /// Checks the count set by [`FakeTaskRouter::expect`] now.
+    ///
+    /// # Panics
+    /// The fake received another number of requests; the message lists
+    /// what it received.
+    #[track_caller]
+    pub fn verify(&self) {
+        let problems: Vec<String> = lock(&self.shared.book).unmet().into_iter().collect();
+        verify(
+            "the fake task router",
+            &self.url(),
+            &problems,
+            &self.requests(),
+        );
     }
 
     /// Answers every page of the workflow list with a `next_page_url`
@@ -449,8 +405,8 @@ impl FakeTaskRouter {
     /// # });
     /// ```
     #[must_use]
-    pub fn requests(&self) -> Vec<FakeRequest> {
-        self.lock().requests.clone()
+    pub fn requests(&self) -> Vec<Request> {
+        lock(&self.shared.book).requests()
     }
 
     /// Every task created, as answered.
@@ -469,91 +425,68 @@ impl FakeTaskRouter {
     }
 }
 
-async fn handle(
-    Shared(state): Shared<Arc<Mutex<State>>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let is_form = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
-    let (username, password) = basic_auth(&headers);
-    let request = FakeRequest {
-        method: method.as_str().to_owned(),
-        path: uri.path().to_owned(),
-        query: uri.query().map(decode_pairs).unwrap_or_default(),
-        form: if is_form {
-            decode_pairs(&String::from_utf8_lossy(&body))
-        } else {
-            Vec::new()
-        },
-        username,
-        password,
-        traceparent: headers
-            .get("traceparent")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned),
-    };
-    let delay = {
-        let mut state = lock(&state);
-        state.requests.push(request.clone());
-        state.delay
-    };
-    if !delay.is_zero() {
-        tokio::time::sleep(delay).await;
+impl Drop for FakeTaskRouter {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            self.verify();
+        }
     }
-    let mut state = lock(&state);
-    if let Some((status, body)) = state.failure.clone() {
-        let content_type = if serde_json::from_str::<Value>(&body).is_ok() {
-            "application/json"
-        } else {
-            "text/plain"
-        };
-        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        return (status, [(header::CONTENT_TYPE, content_type)], body).into_response();
-    }
+}
+
+async fn handle(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {
+    let (parts, body) = match read(request, MAX_REQUEST_BYTES).await {
+        Ok(read) => read,
+        Err(too_large) => return too_large,
+    };
+    let recorded = record(&parts, body);
+    let own = Arc::clone(&shared);
+    answer(&shared.book, recorded, move |request| async move {
+        route(&mut lock(&own.state), &request)
+    })
+    .await
+}
+
+/// The API's answer to `request`.
+fn route(state: &mut Setup, request: &Request) -> Response {
     let segments: Vec<String> = request
-        .path
+        .path()
         .trim_matches('/')
         .split('/')
-        .map(decode)
+        .map(percent_decode)
         .collect();
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-    match (method.as_str(), segments.as_slice()) {
+    match (request.method(), segments.as_slice()) {
         ("POST", ["v1", "Workspaces", workspace, "Tasks"]) => {
-            create_task(&mut state, workspace, &request)
+            create_task(state, workspace, request)
         }
         ("GET", ["v1", "Workspaces", workspace, "Workflows"]) => {
-            list_workflows(&state, workspace, &request)
+            list_workflows(state, workspace, request)
         }
-        ("GET", ["v1", "Workspaces"]) => list_workspaces(&state, &request),
+        ("GET", ["v1", "Workspaces"]) => list_workspaces(state, request),
         ("GET", ["v1", "Workspaces", workspace, "Workflows", sid]) => {
             match state
                 .workflows
                 .iter()
                 .find(|w| w.sid == *sid && w.is_in(workspace))
             {
-                Some(workflow) => answer(
+                Some(workflow) => answer_json(
                     StatusCode::OK,
                     workflow_json(&state.origin, workspace, workflow),
                 ),
-                None => not_found(&request.path),
+                None => not_found(request.path()),
             }
         }
-        _ => not_found(&request.path),
+        _ => not_found(request.path()),
     }
 }
 
-fn answer(status: StatusCode, body: Value) -> Response {
+fn answer_json(status: StatusCode, body: Value) -> Response {
     (status, axum::Json(body)).into_response()
 }
 
 /// The API's error shape.
 fn api_error(status: StatusCode, code: u32, message: &str) -> Response {
-    answer(
+    answer_json(
         status,
         json!({
             "code": code,
@@ -572,8 +505,8 @@ fn not_found(path: &str) -> Response {
     )
 }
 
-fn create_task(state: &mut State, workspace: &str, request: &FakeRequest) -> Response {
-    let Some(workflow_sid) = request.form_value("WorkflowSid") else {
+fn create_task(state: &mut Setup, workspace: &str, request: &Request) -> Response {
+    let Some(workflow_sid) = request.form("WorkflowSid") else {
         return api_error(
             StatusCode::BAD_REQUEST,
             20001,
@@ -591,8 +524,10 @@ fn create_task(state: &mut State, workspace: &str, request: &FakeRequest) -> Res
             &format!("Invalid WorkflowSid: {workflow_sid} not found in workspace"),
         );
     };
-    let attributes = request.form_value("Attributes").unwrap_or("{}");
-    if !serde_json::from_str::<Value>(attributes).is_ok_and(|v| v.is_object()) {
+    let attributes = request
+        .form("Attributes")
+        .unwrap_or_else(|| "{}".to_owned());
+    if !serde_json::from_str::<Value>(&attributes).is_ok_and(|v| v.is_object()) {
         return api_error(
             StatusCode::BAD_REQUEST,
             20001,
@@ -605,7 +540,7 @@ fn create_task(state: &mut State, workspace: &str, request: &FakeRequest) -> Res
         .or_else(|| routing["filters"][0]["targets"][0]["queue"].as_str());
     let number = |name: &str, default: u64| {
         request
-            .form_value(name)
+            .form(name)
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(default)
     };
@@ -631,7 +566,7 @@ fn create_task(state: &mut State, workspace: &str, request: &FakeRequest) -> Res
                 .map_or("Queue", |(_, name)| name.as_str())
         }),
         "task_channel_sid": null,
-        "task_channel_unique_name": request.form_value("TaskChannel").unwrap_or("default"),
+        "task_channel_unique_name": request.form("TaskChannel").unwrap_or_else(|| "default".to_owned()),
         "timeout": number("Timeout", 86_400),
         "workflow_sid": workflow.sid,
         "workflow_friendly_name": workflow.friendly_name,
@@ -640,17 +575,17 @@ fn create_task(state: &mut State, workspace: &str, request: &FakeRequest) -> Res
         "links": {},
     });
     state.tasks.push(task.clone());
-    answer(StatusCode::CREATED, task)
+    answer_json(StatusCode::CREATED, task)
 }
 
-fn list_workflows(state: &State, workspace: &str, request: &FakeRequest) -> Response {
+fn list_workflows(state: &Setup, workspace: &str, request: &Request) -> Response {
     let size = request
-        .query_value("PageSize")
+        .query("PageSize")
         .and_then(|v| v.parse::<usize>().ok())
         .unwrap_or(50)
         .clamp(1, 1000);
     let page = request
-        .query_value("Page")
+        .query("Page")
         .and_then(|v| v.parse::<usize>().ok())
         .unwrap_or(0);
     let page_url = |page: usize| {
@@ -678,7 +613,7 @@ fn list_workflows(state: &State, workspace: &str, request: &FakeRequest) -> Resp
     } else {
         Value::Null
     };
-    answer(
+    answer_json(
         StatusCode::OK,
         json!({
             "workflows": workflows,
@@ -704,9 +639,9 @@ impl FakeWorkflow {
 
 /// The account's workspaces, one page of the shape the platform's
 /// definitions give (`ListWorkspace`): every workspace the fake was given.
-fn list_workspaces(state: &State, request: &FakeRequest) -> Response {
+fn list_workspaces(state: &Setup, request: &Request) -> Response {
     let size = request
-        .query_value("PageSize")
+        .query("PageSize")
         .and_then(|v| v.parse::<usize>().ok())
         .unwrap_or(50)
         .clamp(1, 1000);
@@ -736,7 +671,7 @@ fn list_workspaces(state: &State, request: &FakeRequest) -> Response {
             })
         })
         .collect();
-    answer(
+    answer_json(
         StatusCode::OK,
         json!({
             "workspaces": workspaces,
@@ -771,41 +706,12 @@ fn workflow_json(origin: &str, workspace: &str, workflow: &FakeWorkflow) -> Valu
     })
 }
 
-/// `a=1&b=x+y` decoded, in order.
-fn decode_pairs(text: &str) -> Vec<(String, String)> {
-    text.split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (decode(key), decode(value))
-        })
-        .collect()
-}
-
-/// Percent-decoding, `+` as a space.
-fn decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                (Some(high), Some(low)) => {
-                    out.push(high << 4 | low);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            byte => out.push(byte),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex(byte: u8) -> Option<u8> {
-    (byte as char).to_digit(16).map(|d| d as u8)
+/// A path segment, percent-decoded (`+` stays a plus).
+fn percent_decode(segment: &str) -> String {
+    form_urlencoded::parse(format!("s={}", segment.replace('+', "%2B")).as_bytes())
+        .next()
+        .map(|(_, value)| value.into_owned())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -813,17 +719,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn decoding() {
-        assert_eq!(decode("%2B1555+x%7B%22a%22%7D"), "+1555 x{\"a\"}");
-        assert_eq!(decode("100%"), "100%");
-        assert_eq!(decode("%4"), "%4");
-        assert_eq!(
-            decode_pairs("a=1&b=&c"),
-            [
-                ("a".into(), "1".into()),
-                ("b".into(), String::new()),
-                ("c".into(), String::new())
-            ]
-        );
+    fn path_segments_are_percent_decoded() {
+        assert_eq!(percent_decode("WS%201"), "WS 1");
+        assert_eq!(percent_decode("a+b"), "a+b");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%4"), "%4");
     }
 }

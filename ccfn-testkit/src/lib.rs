@@ -1,6 +1,17 @@
 //! Test ccfn functions: fake contexts and events, [`invoke`] with per-test
-//! log capture, a one-call check of the whole logging contract, and stable
-//! snapshots of the records for `insta`.
+//! log capture, a one-call check of the whole logging contract, stable
+//! snapshots of the records for `insta`, and fakes of the services a
+//! function calls.
+//!
+//! # Fakes
+//!
+//! [`fake_email::FakeEmailProvider`], [`fake_task_router::FakeTaskRouter`]
+//! and [`fake_api::FakeApi`] (your own APIs) serve real HTTP on loopback,
+//! and each is made, pointed at, inspected and broken the same way:
+//! `start().await`, `url()`, `requests()` (each a [`Request`]),
+//! `fail_with(`[`FakeResponse`]`)` and `delay(..)`, `expect(n)` and
+//! `verify()`, checked again when the fake is dropped (unless the test
+//! is already panicking). [`FakeContext`] points a context at each.
 //!
 //! # Example
 //!
@@ -44,13 +55,11 @@ mod capture;
 pub mod contract;
 mod fake;
 pub mod fake_api;
-#[cfg(feature = "otel")]
-pub mod fake_collector;
 pub mod fake_email;
-pub mod fake_platform;
 pub mod fake_task_router;
 mod loopback;
 mod redact;
+mod request;
 mod run;
 
 pub use capture::{BufferWriter, LogBuffer};
@@ -59,4 +68,12 @@ pub use fake::{
 };
 pub use loopback::ClosedPort;
 pub use redact::{record as redact, snapshot_settings};
+pub use request::{FakeResponse, Request};
 pub use run::{invoke, Record, Run};
+
+/// What ccfn's own fakes outside this crate share with these: not API, no
+/// semver promise.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::loopback::{answer, lock, read, record, verify, Book, Server};
+}

@@ -3,12 +3,15 @@
 
 use std::net::SocketAddr;
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 use axum::Router;
 
+use crate::{FakeResponse, Request};
+
 /// A server on `127.0.0.1`; it stops when dropped.
 #[derive(Debug)]
-pub(crate) struct Server {
+pub struct Server {
     addr: SocketAddr,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
@@ -18,7 +21,7 @@ impl Server {
     ///
     /// # Panics
     /// No loopback port can be bound; the message names `what` is served.
-    pub(crate) async fn start(app: Router, what: &str) -> Server {
+    pub async fn start(app: Router, what: &str) -> Server {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .unwrap_or_else(|e| panic!("{what} cannot bind a loopback port: {e}"));
@@ -40,7 +43,7 @@ impl Server {
     }
 
     /// The address it listens on.
-    pub(crate) fn addr(&self) -> SocketAddr {
+    pub fn addr(&self) -> SocketAddr {
         self.addr
     }
 }
@@ -102,58 +105,143 @@ impl Default for ClosedPort {
 }
 
 /// Locks, whether or not a panicking test poisoned the lock.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The username and password of an `Authorization: Basic` header (either
-/// may be missing; padded or unpadded base64).
-pub(crate) fn basic_auth(headers: &axum::http::HeaderMap) -> (Option<String>, Option<String>) {
-    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-    use base64::Engine as _;
-    const BASE64: GeneralPurpose = GeneralPurpose::new(
-        &base64::alphabet::STANDARD,
-        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
-    );
-    let decoded = headers
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Basic "))
-        .and_then(|v| BASE64.decode(v.trim()).ok())
-        .and_then(|bytes| String::from_utf8(bytes).ok());
-    match decoded {
-        Some(text) => match text.split_once(':') {
-            Some((user, password)) => (Some(user.to_owned()), Some(password.to_owned())),
-            None => (Some(text), None),
-        },
-        None => (None, None),
+/// What every fake keeps besides its own state: the requests it
+/// received, the count it expects, what it answers when told to fail, and
+/// how long it waits before its own answers.
+#[derive(Debug, Default)]
+pub struct Book {
+    requests: Vec<Request>,
+    expected: Option<usize>,
+    failure: Option<FakeResponse>,
+    delay: Duration,
+}
+
+impl Book {
+    /// Records `request`; its index, for [`Book::answered`].
+    pub fn record(&mut self, request: Request) -> usize {
+        self.requests.push(request);
+        self.requests.len() - 1
+    }
+
+    /// Notes the status request `index` was answered with.
+    pub fn answered(&mut self, index: usize, status: u16) {
+        if let Some(request) = self.requests.get_mut(index) {
+            *request = request.clone().with_status(status);
+        }
+    }
+
+    /// The requests received so far, in order.
+    pub fn requests(&self) -> Vec<Request> {
+        self.requests.clone()
+    }
+
+    /// Answers with `answer` instead, as many times as it says.
+    pub fn fail_with(&mut self, answer: FakeResponse) {
+        self.failure = (answer.count() != Some(0)).then_some(answer);
+    }
+
+    /// The answer to give instead of the fake's own, when told to fail:
+    /// one of its times used.
+    pub fn failure(&mut self) -> Option<FakeResponse> {
+        let answer = self.failure.clone()?;
+        if let Some(times) = answer.count() {
+            self.failure = (times > 1).then(|| answer.clone().times(times - 1));
+        }
+        Some(answer)
+    }
+
+    /// Waits `delay` before each of the fake's own answers.
+    pub fn set_delay(&mut self, delay: Duration) {
+        self.delay = delay;
+    }
+
+    /// The delay before the fake's own answers.
+    pub fn delay(&self) -> Duration {
+        self.delay
+    }
+
+    /// Expects exactly `count` requests in all.
+    pub fn expect(&mut self, count: usize) {
+        self.expected = Some(count);
+    }
+
+    /// What is wrong with the expectation, if anything.
+    pub fn unmet(&self) -> Option<String> {
+        let expected = self.expected?;
+        (self.requests.len() != expected).then(|| {
+            format!(
+                "expected {expected} request(s), it received {}",
+                self.requests.len()
+            )
+        })
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use axum::http::{header, HeaderMap, HeaderValue};
+/// Panics, naming `what` at `url`, when `problems` is not empty; the
+/// message lists them and the requests received.
+#[track_caller]
+pub fn verify(what: &str, url: &str, problems: &[String], requests: &[Request]) {
+    assert!(
+        problems.is_empty(),
+        "{what} at {url}:\n  - {}\nreceived: {requests:#?}",
+        problems.join("\n  - ")
+    );
+}
 
-    use super::basic_auth;
-
-    fn auth(value: &str) -> (Option<String>, Option<String>) {
-        let mut headers = HeaderMap::new();
-        headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
-        basic_auth(&headers)
+/// Splits `request` into its head and its body, read whole up to `limit`
+/// bytes; a larger body is answered 413.
+pub async fn read(
+    request: axum::extract::Request,
+    limit: usize,
+) -> Result<(axum::http::request::Parts, Vec<u8>), axum::response::Response> {
+    use axum::response::IntoResponse as _;
+    let (parts, body) = request.into_parts();
+    match axum::body::to_bytes(body, limit).await {
+        Ok(bytes) => Ok((parts, bytes.to_vec())),
+        Err(_) => Err((
+            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the fake reads {limit} bytes at most"),
+        )
+            .into_response()),
     }
+}
 
-    #[test]
-    fn basic_auth_padded_or_not() {
-        let both = (Some("AC".to_owned()), Some("token".to_owned()));
-        assert_eq!(auth("Basic QUM6dG9rZW4="), both);
-        assert_eq!(auth("Basic QUM6dG9rZW4"), both);
-        assert_eq!(
-            auth("Basic YXBpOmtleXh5"),
-            (Some("api".to_owned()), Some("keyxy".to_owned()))
-        );
-        assert_eq!(auth("Basic QUM="), (Some("AC".to_owned()), None));
-        assert_eq!(auth("Basic !!!!"), (None, None));
-        assert_eq!(auth("Bearer QUM6dG9rZW4="), (None, None));
-        assert_eq!(basic_auth(&HeaderMap::new()), (None, None));
-    }
+/// The request of `parts` and `body`, as a fake records it.
+pub fn record(parts: &axum::http::request::Parts, body: Vec<u8>) -> Request {
+    Request::from_parts(parts, body)
+}
+
+/// Records `request` in `book` and answers it: with the failure the fake
+/// was told to give, or else after the fake's delay with `own`; then
+/// notes the status answered.
+pub async fn answer<F>(
+    book: &Mutex<Book>,
+    request: Request,
+    own: impl FnOnce(Request) -> F,
+) -> axum::response::Response
+where
+    F: std::future::Future<Output = axum::response::Response>,
+{
+    use axum::response::IntoResponse as _;
+    let (index, failure, delay) = {
+        let mut book = lock(book);
+        let index = book.record(request.clone());
+        (index, book.failure(), book.delay())
+    };
+    let response = match failure {
+        Some(failure) => {
+            tokio::time::sleep(failure.delay_time()).await;
+            failure.into_response()
+        }
+        None => {
+            tokio::time::sleep(delay).await;
+            own(request).await
+        }
+    };
+    lock(book).answered(index, response.status().as_u16());
+    response
 }

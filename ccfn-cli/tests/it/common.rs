@@ -48,7 +48,7 @@ pub async fn invocations() -> Vec<Made> {
         FakeContext::new()
             .value("AUTH_TOKEN", "canary-cli-auth-token-61f0a2")
             .value("workflowSid", WORKFLOW)
-            .value("TASKROUTER_BASE_URL", router.base_url())
+            .value("TASKROUTER_BASE_URL", router.url())
             .value("EMAILPROVIDER_API_KEY", "canary-cli-email-key-0b93d7")
             .value("EMAILPROVIDER_BASE_URL", email.url())
             .value("VOICEMAIL_TO", "oncall@example.com")

@@ -3,9 +3,10 @@
 
 use crate::common;
 
-use ccfn_testkit::fake_api::{FakeApi, FakeResponse, Mock};
-use ccfn_testkit::fake_email::{FakeAnswer, FakeEmailProvider};
+use ccfn_testkit::fake_api::{FakeApi, Mock};
+use ccfn_testkit::fake_email::FakeEmailProvider;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
+use ccfn_testkit::FakeResponse;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
 use common::{broken, call, ccfn, local, temp_dir, text, write, Ran, WORKFLOW};
 use example_contact_center::{inbound_call, voicemail_notice, wait_experience};
@@ -179,7 +180,7 @@ async fn a_refused_email_key_stops_at_question_4_with_the_provider_s_hint() {
             .respond(FakeResponse::ok().body("audio/mpeg", vec![0u8; 4096])),
     );
     let email = FakeEmailProvider::start().await;
-    email.respond_with(FakeAnswer::status(401).body("Forbidden"));
+    email.fail_with(FakeResponse::status(401).body("text/plain", "Forbidden"));
     let context = FakeContext::new()
         .value("VOICEMAIL_TO", "oncall@example.com")
         .value("VOICEMAIL_FROM", "voicemail@mg.example.com")
@@ -213,14 +214,15 @@ async fn a_refused_email_key_stops_at_question_4_with_the_provider_s_hint() {
 
 #[tokio::test]
 async fn a_failing_task_router_stops_at_question_4_with_status_and_url() {
-    let router = FakeTaskRouter::start().await.fail_with(
-        500,
+    let router = FakeTaskRouter::start().await;
+    router.fail_with(FakeResponse::status(500).body(
+        "application/json",
         r#"{"code": 20500, "message": "Internal Server Error", "status": 500}"#,
-    );
+    ));
     let context = FakeContext::new()
         .value("AUTH_TOKEN", "canary-cli-auth-token-61f0a2")
         .value("workflowSid", WORKFLOW)
-        .value("TASKROUTER_BASE_URL", router.base_url());
+        .value("TASKROUTER_BASE_URL", router.url());
     let event = FakeEvent::voice()
         .param("CallSid", &call(8))
         .mode("callback");
@@ -230,7 +232,7 @@ async fn a_failing_task_router_stops_at_question_4_with_status_and_url() {
     assert_eq!(answers(&verdict), ["yes", "yes", "yes", "no"]);
     let said = specifically(&verdict);
     assert!(
-        said[0].starts_with(&format!("GET {}/", router.base_url())),
+        said[0].starts_with(&format!("GET {}/", router.url())),
         "{said:?}"
     );
     assert!(said[0].contains(" answered 500: "), "{said:?}");
@@ -283,7 +285,7 @@ async fn a_deleted_workflow_stops_at_question_5_with_its_cause() {
     let context = FakeContext::new()
         .value("AUTH_TOKEN", "canary-cli-auth-token-61f0a2")
         .value("workflowSid", WORKFLOW)
-        .value("TASKROUTER_BASE_URL", router.base_url());
+        .value("TASKROUTER_BASE_URL", router.url());
     let event = FakeEvent::voice()
         .param("CallSid", &call(6))
         .mode("callback");
@@ -518,7 +520,7 @@ async fn ccfn_with(vars: Vec<(&'static str, String)>, args: &[&str]) -> (i32, St
 /// `ccfn doctor` and `ccfn probe` show them escaped, never raw.
 #[tokio::test]
 async fn control_characters_from_the_platform_and_endpoints_are_shown_escaped() {
-    use ccfn_testkit::fake_platform::{FakePlatform, Resource, ACCOUNT_SID};
+    use ccfn_support::fake_platform::{platform_error, FakePlatform, Resource, ACCOUNT_SID};
     const OSC: &str = "\u{1b}]52;c;aGk=\u{7}";
     let sid = "CAe5c0000000000000000000000000000f";
     let fake = FakePlatform::start()
@@ -567,7 +569,10 @@ async fn control_characters_from_the_platform_and_endpoints_are_shown_escaped() 
     check("doctor --json", &doctor);
     serde_json::from_str::<Value>(&doctor.1).unwrap_or_else(|e| panic!("{e}: {}", doctor.1));
     // The platform's error message.
-    fake.fail_with(400, format!("Bad request{OSC}\u{1b}[2J\nforged line"));
+    fake.fail_with(platform_error(
+        400,
+        &format!("Bad request{OSC}\u{1b}[2J\nforged line"),
+    ));
     for args in [&["calls", "list"][..], &["doctor", "--call", sid]] {
         let failed = ccfn_with(fake.vars(), args).await;
         check(&args.join(" "), &failed);

@@ -5,10 +5,11 @@
 
 use crate::common;
 
-use ccfn_testkit::fake_api::{FakeApi, FakeResponse, Mock};
-use ccfn_testkit::fake_email::{FakeAnswer, FakeEmailProvider};
-use ccfn_testkit::fake_platform::{center, FakePlatform, Resource, Scenario};
+use ccfn_support::fake_platform::{center, FakePlatform, Resource, Scenario};
+use ccfn_testkit::fake_api::{FakeApi, Mock};
+use ccfn_testkit::fake_email::FakeEmailProvider;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
+use ccfn_testkit::FakeResponse;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
 use common::{broken, temp_dir, write};
 use example_contact_center::{voicemail_notice, wait_experience};
@@ -81,7 +82,7 @@ async fn callback(scenario: Scenario, router: &FakeTaskRouter) -> Run {
         .value("workflowSid", workflow)
         .value("CALLBACK_QUEUE_SID", center::QUEUE)
         .value("PLATFORM_WORKSPACE_SID", center::WORKSPACE)
-        .value("TASKROUTER_BASE_URL", router.base_url());
+        .value("TASKROUTER_BASE_URL", router.url());
     let event = FakeEvent::voice()
         .param("CallSid", center::CALL)
         .param("From", center::CALLER)
@@ -105,7 +106,7 @@ async fn doctor(scenario: Scenario) -> (i32, String, Value) {
     };
     let mut fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
         .contact_center(scenario);
     // The task the function created is the platform's.
     for task in router.tasks() {
@@ -375,7 +376,7 @@ async fn a_queue_named_in_the_records_is_looked_up_by_its_name() {
     );
     let mut fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
         .contact_center(Scenario::Healthy);
     for task in router.tasks() {
         fake = fake.with(
@@ -397,9 +398,9 @@ async fn a_queue_named_in_the_records_is_looked_up_by_its_name() {
         "{text}"
     );
     // The platform was asked for it by name.
-    assert!(fake.requests().iter().any(|r| r.path
+    assert!(fake.requests().iter().any(|r| r.path()
         == format!("/v1/Workspaces/{}/TaskQueues", center::WORKSPACE)
-        && r.query
+        && r.query_pairs()
             .iter()
             .any(|(k, v)| k == "FriendlyName" && v == "Callbacks (old)")));
 }
@@ -408,7 +409,7 @@ async fn a_queue_named_in_the_records_is_looked_up_by_its_name() {
 /// provider answers `answer`.
 async fn voicemail(
     name: &str,
-    answer: FakeAnswer,
+    answer: FakeResponse,
     max_bytes: Option<&str>,
 ) -> (i32, String, Value) {
     const RECORDING: &str = "REd0c70000000000000000000000000001";
@@ -418,7 +419,7 @@ async fn voicemail(
             .respond(FakeResponse::ok().body("audio/mpeg", vec![0u8; 4096])),
     );
     let email = FakeEmailProvider::start().await;
-    email.respond_with(answer);
+    email.fail_with(answer);
     let mut context = FakeContext::new()
         .value("AUTH_TOKEN", TOKEN)
         .value("EMAILPROVIDER_API_KEY", EMAIL_KEY)
@@ -440,7 +441,7 @@ async fn voicemail(
     let run = invoke(voicemail_notice, context, event).await;
     let fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
         .contact_center(Scenario::Healthy);
     let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
     // A folder per test: they run at the same time.
@@ -449,8 +450,12 @@ async fn voicemail(
 
 #[tokio::test]
 async fn a_wrong_email_key_type() {
-    let (code, text, json) =
-        voicemail("wrong-key", FakeAnswer::status(401).body("Forbidden"), None).await;
+    let (code, text, json) = voicemail(
+        "wrong-key",
+        FakeResponse::status(401).body("text/plain", "Forbidden"),
+        None,
+    )
+    .await;
     assert_eq!(code, 1, "{text}");
     let (check, _) = first_failure(&json);
     assert_eq!(check, "External calls succeeded", "{text}");
@@ -473,7 +478,7 @@ fn failures(report: &Value) -> Vec<String> {
 async fn a_number_alone_and_a_call_without_logs() {
     let fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
         .contact_center(Scenario::Healthy);
     let run = |args: &'static [&'static str]| {
         let mut command = ccfn();
@@ -513,10 +518,10 @@ async fn a_number_alone_and_a_call_without_logs() {
     let asked = fake
         .requests()
         .into_iter()
-        .find(|r| r.path.ends_with("/Executions"))
+        .find(|r| r.path().ends_with("/Executions"))
         .expect("the executions were listed");
     assert!(
-        asked.query.contains(&(
+        asked.query_pairs().contains(&(
             "DateCreatedFrom".to_owned(),
             format!("{}T00:00:00Z", center::day())
         )),
@@ -535,7 +540,7 @@ async fn the_package_holds_the_doctor_s_report() {
     let run = callback(Scenario::WorkflowDeleted, &router).await;
     let fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
         .contact_center(Scenario::WorkflowDeleted);
     let dir = temp_dir("doctor-package");
     let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
@@ -584,7 +589,7 @@ async fn an_unverified_sending_domain() {
     let body = r#"{"message": "Domain mg.example.com is not allowed to send: Free accounts are for test purposes only."}"#;
     let (code, text, json) = voicemail(
         "unverified-domain",
-        FakeAnswer::status(403).body(body),
+        FakeResponse::status(403).body("text/plain", body),
         None,
     )
     .await;
@@ -608,7 +613,7 @@ async fn a_missing_required_parameter() {
     let context = FakeContext::new()
         .value("AUTH_TOKEN", TOKEN)
         .value("workflowSid", center::WORKFLOW)
-        .value("TASKROUTER_BASE_URL", router.base_url());
+        .value("TASKROUTER_BASE_URL", router.url());
     // The widget passes no `To`.
     let event = FakeEvent::voice()
         .param("CallSid", center::CALL)
@@ -617,7 +622,7 @@ async fn a_missing_required_parameter() {
     let run = invoke(wait_experience, context, event).await;
     let fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
         .contact_center(Scenario::Healthy);
     let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
     let (code, text, json) = doctor_on(&fake, &lines, "missing-parameter").await;
@@ -641,7 +646,7 @@ async fn an_unhandled_error_in_the_function() {
     let run = invoke(broken, FakeContext::new().value("AUTH_TOKEN", TOKEN), event).await;
     let fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
         .contact_center(Scenario::Healthy);
     let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
     let (code, text, json) = doctor_on(&fake, &lines, "unhandled-error").await;
@@ -663,14 +668,15 @@ async fn an_unhandled_error_in_the_function() {
 async fn a_workflow_lookup_error() {
     // The task router fails the workflow lookup (the spec's past
     // incident: "workflows.find is not a function").
-    let router = task_router(Scenario::Healthy).await.fail_with(
-        500,
+    let router = task_router(Scenario::Healthy).await;
+    router.fail_with(FakeResponse::status(500).body(
+        "application/json",
         r#"{"code": 20500, "message": "workflows.find is not a function", "status": 500}"#,
-    );
+    ));
     let run = callback(Scenario::Healthy, &router).await;
     let fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
         .contact_center(Scenario::Healthy);
     let lines: String = run.lines().iter().map(|line| format!("{line}\n")).collect();
     let (code, text, json) = doctor_on(&fake, &lines, "lookup-error").await;
@@ -686,7 +692,7 @@ async fn a_workflow_lookup_error() {
 #[tokio::test]
 async fn an_attachment_over_the_limit() {
     // The recording (4 096 bytes) is over the provider's limit (1 024).
-    let (code, text, json) = voicemail("attachment", FakeAnswer::ok(), Some("1024")).await;
+    let (code, text, json) = voicemail("attachment", FakeResponse::ok(), Some("1024")).await;
     assert_eq!(code, 1, "{text}");
     assert!(!failures(&json).is_empty(), "{text}");
     insta::assert_snapshot!("attachment_over_the_limit", stable(&text));
@@ -719,7 +725,7 @@ async fn a_function_with_the_flows_that_call_it() {
     ] {
         let fake = FakePlatform::start()
             .await
-            .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+            .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
             .contact_center(scenario);
         let dir = temp_dir(&format!("doctor-function-{scenario:?}"));
         let log = write(&dir, "app.log", &lines);
@@ -764,7 +770,7 @@ async fn doctor_args(fake: &FakePlatform, args: &[&str]) -> (i32, String) {
 async fn center(scenario: Scenario) -> FakePlatform {
     FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
         .contact_center(scenario)
 }
 
@@ -808,11 +814,11 @@ async fn an_execution_in_the_last_second_of_the_call_s_day_is_found() {
     let asked = fake
         .requests()
         .into_iter()
-        .find(|r| r.path.ends_with("/Executions"))
+        .find(|r| r.path().ends_with("/Executions"))
         .expect("the executions were listed");
     let bound = |name: &str| {
         asked
-            .query
+            .query_pairs()
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.clone())
@@ -859,11 +865,11 @@ async fn a_number_is_matched_exactly_never_partially() {
     let asked: Vec<_> = fake
         .requests()
         .into_iter()
-        .filter(|r| r.path.ends_with("/IncomingPhoneNumbers.json"))
+        .filter(|r| r.path().ends_with("/IncomingPhoneNumbers.json"))
         .collect();
     assert!(
         asked.iter().any(|r| r
-            .query
+            .query_pairs()
             .contains(&("PhoneNumber".to_owned(), center::SALES_NUMBER.to_owned()))),
         "{asked:?}"
     );
@@ -873,7 +879,7 @@ async fn a_number_is_matched_exactly_never_partially() {
 /// `errors` and `warnings` null; and as fetching it answers it.
 fn listed_and_fetched() -> (Value, Value) {
     let fetched = json!({
-        "sid": center::FLOW, "account_sid": ccfn_testkit::fake_platform::ACCOUNT_SID,
+        "sid": center::FLOW, "account_sid": ccfn_support::fake_platform::ACCOUNT_SID,
         "author_sid": null, "commit_message": null, "friendly_name": "Inbound",
         "status": "published", "revision": 12, "webhook_url": center::flow_webhook(),
         "url": format!("https://studio.twilio.com/v2/Flows/{}", center::FLOW), "links": {},
@@ -896,7 +902,7 @@ async fn a_function_is_found_in_flows_the_list_gives_without_definition() {
     let (listed, fetched) = listed_and_fetched();
     let fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
         .with(Resource::Flows, listed)
         .with_object(format!("/v2/Flows/{}", center::FLOW), fetched)
         .with_list(Resource::Alerts);
@@ -914,7 +920,7 @@ async fn a_function_is_found_in_flows_the_list_gives_without_definition() {
     assert!(
         fake.requests()
             .iter()
-            .any(|r| r.path == format!("/v2/Flows/{}", center::FLOW)),
+            .any(|r| r.path() == format!("/v2/Flows/{}", center::FLOW)),
         "the flow was fetched by its SID"
     );
 }
@@ -926,7 +932,7 @@ async fn a_flow_list_the_platform_cannot_complete_is_said() {
     let (listed, _) = listed_and_fetched();
     let fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
         .with(Resource::Flows, listed.clone())
         .with_object(
             format!("/v2/Flows/{}", center::FLOW),
@@ -1016,11 +1022,11 @@ async fn an_old_call_s_alerts_are_said_not_checked() {
     let mut fake = center(Scenario::Healthy).await.with_object(
         format!(
             "/2010-04-01/Accounts/{}/Calls/{}.json",
-            ccfn_testkit::fake_platform::ACCOUNT_SID,
+            ccfn_support::fake_platform::ACCOUNT_SID,
             center::CALL
         ),
         json!({
-            "sid": center::CALL, "account_sid": ccfn_testkit::fake_platform::ACCOUNT_SID,
+            "sid": center::CALL, "account_sid": ccfn_support::fake_platform::ACCOUNT_SID,
             "from": center::CALLER, "to": center::NUMBER, "direction": "inbound", "status": "completed",
             "start_time": "Tue, 01 Sep 2026 10:00:00 +0000", "end_time": "Tue, 01 Sep 2026 10:00:42 +0000",
         }),
@@ -1042,7 +1048,7 @@ async fn an_old_call_s_alerts_are_said_not_checked() {
     );
     assert!(!text.contains("No platform alert names"), "{text}");
     assert!(
-        !fake.requests().iter().any(|r| r.path == "/v1/Alerts"),
+        !fake.requests().iter().any(|r| r.path() == "/v1/Alerts"),
         "the alerts were not asked"
     );
 }
@@ -1077,10 +1083,10 @@ async fn sids_the_records_name_go_in_no_path_unless_they_are_sids() {
             "{forged}: {text}"
         );
         assert!(
-            !fake.requests().iter().any(|r| r.path.contains("/../")
-                || r.path.contains("Activities")
-                || r.path.contains("Workers")
-                || r.path.contains("%2F")),
+            !fake.requests().iter().any(|r| r.path().contains("/../")
+                || r.path().contains("Activities")
+                || r.path().contains("Workers")
+                || r.path().contains("%2F")),
             "{forged}: {:?}",
             fake.requests()
         );
@@ -1093,10 +1099,10 @@ async fn the_runner_fails_a_run_that_sent_a_request_the_definitions_do_not_allow
     // one that adds a parameter `ListIncomingPhoneNumber` does not have
     // makes `ccfn doctor` send a request the definitions do not allow.
     // The runner every test here uses must fail that run.
-    use ccfn_testkit::fake_platform::hostile::Hostile;
+    use ccfn_support::fake_platform::hostile::Hostile;
     let link = format!(
         "/2010-04-01/Accounts/{}/IncomingPhoneNumbers.json?PageSize=50&Page=1&Bogus=1",
-        ccfn_testkit::fake_platform::ACCOUNT_SID
+        ccfn_support::fake_platform::ACCOUNT_SID
     );
     let fake = center(Scenario::Healthy)
         .await

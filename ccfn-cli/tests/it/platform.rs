@@ -2,7 +2,7 @@
 //! filters, limits across pages of both shapes, the rate limit, errors
 //! that name the resource, and no credential in any output.
 
-use ccfn_testkit::fake_platform::{FakePlatform, Resource};
+use ccfn_support::fake_platform::{platform_error, FakePlatform, Resource};
 use serde_json::{json, Value};
 
 const TOKEN: &str = "canary-platform-token-5e2b91";
@@ -12,7 +12,7 @@ const WORKSPACE: &str = "WS0123456789abcdef0123456789abcdef";
 fn call(n: u32, status: &str, day: u32) -> Value {
     json!({
         "sid": format!("CA{n:032x}"),
-        "account_sid": ccfn_testkit::fake_platform::ACCOUNT_SID,
+        "account_sid": ccfn_support::fake_platform::ACCOUNT_SID,
         "status": status,
         "direction": "inbound",
         "from": "+15551230000",
@@ -40,7 +40,7 @@ fn task(n: u32, status: &str) -> Value {
 async fn platform() -> FakePlatform {
     let mut fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN);
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN);
     for n in 0..25 {
         let status = if n % 5 == 0 { "failed" } else { "completed" };
         fake = fake.with(Resource::Calls, call(n, status, 10 + n % 10));
@@ -121,7 +121,11 @@ async fn calls_are_filtered_and_limited_across_pages() {
     assert_eq!(calls.len(), 7);
     assert!(calls.iter().all(|c| c["status"] == "completed"));
     // One page of seven: PageSize is the limit.
-    let asked: Vec<_> = fake.requests().into_iter().map(|r| r.query).collect();
+    let asked: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .map(|r| r.query_pairs().to_vec())
+        .collect();
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert!(asked[0].contains(&("PageSize".to_owned(), "7".to_owned())));
     assert!(asked[0].contains(&("Status".to_owned(), "completed".to_owned())));
@@ -236,14 +240,22 @@ async fn tasks_page_with_the_newer_apis_meta_and_filter_by_status() {
 #[tokio::test]
 async fn the_rate_limit_is_waited_for_and_errors_name_the_resource() {
     let fake = platform().await;
-    fake.rate_limit(2, 0);
+    fake.fail_with(
+        platform_error(429, "Too Many Requests")
+            .header("Retry-After", "0")
+            .times(2),
+    );
     let (code, out, err) = ccfn(&fake, &["calls", "list", "--limit", "3", "--json"]).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(serde_json::from_str::<Vec<Value>>(&out).unwrap().len(), 3);
-    let statuses: Vec<u16> = fake.requests().iter().map(|r| r.status).collect();
+    let statuses: Vec<u16> = fake.requests().iter().filter_map(|r| r.status()).collect();
     assert_eq!(statuses, [429, 429, 200]);
 
-    fake.rate_limit(10, 0);
+    fake.fail_with(
+        platform_error(429, "Too Many Requests")
+            .header("Retry-After", "0")
+            .times(10),
+    );
     let (code, _, err) = ccfn(&fake, &["calls", "list"]).await;
     assert_eq!(code, 2);
     assert!(
@@ -253,7 +265,11 @@ async fn the_rate_limit_is_waited_for_and_errors_name_the_resource() {
     assert!(err.contains("rate limit held after the retries"), "{err}");
 
     // Four of the ten went to that command (one try, three retries).
-    fake.rate_limit(0, 0);
+    fake.fail_with(
+        platform_error(429, "Too Many Requests")
+            .header("Retry-After", "0")
+            .times(0),
+    );
     let missing = format!("CA{:032x}", 999);
     let (code, _, err) = ccfn(&fake, &["calls", "get", &missing]).await;
     assert_eq!(code, 2);
@@ -337,7 +353,7 @@ const STEP: &str = "FT0123456789abcdef0123456789abcdef";
 async fn everything() -> FakePlatform {
     let account = format!(
         "/2010-04-01/Accounts/{}",
-        ccfn_testkit::fake_platform::ACCOUNT_SID
+        ccfn_support::fake_platform::ACCOUNT_SID
     );
     let workspace = || WORKSPACE.to_owned();
     platform()
@@ -345,12 +361,12 @@ async fn everything() -> FakePlatform {
         .with_object(
             format!("{account}.json"),
             json!({
-                "sid": ccfn_testkit::fake_platform::ACCOUNT_SID,
+                "sid": ccfn_support::fake_platform::ACCOUNT_SID,
                 "friendly_name": "Contact center",
                 "status": "active",
                 "type": "Full",
                 "auth_token": "canary-account-auth-token-33aa01",
-                "owner_account_sid": ccfn_testkit::fake_platform::ACCOUNT_SID,
+                "owner_account_sid": ccfn_support::fake_platform::ACCOUNT_SID,
                 "date_created": "Fri, 01 Nov 2024 10:00:00 +0000",
             }),
         )
@@ -504,7 +520,7 @@ async fn a_step_sid_not_shaped_as_a_sid_goes_in_no_path() {
         "{err}"
     );
     assert!(
-        !fake.requests().iter().any(|r| r.path.contains("FT0001")),
+        !fake.requests().iter().any(|r| r.path().contains("FT0001")),
         "{:?}",
         fake.requests()
     );
@@ -637,11 +653,11 @@ async fn function_logs_are_grouped_by_invocation() {
         .requests()
         .into_iter()
         .rev()
-        .find(|r| r.path.ends_with("/Logs"))
+        .find(|r| r.path().ends_with("/Logs"))
         .expect("the logs were listed");
     assert!(
         asked
-            .query
+            .query_pairs()
             .contains(&("FunctionSid".to_owned(), function.to_owned())),
         "{asked:?}"
     );
@@ -650,13 +666,13 @@ async fn function_logs_are_grouped_by_invocation() {
 #[tokio::test]
 async fn forbidden_and_failing_answers_name_the_resource_and_what_to_do() {
     let fake = platform().await;
-    fake.fail_with(403, "Forbidden");
+    fake.fail_with(platform_error(403, "Forbidden"));
     let (code, _, err) = ccfn(&fake, &["flows", "list"]).await;
     assert_eq!(code, 2);
     assert!(err.contains("flows: 403 Forbidden (Forbidden)"), "{err}");
     assert!(err.contains("a key with read access"), "{err}");
 
-    fake.fail_with(503, "Service Unavailable");
+    fake.fail_with(platform_error(503, "Service Unavailable"));
     let (code, _, err) = ccfn(&fake, &["tasks", "workflows", "--workspace", WORKSPACE]).await;
     assert_eq!(code, 2);
     assert!(
@@ -696,8 +712,8 @@ async fn forbidden_and_failing_answers_name_the_resource_and_what_to_do() {
 mod hostile {
     use std::time::{Duration, Instant};
 
-    use ccfn_testkit::fake_platform::hostile::{ForeignHost, Hostile, Streamed, CONTROL_TEXT};
-    use ccfn_testkit::fake_platform::{FakePlatform, ACCOUNT_SID};
+    use ccfn_support::fake_platform::hostile::{ForeignHost, Hostile, Streamed, CONTROL_TEXT};
+    use ccfn_support::fake_platform::{platform_error, FakePlatform, ACCOUNT_SID};
     use serde_json::Value;
 
     const TOKEN: &str = "canary-hostile-token-1f9a7c";
@@ -826,7 +842,7 @@ mod hostile {
         let foreign = ForeignHost::start().await;
         let behaviours = [
             Hostile::ForeignNext {
-                origin: foreign.origin(),
+                origin: foreign.url(),
             },
             Hostile::ProtocolRelativeNext {
                 authority: foreign.authority(),
@@ -843,7 +859,7 @@ mod hostile {
                     run.err
                 );
                 assert!(
-                    run.err.contains(&foreign.origin()),
+                    run.err.contains(&foreign.url()),
                     "the message names where the link leads: {}",
                     run.err
                 );
@@ -857,7 +873,7 @@ mod hostile {
         }
         let reached = foreign.requests();
         assert!(
-            reached.iter().all(|r| !r.authorization),
+            reached.iter().all(|r| r.header("authorization").is_none()),
             "credentials reached the foreign host: {reached:?}"
         );
         assert!(reached.is_empty(), "{reached:?}");
@@ -1081,7 +1097,7 @@ mod hostile {
                     !fake
                         .requests()
                         .iter()
-                        .any(|r| r.path.starts_with("/v2/Flows/")),
+                        .any(|r| r.path().starts_with("/v2/Flows/")),
                     "{:?}",
                     fake.requests()
                 );
@@ -1137,12 +1153,12 @@ mod hostile {
         let fake = FakePlatform::start()
             .await
             .with_credentials(ACCOUNT_SID, TOKEN);
-        fake.fail_with(500, format!("{}{TOKEN}", "x".repeat(5000)));
+        fake.fail_with(platform_error(500, &format!("{}{TOKEN}", "x".repeat(5000))));
         let run = ccfn(&fake, &["calls", "list"]).await;
         assert_eq!(run.code, 2, "{}", run.err);
         assert!(run.err.contains("cut at 300 characters"), "{}", run.err);
         assert!(run.err.len() < 1000, "{}", run.err);
-        fake.fail_with(500, "y".repeat(100 * 1024));
+        fake.fail_with(platform_error(500, &"y".repeat(100 * 1024)));
         let run = ccfn(&fake, &["calls", "list"]).await;
         assert_eq!(run.code, 2, "{}", run.err);
         assert!(
@@ -1159,7 +1175,7 @@ mod hostile {
 /// `errors` and `warnings` null.
 fn flow_fetched_and_listed(sid: &str, valid: bool) -> (Value, Value) {
     let fetched = json!({
-        "sid": sid, "account_sid": ccfn_testkit::fake_platform::ACCOUNT_SID, "author_sid": null,
+        "sid": sid, "account_sid": ccfn_support::fake_platform::ACCOUNT_SID, "author_sid": null,
         "commit_message": null, "friendly_name": "Inbound", "status": "published", "revision": 3,
         "valid": valid, "errors": if valid { json!([]) } else { json!([{"message": "widget say_1: no text"}]) },
         "warnings": [], "definition": {"states": [{"name": "Trigger", "type": "trigger", "transitions": []}]},
@@ -1208,7 +1224,7 @@ async fn tasks_are_listed_newest_first() {
     // first by default; `DateCreated:desc` newest first).
     let mut fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN);
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN);
     for (n, day) in [(1, 18), (2, 19), (3, 20)] {
         let mut task = task(n, "pending");
         task["date_created"] = json!(format!("2026-11-{day}T10:00:00Z"));
@@ -1224,11 +1240,11 @@ async fn tasks_are_listed_newest_first() {
     let asked = fake
         .requests()
         .into_iter()
-        .find(|r| r.path.ends_with("/Tasks"))
+        .find(|r| r.path().ends_with("/Tasks"))
         .expect("the tasks were listed");
     assert!(
         asked
-            .query
+            .query_pairs()
             .contains(&("Ordering".to_owned(), "DateCreated:desc".to_owned())),
         "{asked:?}"
     );
@@ -1251,7 +1267,7 @@ async fn alerts_further_back_than_30_days_are_refused_not_answered_empty() {
         "{err}"
     );
     assert!(
-        !fake.requests().iter().any(|r| r.path == "/v1/Alerts"),
+        !fake.requests().iter().any(|r| r.path() == "/v1/Alerts"),
         "the platform is not asked"
     );
 }
@@ -1264,7 +1280,7 @@ async fn an_answer_not_shaped_as_the_definitions_names_the_field() {
     broken["age"] = Value::Null;
     let fake = FakePlatform::start()
         .await
-        .with_credentials(ccfn_testkit::fake_platform::ACCOUNT_SID, TOKEN)
+        .with_credentials(ccfn_support::fake_platform::ACCOUNT_SID, TOKEN)
         .with(
             Resource::Tasks {
                 workspace: WORKSPACE.to_owned(),
@@ -1293,8 +1309,8 @@ async fn an_answer_not_shaped_as_the_definitions_names_the_field() {
 mod expanding {
     use std::time::Duration;
 
-    use ccfn_testkit::fake_platform::hostile::Hostile;
-    use ccfn_testkit::fake_platform::{FakePlatform, ACCOUNT_SID};
+    use ccfn_support::fake_platform::hostile::Hostile;
+    use ccfn_support::fake_platform::{FakePlatform, ACCOUNT_SID};
     use serde_json::Value;
 
     const TOKEN: &str = "canary-expanding-token-82d1";
@@ -1479,10 +1495,10 @@ async fn the_runner_fails_a_run_that_sent_a_request_the_definitions_do_not_allow
     // one that adds a parameter `ListCall` does not have makes ccfn send
     // a request the definitions do not allow. The runner every test here
     // uses must fail that run, naming the request.
-    use ccfn_testkit::fake_platform::hostile::Hostile;
+    use ccfn_support::fake_platform::hostile::Hostile;
     let link = format!(
         "/2010-04-01/Accounts/{}/Calls.json?PageSize=50&Page=1&Bogus=1",
-        ccfn_testkit::fake_platform::ACCOUNT_SID
+        ccfn_support::fake_platform::ACCOUNT_SID
     );
     let fake = platform().await.hostile(Hostile::NextLink { link });
     let ran =

@@ -7,14 +7,31 @@
 //! crate-level `extern crate`). The macro's compile errors are
 //! `ccfn-macros/tests/ui.rs`.
 
+//!
+//! The client and contract tests run functions through `ccfn_testkit`
+//! (`invoke`, its fake email provider and task router) over real HTTP on
+//! loopback: `canary`, `contract`, `debug_buffer`, `declarations`,
+//! `email`, `errors`, `handler_events`, `http_client`,
+//! `http_client_shape`, `leaks` and `task_router`.
+
+mod canary;
 mod catalogue_docs;
 #[cfg(feature = "runtime")]
 mod common;
+mod contract;
 mod contract_examples;
+mod debug_buffer;
+mod declarations;
+mod email;
+mod errors;
 mod examples_from_snapshots;
+mod handler_events;
+mod http_client;
+mod http_client_shape;
 #[cfg(feature = "lambda")]
 mod lambda;
 mod layers;
+mod leaks;
 mod lints;
 mod macro_params;
 #[cfg(feature = "clients")]
@@ -26,4 +43,5 @@ mod runtime;
 mod runtime_embed;
 mod settings_doc;
 mod signature_vectors;
+mod task_router;
 mod twiml_vectors;

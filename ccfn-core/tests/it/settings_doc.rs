@@ -351,7 +351,7 @@ fn every_name_the_code_reads_is_in_a_settings_table() {
                     || (member == "ccfn-cli" && cli.contains(&name))
                     // The fake platform hands out the variables that point
                     // the command at it.
-                    || (member == "ccfn-testkit" && cli.contains(&name));
+                    || (member == "support" && cli.contains(&name));
                 if example {
                     read_by_examples.push(name.clone());
                 }

@@ -19,6 +19,7 @@ use ccfn_core::runtime::{Runtime, RuntimeConfig};
 use ccfn_core::{signature, Context};
 use ccfn_testkit::fake_email::FakeEmailProvider;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
+use ccfn_testkit::FakeResponse;
 use ccfn_testkit::LogBuffer;
 use example_contact_center::{LOCAL_DEFAULTS, NOTICE_URL, WAIT_URL};
 use serde_json::{json, Value};
@@ -158,7 +159,7 @@ fn deployed(router: &FakeTaskRouter, email: &FakeEmailProvider) -> ContextBuilde
         .value("AUTH_TOKEN", AUTH_TOKEN)
         .value("PLATFORM_WORKSPACE_SID", WORKSPACE)
         .value("workflowSid", WORKFLOW)
-        .value("TASKROUTER_BASE_URL", router.base_url())
+        .value("TASKROUTER_BASE_URL", router.url())
         .value("EMAILPROVIDER_API_KEY", EMAIL_KEY)
         .value("EMAILPROVIDER_DOMAIN", "mg.example.com")
         .value("EMAILPROVIDER_BASE_URL", email.url())
@@ -404,18 +405,19 @@ async fn callback_creates_the_task_in_the_workflow() {
     // The workflow was looked up, then the task created in it.
     let requests = router.requests();
     assert_eq!(requests.len(), 2, "{requests:#?}");
-    assert_eq!(requests[0].method, "GET");
+    assert_eq!(requests[0].method(), "GET");
     assert_eq!(
-        requests[0].path,
+        requests[0].path(),
         format!("/v1/Workspaces/{WORKSPACE}/Workflows/{WORKFLOW}")
     );
     let create = &requests[1];
-    assert_eq!(create.method, "POST");
-    assert_eq!(create.path, format!("/v1/Workspaces/{WORKSPACE}/Tasks"));
-    assert_eq!(create.username.as_deref(), Some(ACCOUNT));
-    assert!(create.password.as_deref() == Some(AUTH_TOKEN));
-    assert_eq!(create.form_value("WorkflowSid"), Some(WORKFLOW));
-    let attributes: Value = serde_json::from_str(create.form_value("Attributes").unwrap()).unwrap();
+    assert_eq!(create.method(), "POST");
+    assert_eq!(create.path(), format!("/v1/Workspaces/{WORKSPACE}/Tasks"));
+    assert_eq!(create.username().as_deref(), Some(ACCOUNT));
+    assert!(create.password().as_deref() == Some(AUTH_TOKEN));
+    assert_eq!(create.form("WorkflowSid").as_deref(), Some(WORKFLOW));
+    let attributes: Value =
+        serde_json::from_str(create.form("Attributes").as_deref().unwrap()).unwrap();
     assert_eq!(
         attributes,
         json!({
@@ -426,9 +428,9 @@ async fn callback_creates_the_task_in_the_workflow() {
             "flow_sid": "FW123",
         })
     );
-    assert_eq!(create.form_value("Priority"), Some("10"));
-    assert_eq!(create.form_value("Timeout"), Some("86400"));
-    assert_eq!(create.form_value("TaskChannel"), Some("voice"));
+    assert_eq!(create.form("Priority").as_deref(), Some("10"));
+    assert_eq!(create.form("Timeout").as_deref(), Some("86400"));
+    assert_eq!(create.form("TaskChannel").as_deref(), Some("voice"));
     assert_eq!(router.tasks().len(), 1);
 
     let records = answer.records();
@@ -521,7 +523,8 @@ async fn callback_with_a_hanging_task_router_is_not_available() {
     // The task router answers after 3 s; its client gives up after its own
     // timeout, well before the function's, so the caller hears the
     // fallback rather than the call failing with a 504.
-    let router = router_with_workflow().await.delay(Duration::from_secs(3));
+    let router = router_with_workflow().await;
+    router.delay(Duration::from_secs(3));
     let email = FakeEmailProvider::start().await;
     let started = std::time::Instant::now();
     let records = callback_fails(
@@ -567,10 +570,11 @@ async fn callback_with_a_disabled_workflow_is_not_available() {
 
 #[tokio::test]
 async fn callback_when_the_lookup_fails_is_not_available() {
-    let router = router_with_workflow().await.fail_with(
-        500,
+    let router = router_with_workflow().await;
+    router.fail_with(FakeResponse::status(500).body(
+        "application/json",
         r#"{"code": 20500, "message": "Internal Server Error", "status": 500}"#,
-    );
+    ));
     let email = FakeEmailProvider::start().await;
     let records = callback_fails(&router, deployed(&router, &email).build(), "lookup_failed").await;
     let error = only(&records, "task_error");
@@ -753,7 +757,7 @@ async fn small_recording_is_attached_to_the_email() {
     );
     assert!(fetched[0].1.as_deref() == Some(basic_auth(ACCOUNT, AUTH_TOKEN).as_str()));
 
-    let sent = &email.requests()[0];
+    let sent = &email.emails()[0];
     assert_eq!(sent.domain, "mg.example.com");
     assert_eq!(sent.authorization_user.as_deref(), Some("api"));
     assert!(sent.password == EMAIL_KEY);
@@ -834,7 +838,7 @@ async fn huge_recording_is_abandoned_at_the_cap(declared: bool) {
         sent < example_contact_center::ATTACH_MAX_BYTES + 16 * 1024 * 1024,
         "{sent} bytes sent: the download was not abandoned at the cap"
     );
-    let sent = &email.requests()[0];
+    let sent = &email.emails()[0];
     assert!(sent.attachments.is_empty());
     assert_eq!(
         sent.text.as_deref().unwrap(),
@@ -908,7 +912,7 @@ async fn a_claimed_duration_does_not_stop_a_small_recording_being_attached() {
         json!({"email_id": "<fake.1@mg.example.com>", "attached": true})
     );
     assert_eq!(recordings.requests().len(), 1);
-    assert_eq!(email.requests()[0].attachments.len(), 1);
+    assert_eq!(email.emails()[0].attachments.len(), 1);
     server.stop().await;
 }
 
@@ -966,7 +970,7 @@ async fn failed_download_is_linked_with_a_warning() {
         json!({"email_id": "<fake.1@mg.example.com>", "attached": false})
     );
     assert_eq!(recordings.requests().len(), 1);
-    let sent = &email.requests()[0];
+    let sent = &email.emails()[0];
     assert!(sent.attachments.is_empty());
     assert!(
         sent.text
@@ -1247,10 +1251,11 @@ async fn canaries_never_reach_a_log_line() {
     // The fakes got the credentials...
     let task_requests = router.requests();
     assert_eq!(task_requests.len(), 2);
-    assert!(task_requests.iter().all(
-        |r| r.username.as_deref() == Some(ACCOUNT) && r.password.as_deref() == Some(AUTH_TOKEN)
-    ));
-    let emails = email.requests();
+    assert!(task_requests
+        .iter()
+        .all(|r| r.username().as_deref() == Some(ACCOUNT)
+            && r.password().as_deref() == Some(AUTH_TOKEN)));
+    let emails = email.emails();
     assert_eq!(emails.len(), 2);
     assert!(emails.iter().all(|e| e.password == EMAIL_KEY));
     let expected = basic_auth(ACCOUNT, AUTH_TOKEN);

@@ -23,8 +23,9 @@ mod lambda;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use ccfn_testkit::fake_email::{FakeAnswer, FakeEmailProvider};
+use ccfn_testkit::fake_email::FakeEmailProvider;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
+use ccfn_testkit::FakeResponse;
 use example_contact_center::{NOTICE_URL, WAIT_URL};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -498,9 +499,9 @@ async fn email_provider_refusing_connections_is_500_naming_the_refusal() {
 /// Runs a notice against a fake provider that answers `answer`, and
 /// checks that it was asked once and the response was logged with its
 /// status.
-async fn notice_answered(answer: FakeAnswer, status: u16, message: &str) -> Vec<Value> {
+async fn notice_answered(answer: FakeResponse, status: u16, message: &str) -> Vec<Value> {
     let provider = FakeEmailProvider::start().await;
-    provider.expect(1).respond_with(answer);
+    provider.expect(1).fail_with(answer);
     let (answer, log) = notice_through(&provider.url()).await;
     let records = assert_email_fault(&answer, &log, message);
     let response = provider_response(&records, "api_response");
@@ -510,7 +511,7 @@ async fn notice_answered(answer: FakeAnswer, status: u16, message: &str) -> Vec<
         if status < 300 { "INFO" } else { "WARN" }
     );
     assert_eq!(only(&records, "email_error")["status"], status);
-    let sent = provider.requests();
+    let sent = provider.emails();
     assert_eq!(sent[0].password, EMAIL_KEY, "the key reached the provider");
     assert_eq!(sent[0].attachments[0].2, RECORDING_BYTES);
     records
@@ -519,7 +520,7 @@ async fn notice_answered(answer: FakeAnswer, status: u16, message: &str) -> Vec<
 #[tokio::test]
 async fn email_provider_401_is_500_naming_the_likely_causes() {
     notice_answered(
-        FakeAnswer::status(401).body("Forbidden"),
+        FakeResponse::status(401).body("text/plain", "Forbidden"),
         401,
         "the email provider refused the API key (status 401): use the domain's sending key, \
          not the private account key; check that the sending domain mg.example.com is verified; \
@@ -531,7 +532,7 @@ async fn email_provider_401_is_500_naming_the_likely_causes() {
 #[tokio::test]
 async fn email_provider_404_is_500_naming_the_domain_and_region() {
     notice_answered(
-        FakeAnswer::status(404).json(json!({"message": "Domain not found: mg.example.com"})),
+        FakeResponse::status(404).json(json!({"message": "Domain not found: mg.example.com"})),
         404,
         "the email provider does not know the sending domain mg.example.com (status 404): \
          Domain not found: mg.example.com; check EMAILPROVIDER_DOMAIN and the region (US or EU) \
@@ -543,7 +544,7 @@ async fn email_provider_404_is_500_naming_the_domain_and_region() {
 #[tokio::test]
 async fn email_provider_500_is_500_saying_the_email_was_not_sent() {
     notice_answered(
-        FakeAnswer::status(500).json(json!({"message": "Internal Server Error"})),
+        FakeResponse::status(500).json(json!({"message": "Internal Server Error"})),
         500,
         "the email provider failed (status 500): Internal Server Error; \
          the email was not sent, try again later",
@@ -556,7 +557,7 @@ async fn email_provider_answering_200_that_is_not_json_is_500() {
     let provider = FakeEmailProvider::start().await;
     provider
         .expect(1)
-        .respond_with(FakeAnswer::status(200).body("<html>maintenance</html>"));
+        .fail_with(FakeResponse::status(200).body("text/plain", "<html>maintenance</html>"));
     let (answer, log) = notice_through(&provider.url()).await;
     let message = error_message(&log, &answer);
     assert!(
@@ -692,11 +693,9 @@ async fn task_router_refusing_connections_leaves_the_caller_the_fallback() {
 
 #[tokio::test]
 async fn task_router_401_leaves_the_caller_the_fallback() {
-    let router = FakeTaskRouter::start().await.fail_with(
-        401,
-        r#"{"code": 20003, "message": "Authenticate", "more_info": "https://www.twilio.com/docs/errors/20003", "status": 401}"#,
-    );
-    let (answer, log) = callback_through(&router.base_url()).await;
+    let router = FakeTaskRouter::start().await;
+    router.fail_with(FakeResponse::status(401).body("application/json", r#"{"code": 20003, "message": "Authenticate", "more_info": "https://www.twilio.com/docs/errors/20003", "status": 401}"#));
+    let (answer, log) = callback_through(&router.url()).await;
     let records = assert_callback_not_available(&answer, &log);
     let response = only(&records, "api_response");
     assert_eq!(response["status"], 401);
@@ -705,21 +704,20 @@ async fn task_router_401_leaves_the_caller_the_fallback() {
         only(&records, "task_error")["message"],
         format!(
             "Task routing failed: task router lookup failed: {} answered 401: the credentials were refused (Authenticate (error 20003)); check ACCOUNT_SID and AUTH_TOKEN, or API_KEY_SID and API_KEY_SECRET, and that they belong to the workspace's account",
-            lookup(&router.base_url())
+            lookup(&router.url())
         )
     );
     let asked = router.requests();
     assert_eq!(asked.len(), 1, "looked up, never created");
-    assert_eq!(asked[0].password.as_deref(), Some(API_KEY_SECRET));
+    assert_eq!(asked[0].password().as_deref(), Some(API_KEY_SECRET));
     assert!(router.tasks().is_empty());
 }
 
 #[tokio::test]
 async fn task_router_answering_200_that_is_not_json_leaves_the_caller_the_fallback() {
-    let router = FakeTaskRouter::start()
-        .await
-        .fail_with(200, "<html>maintenance</html>");
-    let (answer, log) = callback_through(&router.base_url()).await;
+    let router = FakeTaskRouter::start().await;
+    router.fail_with(FakeResponse::status(200).body("text/plain", "<html>maintenance</html>"));
+    let (answer, log) = callback_through(&router.url()).await;
     let records = assert_callback_not_available(&answer, &log);
     let response = only(&records, "api_response");
     assert_eq!(response["status"], 200);

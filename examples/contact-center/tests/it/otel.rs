@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use ccfn_testkit::fake_collector::{FakeCollector, Span};
+use ccfn_support::fake_collector::{FakeCollector, Span};
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use example_contact_center::WAIT_URL;
 use serde_json::{json, Value};
@@ -78,8 +78,8 @@ async fn exporting_with_a_task_router(
         "Callbacks",
         json!({ "task_routing": { "filters": [], "default_filter": { "queue": QUEUE } } }),
     );
-    let endpoint = collector.endpoint();
-    let base_url = router.base_url();
+    let endpoint = collector.url();
+    let base_url = router.url();
     let mut settings = vec![
         ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
         ("OTEL_BSP_SCHEDULE_DELAY", "50"),
@@ -103,7 +103,7 @@ async fn one_call_is_one_trace_with_its_records_calls_and_metrics() {
         ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=test"),
     ])
     .await;
-    let (endpoint, base_url) = (collector.endpoint(), router.base_url());
+    let (endpoint, base_url) = (collector.url(), router.url());
 
     // The menu, then the caller's choice of a callback: one call.
     let (status, menu) = post(&server, WAIT_URL, &voice(CALL_SID), &[]).await;
@@ -226,7 +226,7 @@ async fn one_call_is_one_trace_with_its_records_calls_and_metrics() {
     let sent: Vec<String> = router
         .requests()
         .iter()
-        .filter_map(|r| r.traceparent.clone())
+        .filter_map(|r| r.header("traceparent").map(str::to_owned))
         .collect();
     assert_eq!(sent.len(), calls.len(), "one traceparent per call");
     for call in &calls {
@@ -274,7 +274,7 @@ async fn one_call_is_one_trace_with_its_records_calls_and_metrics() {
         let text = format!("{span:?}");
         assert!(!text.contains(TOKEN_CANARY), "{text}");
     }
-    for body in collector.bodies() {
+    for body in collector.requests().iter().map(|r| r.body().to_vec()) {
         for secret in [API_KEY_SECRET, TOKEN_CANARY] {
             assert!(
                 !body.windows(secret.len()).any(|w| w == secret.as_bytes()),
@@ -446,7 +446,7 @@ async fn urls_are_written_without_credentials_or_tokens() {
         .find(|m| m.name == "http.client.request.duration")
         .unwrap();
     assert_eq!(duration.attributes["server.address"], json!("[REDACTED]"));
-    for body in collector.bodies() {
+    for body in collector.requests().iter().map(|r| r.body().to_vec()) {
         for canary in [USER, PASS, TOKEN, "localhost"] {
             assert!(
                 !body.windows(canary.len()).any(|w| w == canary.as_bytes()),
@@ -486,7 +486,7 @@ fn of_type(value: &Value, kind: &str) -> bool {
 /// the registry, with a value of its type (and, for an enumeration, one
 /// of its members or `_OTHER`).
 #[track_caller]
-fn assert_registered(attributes: &ccfn_testkit::fake_collector::Attributes, what: &str) {
+fn assert_registered(attributes: &ccfn_support::fake_collector::Attributes, what: &str) {
     let registry = registry();
     for (key, value) in attributes {
         if key.starts_with("ccfn.") {
@@ -565,7 +565,7 @@ async fn no_canary_reaches_the_collector() {
     // A loopback address nothing else uses: the recording's host.
     const HOST: &str = "127.0.0.77";
     let collector = FakeCollector::start().await;
-    let endpoint = collector.endpoint();
+    let endpoint = collector.url();
     let headers = format!("x-api-key={HEADER},x-team=contact-center");
     let server = Server::start(&[
         ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
@@ -661,7 +661,7 @@ async fn no_canary_reaches_the_collector() {
             );
         }
     }
-    for body in collector.bodies() {
+    for body in collector.requests().iter().map(|r| r.body().to_vec()) {
         for canary in canaries {
             assert!(
                 !body.windows(canary.len()).any(|w| w == canary.as_bytes()),

@@ -11,6 +11,7 @@ use crate::common::{stable, temp_path, RecordingServer, RECORDING_BYTES, RECORDI
 use ccfn_core::Context;
 use ccfn_testkit::fake_email::FakeEmailProvider;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
+use ccfn_testkit::FakeResponse;
 use ccfn_testkit::{invoke, FakeContext, FakeEvent, Run};
 use example_contact_center::{inbound_call, voicemail_notice, wait_experience, LOCAL_DEFAULTS};
 use serde_json::{json, Value};
@@ -53,7 +54,7 @@ fn deployed(router: &FakeTaskRouter, email: &FakeEmailProvider) -> FakeContext {
     FakeContext::new()
         .value("AUTH_TOKEN", AUTH_TOKEN)
         .value("workflowSid", WORKFLOW)
-        .value("TASKROUTER_BASE_URL", router.base_url())
+        .value("TASKROUTER_BASE_URL", router.url())
         .value("EMAILPROVIDER_API_KEY", EMAIL_KEY)
         .value("EMAILPROVIDER_BASE_URL", email.url())
         .value("VOICEMAIL_TO", "oncall@example.com")
@@ -201,10 +202,11 @@ async fn wait_experience_callback_workflow_disabled() {
 
 #[tokio::test]
 async fn wait_experience_callback_lookup_failed() {
-    let router = router().await.fail_with(
-        500,
+    let router = router().await;
+    router.fail_with(FakeResponse::status(500).body(
+        "application/json",
         r#"{"code": 20500, "message": "Internal Server Error", "status": 500}"#,
-    );
+    ));
     let email = FakeEmailProvider::start().await;
     let context = deployed(&router, &email);
     unavailable(
@@ -280,7 +282,7 @@ async fn voicemail_notice_attached() {
         reply(&run),
         r#"{"email_id":"<fake.1@mg.example.com>","attached":true}"#
     );
-    let sent = &email.requests()[0];
+    let sent = &email.emails()[0];
     assert_eq!(sent.attachments[0].1, "audio/mpeg");
     assert_eq!(sent.attachments[0].2, RECORDING_BYTES);
     snapshot("notice_attached", &run, &[]);
@@ -309,7 +311,7 @@ async fn voicemail_notice_long_recording_linked() {
         recordings.huge_bytes_sent() < 64 * 1024 * 1024,
         "not read whole"
     );
-    assert!(email.requests()[0].attachments.is_empty());
+    assert!(email.emails()[0].attachments.is_empty());
     snapshot("notice_linked_long", &run, &[]);
 }
 
