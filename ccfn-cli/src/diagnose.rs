@@ -12,6 +12,7 @@ use std::time::SystemTime;
 use ccfn_core::record;
 use serde_json::{json, Map, Value};
 
+use crate::error::{Error, Problem};
 use crate::filter::{Filter, Select};
 use crate::input::{self, Bounds, Source};
 use crate::line::Raw;
@@ -674,7 +675,7 @@ fn decide(selection: &Selection, what: &str) -> Vec<Finding> {
 }
 
 /// Reads the sources into a selection.
-fn read(args: &DiagnoseArgs, filter: &Filter, seek_to: Option<&str>) -> Result<Selection, String> {
+fn read(args: &DiagnoseArgs, filter: &Filter, seek_to: Option<&str>) -> Result<Selection, Problem> {
     let sources: Vec<Source> = if args.files.is_empty() {
         vec![Source::Stdin]
     } else {
@@ -729,7 +730,7 @@ fn read(args: &DiagnoseArgs, filter: &Filter, seek_to: Option<&str>) -> Result<S
             ControlFlow::Continue(())
         };
         let result = input::read_bounded(source, seek_to, args.bounds.max_line_bytes, &mut on_line);
-        too_long += result.map_err(|err| format!("cannot read {}: {err}", source.name()))?;
+        too_long += result.map_err(|err| Problem::read(&source.name(), err))?;
     }
     let (ordered, given_up) = invocations.into_ordered();
     selection.invocations = ordered;
@@ -764,7 +765,12 @@ impl DiagnoseArgs {
 }
 
 /// Runs `ccfn diagnose`.
-pub(crate) fn run(args: &DiagnoseArgs) -> Result<ExitCode, String> {
+pub(crate) fn run(args: &DiagnoseArgs) -> Result<ExitCode, Error> {
+    show(args).map_err(Error::of("diagnose"))
+}
+
+/// Writes the verdict on `args`' logs, and what was skipped or given up.
+fn show(args: &DiagnoseArgs) -> Result<ExitCode, Problem> {
     let verdict = verdict(args)?;
     if args.json {
         crate::terminal::write_json_out(&format!("{}\n", verdict.json))?;
@@ -787,7 +793,7 @@ pub(crate) fn run(args: &DiagnoseArgs) -> Result<ExitCode, String> {
 }
 
 /// The decision tree over the logs `args` names.
-pub(crate) fn verdict(args: &DiagnoseArgs) -> Result<Verdict, String> {
+pub(crate) fn verdict(args: &DiagnoseArgs) -> Result<Verdict, Problem> {
     let selected = args.select.read(SystemTime::now())?;
     let seek_to = selected.seek_to();
     let what = selected.what.unwrap_or_else(|| "every function".to_owned());
@@ -798,7 +804,7 @@ pub(crate) fn verdict(args: &DiagnoseArgs) -> Result<Verdict, String> {
 
 /// The decision tree over one call's records in `files`, and those
 /// records, in the order read.
-pub(crate) fn for_call(files: &[String], call: &str) -> Result<(Verdict, Vec<Record>), String> {
+pub(crate) fn for_call(files: &[String], call: &str) -> Result<(Verdict, Vec<Record>), Problem> {
     let select = Select {
         call: Some(call.to_owned()),
         ..Select::default()
@@ -811,7 +817,7 @@ pub(crate) fn for_call(files: &[String], call: &str) -> Result<(Verdict, Vec<Rec
 pub(crate) fn for_function(
     files: &[String],
     function: &str,
-) -> Result<(Verdict, Vec<Record>), String> {
+) -> Result<(Verdict, Vec<Record>), Problem> {
     let select = Select {
         function: Some(function.to_owned()),
         ..Select::default()
@@ -819,7 +825,7 @@ pub(crate) fn for_function(
     for_selection(files, select)
 }
 
-fn for_selection(files: &[String], select: Select) -> Result<(Verdict, Vec<Record>), String> {
+fn for_selection(files: &[String], select: Select) -> Result<(Verdict, Vec<Record>), Problem> {
     let args = DiagnoseArgs {
         files: files.to_vec(),
         select,

@@ -16,6 +16,7 @@ use reqwest::Url;
 use serde_json::{json, Value};
 
 use crate::diagnose::{self, Record};
+use crate::error::{Error, Problem};
 use crate::listing::{mask_phone, path_sid};
 use crate::platform::{Platform, PlatformError, Product, Settings};
 use crate::resources::{
@@ -166,7 +167,12 @@ impl Report {
 }
 
 /// Runs `ccfn doctor`.
-pub(crate) fn run(args: &DoctorArgs) -> Result<ExitCode, String> {
+pub(crate) fn run(args: &DoctorArgs) -> Result<ExitCode, Error> {
+    show(args).map_err(Error::of("doctor"))
+}
+
+/// Writes the checks for `args`.
+fn show(args: &DoctorArgs) -> Result<ExitCode, Problem> {
     let (text, json, failed) = examine(args)?;
     if args.json {
         crate::terminal::write_json_out(&format!("{json:#}\n"))?;
@@ -181,13 +187,13 @@ pub(crate) fn run(args: &DoctorArgs) -> Result<ExitCode, String> {
 }
 
 /// The checks for `args`: as text, as JSON, and whether one failed.
-pub(crate) fn examine(args: &DoctorArgs) -> Result<(String, Value, bool), String> {
+pub(crate) fn examine(args: &DoctorArgs) -> Result<(String, Value, bool), Problem> {
     crate::package::register_secrets();
     let platform = Platform::new(Settings::from_vars(|name| std::env::var(name).ok())?)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|err| format!("cannot start: {err}"))?;
+        .map_err(Problem::Start)?;
     let mut report = Report {
         checks: Vec::new(),
         all: args.all,
@@ -211,7 +217,9 @@ pub(crate) fn examine(args: &DoctorArgs) -> Result<(String, Value, bool), String
             )
         }
         (None, None) => {
-            return Err("give --call CA..., --number +1... or --function NAME".to_owned())
+            return Err(Problem::Usage(
+                "give --call CA..., --number +1... or --function NAME".to_owned(),
+            ))
         }
     };
     let failed = report.checks.iter().any(|c| c.mark == Mark::Failed);
@@ -696,7 +704,7 @@ async fn follow_function(platform: &Platform, name: &str, logs: &[String], repor
                 }
             }
             Err(err) => {
-                report.add(Check::new(Mark::Failed, "The functions' logs").detail(err));
+                report.add(Check::new(Mark::Failed, "The functions' logs").detail(err.to_string()));
                 return;
             }
         }
@@ -759,7 +767,7 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
         match diagnose::for_call(logs, call) {
             Ok(read) => Some(read),
             Err(err) => {
-                report.add(Check::new(Mark::Failed, "The functions' logs").detail(err));
+                report.add(Check::new(Mark::Failed, "The functions' logs").detail(err.to_string()));
                 return;
             }
         }

@@ -16,6 +16,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::error::{Error, Problem};
 use crate::platform::{Platform, PlatformError, Product, Settings};
 use crate::resources::{
     self, text, Account, Alert, Annotation, Application, Call, Environment, Event, Execution, Flow,
@@ -377,7 +378,11 @@ pub(crate) fn path_sid<'a>(prefix: &'static str, text: &'a str) -> Option<&'a st
 }
 
 /// Runs `ccfn calls`.
-pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
+pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, Error> {
+    calls(args).map_err(Error::of("calls"))
+}
+
+fn calls(args: &CallsArgs) -> Result<ExitCode, Problem> {
     let platform = platform()?;
     runtime()?.block_on(async {
         match &args.command {
@@ -437,7 +442,7 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
                 let annotation = match platform.fetch(&of_annotation, at).await {
                     Ok(annotation) => annotation,
                     Err(err) if err.status == Some(404) => Value::Null,
-                    Err(err) => return Err(err.to_string()),
+                    Err(err) => return Err(err.into()),
                 };
                 if output.json {
                     let all = serde_json::json!({
@@ -476,7 +481,11 @@ pub(crate) fn run_calls(args: &CallsArgs) -> Result<ExitCode, String> {
 pub(crate) const TASK_ORDERING: &str = "DateCreated:desc";
 
 /// Runs `ccfn tasks`.
-pub(crate) fn run_tasks(args: &TasksArgs) -> Result<ExitCode, String> {
+pub(crate) fn run_tasks(args: &TasksArgs) -> Result<ExitCode, Error> {
+    tasks(args).map_err(Error::of("tasks"))
+}
+
+fn tasks(args: &TasksArgs) -> Result<ExitCode, Problem> {
     let platform = platform()?;
     runtime()?.block_on(async {
         match &args.command {
@@ -585,7 +594,11 @@ pub(crate) async fn whole_flows(platform: &Platform) -> Result<Vec<Value>, Platf
 }
 
 /// Runs `ccfn flows`.
-pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
+pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, Error> {
+    flows(args).map_err(Error::of("flows"))
+}
+
+fn flows(args: &FlowsArgs) -> Result<ExitCode, Problem> {
     let platform = platform()?;
     runtime()?.block_on(async {
         match &args.command {
@@ -636,10 +649,15 @@ pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
                     for (step, read) in steps.iter_mut().zip(&read) {
                         let given = read.sid.as_deref().unwrap_or_default();
                         let Some(sid) = path_sid("FT", given) else {
-                            return Err(format!(
-                                "{steps_of}: {given:?} is not a step SID (FT and 32 hex digits): \
-                                 its context cannot be asked for"
-                            ));
+                            return Err(Problem::Platform(PlatformError {
+                                resource: steps_of.clone(),
+                                status: None,
+                                code: None,
+                                message: format!(
+                                    "{given:?} is not a step SID (FT and 32 hex digits): \
+                                     its context cannot be asked for"
+                                ),
+                            }));
                         };
                         let at = format!("{path}/Steps/{sid}/Context");
                         let of = format!("step {sid}'s context");
@@ -681,7 +699,11 @@ pub(crate) fn run_flows(args: &FlowsArgs) -> Result<ExitCode, String> {
 }
 
 /// Runs `ccfn numbers`.
-pub(crate) fn run_numbers(args: &NumbersArgs) -> Result<ExitCode, String> {
+pub(crate) fn run_numbers(args: &NumbersArgs) -> Result<ExitCode, Error> {
+    numbers(args).map_err(Error::of("numbers"))
+}
+
+fn numbers(args: &NumbersArgs) -> Result<ExitCode, Problem> {
     let platform = platform()?;
     runtime()?.block_on(async {
         match &args.command {
@@ -710,7 +732,11 @@ pub(crate) fn run_numbers(args: &NumbersArgs) -> Result<ExitCode, String> {
 }
 
 /// Runs `ccfn functions`.
-pub(crate) fn run_functions(args: &FunctionsArgs) -> Result<ExitCode, String> {
+pub(crate) fn run_functions(args: &FunctionsArgs) -> Result<ExitCode, Error> {
+    functions(args).map_err(Error::of("functions"))
+}
+
+fn functions(args: &FunctionsArgs) -> Result<ExitCode, Problem> {
     let platform = platform()?;
     runtime()?.block_on(async {
         match &args.command {
@@ -831,7 +857,11 @@ pub(crate) fn run_functions(args: &FunctionsArgs) -> Result<ExitCode, String> {
 }
 
 /// Runs `ccfn account`.
-pub(crate) fn run_account(args: &AccountArgs) -> Result<ExitCode, String> {
+pub(crate) fn run_account(args: &AccountArgs) -> Result<ExitCode, Error> {
+    account(args).map_err(Error::of("account"))
+}
+
+fn account(args: &AccountArgs) -> Result<ExitCode, Problem> {
     let platform = platform()?;
     runtime()?.block_on(async {
         let account = "/2010-04-01/Accounts/{account}";
@@ -876,11 +906,11 @@ pub(crate) fn run_account(args: &AccountArgs) -> Result<ExitCode, String> {
                     // days: an empty list would say "no alert", wrongly.
                     let today = crate::when::today();
                     if crate::doctor::past_alerts(since, &today) {
-                        return Err(format!(
+                        return Err(Problem::Usage(format!(
                             "--since {since}: the platform's alerts cannot be queried further back than {} days (today is {today}); give a date from the last {} days",
                             crate::doctor::ALERT_DAYS,
                             crate::doctor::ALERT_DAYS
-                        ));
+                        )));
                     }
                     url.query_pairs_mut()
                         .append_pair("StartDate", &format!("{since}T00:00:00Z"));
@@ -895,7 +925,7 @@ pub(crate) fn run_account(args: &AccountArgs) -> Result<ExitCode, String> {
 }
 
 /// The workspace `--workspace` names, or `PLATFORM_WORKSPACE_SID`.
-fn workspace_of(given: Option<&String>) -> Result<String, String> {
+fn workspace_of(given: Option<&String>) -> Result<String, Problem> {
     match given {
         Some(workspace) => Ok(workspace.clone()),
         None => std::env::var("PLATFORM_WORKSPACE_SID")
@@ -903,20 +933,23 @@ fn workspace_of(given: Option<&String>) -> Result<String, String> {
             .map(|w| w.trim().to_owned())
             .filter(|w| !w.is_empty())
             .ok_or_else(|| {
-                "no workspace: give --workspace WS... or set PLATFORM_WORKSPACE_SID".to_owned()
+                Problem::setting(
+                    "PLATFORM_WORKSPACE_SID",
+                    "no workspace: give --workspace WS... or set PLATFORM_WORKSPACE_SID",
+                )
             }),
     }
 }
 
 /// `item`, with its sensitive fields redacted, read as a `T`.
-fn typed<T: DeserializeOwned>(resource: &str, item: &Value) -> Result<T, String> {
+fn typed<T: DeserializeOwned>(resource: &str, item: &Value) -> Result<T, Problem> {
     let mut item = item.clone();
     redact(&mut item);
     Ok(resources::parse(resource, item)?)
 }
 
 /// Each of `items` as a `T` (see [`typed`]).
-fn typed_all<T: DeserializeOwned>(resource: &str, items: &[Value]) -> Result<Vec<T>, String> {
+fn typed_all<T: DeserializeOwned>(resource: &str, items: &[Value]) -> Result<Vec<T>, Problem> {
     items.iter().map(|item| typed(resource, item)).collect()
 }
 
@@ -926,7 +959,7 @@ fn show<T: DeserializeOwned>(
     item: &Value,
     output: &Output,
     labels: Columns<T>,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, Problem> {
     if output.json {
         json_write(&Shown::new(item, output), std::slice::from_ref(item))?;
     } else {
@@ -977,17 +1010,17 @@ fn by_request(logs: Vec<(Value, Log)>) -> Vec<(String, Vec<(Value, Log)>)> {
     groups
 }
 
-fn platform() -> Result<Platform, String> {
+fn platform() -> Result<Platform, Problem> {
     // The environment's secrets are scrubbed from everything written.
     crate::package::register_secrets();
     Platform::new(Settings::from_vars(|name| std::env::var(name).ok())?)
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
+fn runtime() -> Result<tokio::runtime::Runtime, Problem> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|err| format!("cannot start: {err}"))
+        .map_err(Problem::Start)
 }
 
 /// Columns of a listing: a header and how to read its cell from the item.
@@ -1221,7 +1254,7 @@ fn print<T: DeserializeOwned>(
     items: &[Value],
     output: &Output,
     cols: Columns<T>,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, Problem> {
     if output.json {
         let shown = ShownItems {
             items,
@@ -1237,7 +1270,7 @@ fn print<T: DeserializeOwned>(
 
 /// Writes `value` as JSON: sensitive fields redacted, phone numbers
 /// masked when asked, every secret scrubbed.
-fn json_out(value: Value, output: &Output) -> Result<(), String> {
+fn json_out(value: Value, output: &Output) -> Result<(), Problem> {
     json_write(&Shown::new(&value, output), std::slice::from_ref(&value))
 }
 
@@ -1245,9 +1278,10 @@ fn json_out(value: Value, output: &Output) -> Result<(), String> {
 /// writes a value, with a newline: every secret of `values` (the value of
 /// each field with a sensitive name) registered first, so that it is
 /// scrubbed from all the text written, wherever else it shows.
-fn json_write(shown: &impl serde::Serialize, values: &[Value]) -> Result<(), String> {
+fn json_write(shown: &impl serde::Serialize, values: &[Value]) -> Result<(), Problem> {
     values.iter().for_each(register_sensitive);
-    let mut text = serde_json::to_string_pretty(shown).map_err(|err| err.to_string())?;
+    let mut text =
+        serde_json::to_string_pretty(shown).map_err(|err| Problem::Output(err.to_string()))?;
     text.push('\n');
     crate::terminal::write_json_out(&text)
 }
@@ -1338,7 +1372,7 @@ impl serde::Serialize for ShownItems<'_> {
 /// Writes `text` with every secret value this process knows (the
 /// credentials, the environment's secrets, any the platform returned)
 /// replaced by `[REDACTED]`, and its control characters escaped.
-fn text_out(text: &str) -> Result<(), String> {
+fn text_out(text: &str) -> Result<(), Problem> {
     write_out(text)
 }
 

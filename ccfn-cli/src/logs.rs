@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use ccfn_core::record::{self, LogFormat};
 use memchr::memmem::Finder;
 
+use crate::error::{Error, Problem};
 use crate::filter::{Filter, Select, DISORDER};
 use crate::input::{self, Bounds, Change, Followed, Lines, Opened, Source};
 use crate::line::Raw;
@@ -426,7 +427,11 @@ impl<W: Write> Run<'_, W> {
 }
 
 /// Runs `ccfn logs`.
-pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
+pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, Error> {
+    read_all(args).map_err(Error::of("logs"))
+}
+
+fn read_all(args: &LogsArgs) -> Result<ExitCode, Problem> {
     let now = SystemTime::now();
     let selected = args.select.read(now)?;
     let (since, until) = (selected.since, selected.until);
@@ -450,7 +455,9 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
         args.files.iter().map(|f| Source::new(f)).collect()
     };
     if args.follow && sources.len() != 1 {
-        return Err("--follow reads one file (or standard input)".to_owned());
+        return Err(Problem::Usage(
+            "--follow reads one file (or standard input)".to_owned(),
+        ));
     }
     let limit = args
         .limit
@@ -494,7 +501,7 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
     for source in &sources {
         if let Err(err) = run.source(source) {
             let _ = run.printer.out.flush();
-            return Err(format!("cannot read {}: {err}", source.name()));
+            return Err(Problem::read(&source.name(), err));
         }
         if run.closed {
             break;

@@ -14,6 +14,7 @@ use ccfn_core::record::{self, is_sensitive_name};
 use ccfn_core::Secret;
 use serde_json::{Map, Value};
 
+use crate::error::{Error, Problem};
 use crate::filter::{Filter, Select};
 use crate::input::{self, Source};
 use crate::line::Raw;
@@ -372,10 +373,10 @@ struct Lines {
 }
 
 impl Lines {
-    fn create(dir: &Path, name: &'static str) -> Result<Lines, String> {
+    fn create(dir: &Path, name: &'static str) -> Result<Lines, Problem> {
         let path = dir.join(name);
         let file = std::fs::File::create(&path)
-            .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
+            .map_err(|err| Problem::write(&path.display().to_string(), err))?;
         Ok(Lines {
             name,
             path,
@@ -388,14 +389,14 @@ impl Lines {
         writeln!(self.out, "{}", clean(self.name, text).replace('\n', "\\n"))
     }
 
-    fn finish(mut self) -> Result<(), String> {
+    fn finish(mut self) -> Result<(), Problem> {
         self.out
             .flush()
-            .map_err(|err| format!("cannot write {}: {err}", self.path.display()))
+            .map_err(|err| Problem::write(&self.path.display().to_string(), err))
     }
 }
 
-fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, String> {
+fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, Problem> {
     let mut gathered = Gathered::default();
     let mut open = Open::new(args.bounds.max_open_invocations);
     let mut starts = Starts::new(args.bounds.max_open_invocations);
@@ -475,9 +476,9 @@ fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, S
             }
         };
         too_long += input::read_bounded(&source, None, args.bounds.max_line_bytes, &mut on_line)
-            .map_err(|err| format!("cannot read {}: {err}", source.name()))?;
+            .map_err(|err| Problem::read(&source.name(), err))?;
         if let Some(err) = failed.take() {
-            return Err(format!("cannot write the package: {err}"));
+            return Err(Problem::write("the package", err));
         }
     }
     records.finish()?;
@@ -491,7 +492,7 @@ fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, S
         // A value registered at line N may be in an earlier line.
         for file in ["records.jsonl", "invocations.txt", "errors.txt"] {
             rescrub(dir, file)
-                .map_err(|err| format!("cannot write {}: {err}", dir.join(file).display()))?;
+                .map_err(|err| Problem::write(&dir.join(file).display().to_string(), err))?;
         }
     }
     Ok(gathered)
@@ -760,7 +761,11 @@ fn readme(now: SystemTime, what: &str, written: &[&str], gathered: &Gathered) ->
 }
 
 /// Runs `ccfn package`.
-pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
+pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, Error> {
+    write_package(args).map_err(Error::of("package"))
+}
+
+fn write_package(args: &PackageArgs) -> Result<ExitCode, Problem> {
     let secrets = register_secrets()
         + register_argument_secrets()
         + args.url.as_deref().map_or(0, record::register_url_secrets);
@@ -778,17 +783,17 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
     let name = format!("ccfn-package-{stamp}");
     let dir = args.out.join(&name);
     if dir.exists() {
-        return Err(format!("{} exists already", dir.display()));
+        return Err(Problem::exists(&dir.display().to_string()));
     }
     std::fs::create_dir_all(&dir)
-        .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+        .map_err(|err| Problem::create(&dir.display().to_string(), err))?;
 
     let gathered = gather(args, &filter, &dir)?;
     let mut written: Vec<&str> = Vec::new();
-    let write = |file: &str, text: &str| -> Result<(), String> {
+    let write = |file: &str, text: &str| -> Result<(), Problem> {
         let path = dir.join(file);
         std::fs::write(&path, clean(file, text))
-            .map_err(|err| format!("cannot write {}: {err}", path.display()))
+            .map_err(|err| Problem::write(&path.display().to_string(), err))
     };
     written.extend(["records.jsonl", "invocations.txt", "errors.txt"]);
 
@@ -824,7 +829,7 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
 
     let tarball = args.out.join(format!("{name}.tar.gz"));
     archive(&dir, &name, &tarball)
-        .map_err(|err| format!("cannot write {}: {err}", tarball.display()))?;
+        .map_err(|err| Problem::write(&tarball.display().to_string(), err))?;
     let mut out = String::new();
     let _ = writeln!(out, "{}", dir.display());
     let _ = writeln!(out, "{}", tarball.display());

@@ -49,6 +49,8 @@ use ccfn_core::Secret;
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
 
+use crate::error::Problem;
+
 /// How many times a request the platform rate-limited (429) is retried.
 pub(crate) const RETRIES: u32 = 3;
 
@@ -188,43 +190,55 @@ impl fmt::Debug for Settings {
 impl Settings {
     /// Reads the settings from `var` (the process environment in `ccfn`,
     /// a map in tests), saying which variable is missing or wrong.
-    pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Settings, String> {
+    pub(crate) fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Settings, Problem> {
         let get = |name: &str| {
             var(name)
                 .map(|v| v.trim().to_owned())
                 .filter(|v| !v.is_empty())
         };
-        let account_sid = get("ACCOUNT_SID").ok_or(
-            "ACCOUNT_SID is not set: the platform's commands need the account SID (AC...), \
-             with API_KEY_SID and API_KEY_SECRET, or with AUTH_TOKEN",
-        )?;
+        let account_sid = get("ACCOUNT_SID").ok_or_else(|| {
+            Problem::setting(
+                "ACCOUNT_SID",
+                "ACCOUNT_SID is not set: the platform's commands need the account SID (AC...), \
+                 with API_KEY_SID and API_KEY_SECRET, or with AUTH_TOKEN",
+            )
+        })?;
         if !account_sid.starts_with("AC") {
-            return Err(format!(
-                "ACCOUNT_SID is {account_sid:?}: an account SID starts with AC"
+            return Err(Problem::setting(
+                "ACCOUNT_SID",
+                format!("ACCOUNT_SID is {account_sid:?}: an account SID starts with AC"),
             ));
         }
         let (username, password) =
             match (get("API_KEY_SID"), get("API_KEY_SECRET"), get("AUTH_TOKEN")) {
                 (Some(sid), Some(secret), _) => (sid, secret),
                 (Some(_), None, _) => {
-                    return Err("API_KEY_SID is set but API_KEY_SECRET is not".to_owned())
+                    return Err(Problem::setting(
+                        "API_KEY_SECRET",
+                        "API_KEY_SID is set but API_KEY_SECRET is not",
+                    ))
                 }
                 (None, Some(_), _) => {
-                    return Err("API_KEY_SECRET is set but API_KEY_SID is not".to_owned())
+                    return Err(Problem::setting(
+                        "API_KEY_SID",
+                        "API_KEY_SECRET is set but API_KEY_SID is not",
+                    ))
                 }
                 (None, None, Some(token)) => (account_sid.clone(), token),
                 (None, None, None) => {
-                    return Err(
+                    return Err(Problem::setting(
+                        "AUTH_TOKEN",
                         "neither API_KEY_SID and API_KEY_SECRET nor AUTH_TOKEN is set: \
-                            the platform's commands need one of them"
-                            .to_owned(),
-                    )
+                            the platform's commands need one of them",
+                    ))
                 }
             };
         let mut bases = Vec::new();
         for product in Product::ALL {
             let url = get(product.variable()).unwrap_or_else(|| product.default_url().to_owned());
-            bases.push(base_url(product.variable(), &url)?);
+            let base = base_url(product.variable(), &url)
+                .map_err(|message| Problem::setting(product.variable(), message))?;
+            bases.push(base);
         }
         let bases = bases.try_into().expect("one base per product");
         Ok(Settings {
@@ -309,13 +323,6 @@ impl fmt::Display for PlatformError {
 }
 
 impl std::error::Error for PlatformError {}
-
-/// The commands report errors as text.
-impl From<PlatformError> for String {
-    fn from(err: PlatformError) -> String {
-        err.to_string()
-    }
-}
 
 /// What to do about a status, for the message.
 fn advice(status: StatusCode) -> &'static str {
@@ -477,20 +484,20 @@ impl Platform {
     /// A client with `settings`. Every form the credentials take on the
     /// wire is registered as a secret here, before any request: the
     /// platform may echo them back in any answer.
-    pub(crate) fn new(settings: Settings) -> Result<Platform, String> {
+    pub(crate) fn new(settings: Settings) -> Result<Platform, Problem> {
         ccfn_core::http::install_crypto_provider();
         // The CA certificates ccfn-core's clients trust (the system's,
         // else those built in; `CCFN_TLS_ROOTS`): an image without any
         // is said here, with what to install, not as a builder error.
-        let roots =
-            ccfn_core::http::TlsRoots::from_env().map_err(|err| err.message().to_owned())?;
+        let roots = ccfn_core::http::TlsRoots::from_env()
+            .map_err(|err| Problem::Tls(err.message().to_owned()))?;
         let http = roots
             .apply(reqwest::Client::builder())
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("ccfn/", clap::crate_version!()))
             .timeout(Duration::from_secs(30))
             .build()
-            .map_err(|err| err.to_string())?;
+            .map_err(|err| Problem::Tls(err.to_string()))?;
         let pair = format!("{}:{}", settings.username, settings.password.expose());
         for value in [pair.as_str(), settings.password.expose()] {
             for engine in BASE64_FORMS {
@@ -1163,7 +1170,7 @@ mod tests {
                 "CCFN_PLATFORM_STUDIO_URL is \"ftp://x\"",
             ),
         ] {
-            let err = Settings::from_vars(vars(pairs)).unwrap_err();
+            let err = Settings::from_vars(vars(pairs)).unwrap_err().to_string();
             assert!(err.contains(says), "{err}");
         }
     }
@@ -1475,7 +1482,8 @@ mod tests {
                 ("AUTH_TOKEN", "t"),
                 ("CCFN_PLATFORM_API_URL", url),
             ]))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
             assert!(err.starts_with("CCFN_PLATFORM_API_URL"), "{err}");
             assert!(!err.contains("canary-url-pw"), "{err}");
         }

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{json, Value};
 
+use crate::error::{Error, Problem};
+
 /// A certificate that expires within this many days is a warning.
 const EXPIRY_WARNING_DAYS: i64 = 14;
 /// How much of the POST's answer is shown, and so read: the body is
@@ -288,7 +290,7 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
     let client = match client(args) {
         Ok(client) => client,
         Err(err) => {
-            steps.push(Step::new("tls").fail(err));
+            steps.push(Step::new("tls").fail(err.to_string()));
             return steps;
         }
     };
@@ -495,30 +497,26 @@ async fn shown_body(mut response: reqwest::Response, cap: usize) -> Result<Body,
 /// The client: redirects not followed (a redirect is the answer), the
 /// certificate kept for inspection, the CA certificates ccfn's clients
 /// trust (`CCFN_TLS_ROOTS`) and the extra CA trusted.
-fn client(args: &ProbeArgs) -> Result<reqwest::Client, String> {
+fn client(args: &ProbeArgs) -> Result<reqwest::Client, Problem> {
     ccfn_core::http::install_crypto_provider();
-    let roots = ccfn_core::http::TlsRoots::from_env().map_err(|err| err.message().to_owned())?;
+    let roots = ccfn_core::http::TlsRoots::from_env()
+        .map_err(|err| Problem::Tls(err.message().to_owned()))?;
     let mut builder = roots
         .apply(reqwest::Client::builder())
         .redirect(reqwest::redirect::Policy::none())
         .tls_info(true)
         .user_agent("ccfn-probe");
     if let Some(path) = &args.ca_cert {
-        let pem =
-            std::fs::read(path).map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-        let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|err| {
-            format!(
-                "{} holds no PEM certificate: {}",
-                path.display(),
-                causes(&err)
-            )
-        })?;
+        let file = path.display().to_string();
+        let pem = std::fs::read(path).map_err(|err| Problem::read(&file, err))?;
+        let certs = reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|err| Problem::certificate(&file, Some(causes(&err))))?;
         if certs.is_empty() {
-            return Err(format!("{} holds no PEM certificate", path.display()));
+            return Err(Problem::certificate(&file, None));
         }
         builder = builder.tls_certs_merge(certs);
     }
-    builder.build().map_err(|err| causes(&err))
+    builder.build().map_err(|err| Problem::Tls(causes(&err)))
 }
 
 impl ProbeArgs {
@@ -543,7 +541,12 @@ pub(crate) struct Results {
 }
 
 /// Runs `ccfn probe`.
-pub(crate) fn run(args: &ProbeArgs) -> Result<ExitCode, String> {
+pub(crate) fn run(args: &ProbeArgs) -> Result<ExitCode, Error> {
+    show(args).map_err(Error::of("probe"))
+}
+
+/// Writes the results of probing `args`' URL.
+fn show(args: &ProbeArgs) -> Result<ExitCode, Problem> {
     let results = results(args)?;
     if args.json {
         crate::terminal::write_json_out(&format!("{}\n", results.json))?;
@@ -558,26 +561,29 @@ pub(crate) fn run(args: &ProbeArgs) -> Result<ExitCode, String> {
 }
 
 /// Probes the URL `args` names.
-pub(crate) fn results(args: &ProbeArgs) -> Result<Results, String> {
+pub(crate) fn results(args: &ProbeArgs) -> Result<Results, Problem> {
     let url = reqwest::Url::parse(&args.url)
-        .map_err(|err| format!("`{}` is not a URL: {err}", args.url))?;
+        .map_err(|err| Problem::url(&args.url, format!("not a URL: {err}")))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(format!("`{}` is not an http or https URL", args.url));
+        return Err(Problem::url(
+            &args.url,
+            "not an http or https URL".to_owned(),
+        ));
     }
     if args.ca_cert.as_ref().is_some_and(|p| !p.is_file()) {
-        return Err(format!(
+        return Err(Problem::Usage(format!(
             "--ca-cert: no file at {}",
             args.ca_cert
                 .as_ref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_default()
-        ));
+        )));
     }
     let token = std::env::var(AUTH_TOKEN).ok().filter(|t| !t.is_empty());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|err| format!("cannot start: {err}"))?;
+        .map_err(Problem::Start)?;
     let steps = runtime.block_on(probe(args, &url, token.as_deref()));
     let failed = steps.iter().any(|s| s.verdict == Verdict::Failed);
     let json = json!({

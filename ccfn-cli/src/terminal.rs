@@ -25,6 +25,8 @@ use std::io::{self, IsTerminal as _, Write};
 
 use ccfn_core::record::scrubbed;
 
+use crate::error::Problem;
+
 /// Whether `c` is written escaped in text for a person: every control
 /// character but newline and tab.
 fn escaped(c: char) -> bool {
@@ -84,20 +86,22 @@ pub(crate) fn clean(text: &str) -> Cow<'_, str> {
 
 /// Writes `text` to standard output, scrubbed and with its control
 /// characters escaped; a closed pipe is not an error.
-pub(crate) fn write_out(text: &str) -> Result<(), String> {
+pub(crate) fn write_out(text: &str) -> Result<(), Problem> {
     write_raw(&visible(&clean(text)))
 }
 
 /// Writes JSON `text` to standard output, scrubbed and with no raw
 /// control character; a closed pipe is not an error.
-pub(crate) fn write_json_out(text: &str) -> Result<(), String> {
+pub(crate) fn write_json_out(text: &str) -> Result<(), Problem> {
     write_raw(&visible_json(&clean(text)))
 }
 
-fn write_raw(text: &str) -> Result<(), String> {
+fn write_raw(text: &str) -> Result<(), Problem> {
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {err}")),
+        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => {
+            Err(Problem::Output(err.to_string()))
+        }
         _ => Ok(()),
     }
 }
