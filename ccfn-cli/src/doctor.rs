@@ -340,6 +340,29 @@ fn compare_urls(called: &str, expected: &str) -> Same {
 
 /// The number's link: what answers `number`, and the flow it runs.
 async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> Option<Flow> {
+    let (number, found) = incoming_number(platform, number, report).await?;
+    let shown = report.phone(&number);
+    let answered_by = found.handler();
+    let voice_url = voice_url_of(platform, &found, &shown, &answered_by, report).await?;
+    let (flow_sid, flow) = flow_at(platform, &voice_url, &shown, &answered_by, report).await?;
+    let check = url_check(&flow, flow_sid, &voice_url, &shown, answered_by, report)?;
+    if !report.add(check) {
+        return None;
+    }
+    if flow_state(&flow, report) {
+        Some(flow)
+    } else {
+        None
+    }
+}
+
+/// `number` in E.164 and the account's incoming number that is exactly
+/// it; a failed check when it is not a phone number or not the account's.
+async fn incoming_number(
+    platform: &Platform,
+    number: &str,
+    report: &mut Report,
+) -> Option<(String, IncomingNumber)> {
     let number = match e164(number) {
         Ok(number) => number,
         Err(err) => {
@@ -373,12 +396,12 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
             return None;
         }
     };
-    let found = numbers.iter().find(|n| {
+    let at = numbers.iter().position(|n| {
         n.phone_number
             .as_deref()
             .is_some_and(|p| e164(p).is_ok_and(|p| p == number))
     });
-    let Some(found) = found else {
+    let Some(at) = at else {
         let mut check = Check::new(
             Mark::Failed,
             format!("Number {shown} is not one of this account's"),
@@ -394,7 +417,20 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
         ));
         return None;
     };
-    let answered_by = found.handler();
+    let mut numbers = numbers;
+    Some((number, numbers.swap_remove(at)))
+}
+
+/// The URL the number's calls go to: its voice URL, or its application's;
+/// a failed check when a SIP trunk takes them or the application cannot
+/// be read.
+async fn voice_url_of(
+    platform: &Platform,
+    found: &IncomingNumber,
+    shown: &str,
+    answered_by: &str,
+    report: &mut Report,
+) -> Option<String> {
     if let Some(trunk) = text(&found.trunk_sid) {
         report.add(
             Check::new(Mark::Failed, format!("Number {shown} answers with trunk {trunk}, not a flow"))
@@ -403,41 +439,53 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
         );
         return None;
     }
-    let mut voice_url = text(&found.voice_url).unwrap_or_default().to_owned();
-    if let Some(app) = text(&found.voice_application_sid) {
-        let Some(app) = path_sid("AP", app) else {
+    let Some(app) = text(&found.voice_application_sid) else {
+        return Some(text(&found.voice_url).unwrap_or_default().to_owned());
+    };
+    let Some(app) = path_sid("AP", app) else {
+        report.add(
+            Check::new(
+                Mark::Failed,
+                format!("Number {shown} answers with {answered_by}"),
+            )
+            .detail(not_a_sid("the number's application", app, "AP")),
+        );
+        return None;
+    };
+    let path = format!("/2010-04-01/Accounts/{{account}}/Applications/{app}.json");
+    match resources::fetch::<Application>(
+        platform,
+        &format!("application {app}"),
+        Product::Api,
+        &path,
+    )
+    .await
+    {
+        Ok(app) => Some(text(&app.voice_url).unwrap_or_default().to_owned()),
+        Err(err) => {
             report.add(
                 Check::new(
                     Mark::Failed,
                     format!("Number {shown} answers with {answered_by}"),
                 )
-                .detail(not_a_sid("the number's application", app, "AP")),
+                .detail(err.to_string()),
             );
-            return None;
-        };
-        let path = format!("/2010-04-01/Accounts/{{account}}/Applications/{app}.json");
-        match resources::fetch::<Application>(
-            platform,
-            &format!("application {app}"),
-            Product::Api,
-            &path,
-        )
-        .await
-        {
-            Ok(app) => voice_url = text(&app.voice_url).unwrap_or_default().to_owned(),
-            Err(err) => {
-                report.add(
-                    Check::new(
-                        Mark::Failed,
-                        format!("Number {shown} answers with {answered_by}"),
-                    )
-                    .detail(err.to_string()),
-                );
-                return None;
-            }
+            None
         }
     }
-    let Some(flow_sid) = flow_in(&voice_url) else {
+}
+
+/// The flow whose webhook `voice_url` is, read; a failed check (with the
+/// flows' webhook URLs) when it is no flow's, or when the flow cannot be
+/// read.
+async fn flow_at<'u>(
+    platform: &Platform,
+    voice_url: &'u str,
+    shown: &str,
+    answered_by: &str,
+    report: &mut Report,
+) -> Option<(&'u str, Flow)> {
+    let Some(flow_sid) = flow_in(voice_url) else {
         let flows: Vec<Flow> =
             resources::list_at(platform, "flows", Product::Studio, "/v2/Flows", "flows", 50)
                 .await
@@ -462,7 +510,7 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
         return None;
     };
     let path = format!("/v2/Flows/{flow_sid}");
-    let flow: Flow = match resources::fetch(
+    match resources::fetch(
         platform,
         &format!("flow {flow_sid}"),
         Product::Studio,
@@ -470,7 +518,7 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
     )
     .await
     {
-        Ok(flow) => flow,
+        Ok(flow) => Some((flow_sid, flow)),
         Err(err) => {
             let check = Check::new(
                 Mark::Failed,
@@ -483,22 +531,37 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
                 check
             };
             report.add(check);
-            return None;
+            None
         }
-    };
+    }
+}
+
+/// The check of the number's voice URL against the flow's webhook URL:
+/// passed when the same, a warning when written differently; a failed
+/// check is added, and `None` returned, when it is another URL.
+fn url_check(
+    flow: &Flow,
+    flow_sid: &str,
+    voice_url: &str,
+    shown: &str,
+    answered_by: String,
+    report: &mut Report,
+) -> Option<Check> {
     let name = text(&flow.friendly_name).unwrap_or("-");
     let expected = text(&flow.webhook_url).unwrap_or_default();
     let same = if expected.is_empty() {
         Same::Exactly
     } else {
-        compare_urls(&voice_url, expected)
+        compare_urls(voice_url, expected)
     };
-    let check = match same {
-        Same::Exactly => Check::new(
-            Mark::Passed,
-            format!("Number {shown} answers with flow {flow_sid} “{name}”"),
-        )
-        .detail(answered_by),
+    match same {
+        Same::Exactly => Some(
+            Check::new(
+                Mark::Passed,
+                format!("Number {shown} answers with flow {flow_sid} “{name}”"),
+            )
+            .detail(answered_by),
+        ),
         Same::Nearly(differences) => {
             let mut check = Check::new(
                 Mark::Warning,
@@ -509,7 +572,7 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
             for difference in differences {
                 check = check.detail(format!("they differ in {difference}"));
             }
-            check.fix("Set the number's voice URL to the flow's webhook URL exactly.")
+            Some(check.fix("Set the number's voice URL to the flow's webhook URL exactly."))
         }
         Same::Not => {
             report.add(
@@ -521,16 +584,8 @@ async fn number_link(platform: &Platform, number: &str, report: &mut Report) -> 
                 .detail(format!("the flow's webhook URL: {expected}"))
                 .fix("Set the number's voice URL to the flow's webhook URL exactly."),
             );
-            return None;
+            None
         }
-    };
-    if !report.add(check) {
-        return None;
-    }
-    if flow_state(&flow, report) {
-        Some(flow)
-    } else {
-        None
     }
 }
 
@@ -729,36 +784,13 @@ fn field<'a>(record: &'a Record, key: &str) -> Option<&'a str> {
 
 /// `ccfn doctor --call`.
 async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &mut Report) {
-    let path = format!("/2010-04-01/Accounts/{{account}}/Calls/{call}.json");
-    let found: Call = match resources::fetch(platform, &format!("call {call}"), Product::Api, &path)
-        .await
-    {
-        Ok(found) => found,
-        Err(err) => {
-            let check = Check::new(Mark::Failed, format!("Call {call}")).detail(err.to_string());
-            report.add(if err.status == Some(404) {
-                check.fix(
-                    "Check the call SID, and that ACCOUNT_SID is the account that took the call.",
-                )
-            } else {
-                check
-            });
-            return;
-        }
+    let Some(found) = call_link(platform, call, report).await else {
+        return;
     };
     let from = found.from.clone().unwrap_or_default();
     let to = found.to.clone().unwrap_or_default();
-    let direction = found.direction.as_deref().unwrap_or("-");
-    let inbound = direction == "inbound";
+    let inbound = found.direction.as_deref() == Some("inbound");
     let (number, contact) = if inbound { (&to, &from) } else { (&from, &to) };
-    let started = found.start_time.clone().unwrap_or_else(|| "-".to_owned());
-    report.add(
-        Check::new(Mark::Passed, format!("Call {call}: {}", found.status)).detail(format!(
-            "{direction} from {} to {}, started {started}",
-            report.phone(&from),
-            report.phone(&to)
-        )),
-    );
 
     // The records of the call, when the logs are given.
     let read = if logs.is_empty() {
@@ -778,6 +810,105 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
     let Some(flow) = number_link(platform, number, report).await else {
         return;
     };
+    let Some(ran) = execution_link(platform, &flow, &found, contact, records, report).await else {
+        return;
+    };
+    let Some(widget) = widget_link(platform, &flow, &ran, report).await else {
+        return;
+    };
+
+    // The function's side: the decision tree over its records.
+    match &read {
+        None => {
+            report.add(
+                Check::new(Mark::Skipped, "The function's records")
+                    .detail("no logs given (--logs FILE): whether the function received the request, and what it did, is not checked"),
+            );
+        }
+        Some((verdict, _)) => {
+            if !tree(&verdict.json, &widget.url, report) {
+                // A task the function could not create: the task router's
+                // side names the cause (a workflow deleted, disabled, of
+                // another environment; a queue mismatch).
+                if record(records, "task_error").is_some() {
+                    task(platform, records, report).await;
+                }
+                return;
+            }
+        }
+    }
+
+    // What the platform logged of the call's webhooks.
+    if !answers(platform, call, widget.status, report).await {
+        return;
+    }
+
+    // The task the function created, or failed to.
+    if !task(platform, records, report).await {
+        return;
+    }
+
+    // Alerts naming the call, the flow or the function.
+    alerts(
+        platform,
+        &[call, &ran.flow_sid, &ran.execution_sid, &widget.url],
+        call_days(&found),
+        report,
+    )
+    .await;
+}
+
+/// The call's link: the call itself, as the platform has it.
+async fn call_link(platform: &Platform, call: &str, report: &mut Report) -> Option<Call> {
+    let path = format!("/2010-04-01/Accounts/{{account}}/Calls/{call}.json");
+    let found: Call = match resources::fetch(platform, &format!("call {call}"), Product::Api, &path)
+        .await
+    {
+        Ok(found) => found,
+        Err(err) => {
+            let check = Check::new(Mark::Failed, format!("Call {call}")).detail(err.to_string());
+            report.add(if err.status == Some(404) {
+                check.fix(
+                    "Check the call SID, and that ACCOUNT_SID is the account that took the call.",
+                )
+            } else {
+                check
+            });
+            return None;
+        }
+    };
+    let from = found.from.as_deref().unwrap_or_default();
+    let to = found.to.as_deref().unwrap_or_default();
+    let direction = found.direction.as_deref().unwrap_or("-");
+    let started = found.start_time.as_deref().unwrap_or("-");
+    report.add(
+        Check::new(Mark::Passed, format!("Call {call}: {}", found.status)).detail(format!(
+            "{direction} from {} to {}, started {started}",
+            report.phone(from),
+            report.phone(to)
+        )),
+    );
+    Some(found)
+}
+
+/// The flow's execution for a call, and the SIDs that name it in paths.
+struct Ran {
+    flow_sid: String,
+    execution: Execution,
+    execution_sid: String,
+}
+
+/// The execution's link: the flow's execution for this call, the one the
+/// function's records name, else the newest whose contact is the caller
+/// among those of the call's whole day.
+async fn execution_link(
+    platform: &Platform,
+    flow: &Flow,
+    found: &Call,
+    contact: &str,
+    records: &[Record],
+    report: &mut Report,
+) -> Option<Ran> {
     let given = flow.sid.clone().unwrap_or_default();
     let Some(flow_sid) = path_sid("FW", &given).map(str::to_owned) else {
         report.add(
@@ -787,19 +918,60 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
                 "FW",
             )),
         );
-        return;
+        return None;
     };
+    let named = named_execution(records, report);
+    // An answer that cannot be read is not "the flow did not run".
+    let execution =
+        match find_execution(platform, &flow_sid, named.as_deref(), found, contact).await {
+            Ok(execution) => execution,
+            Err(err) => {
+                report.add(
+                    Check::new(
+                        Mark::Failed,
+                        format!("Flow {flow_sid}'s execution for this call cannot be read"),
+                    )
+                    .detail(err.to_string()),
+                );
+                return None;
+            }
+        };
+    let Some(execution) = execution else {
+        let check = Check::new(Mark::Failed, format!("Flow {flow_sid} did not run for this call"))
+            .detail(match &named {
+                Some(sid) => format!("the function's records name execution {sid}, which flow {flow_sid} does not have"),
+                None => format!("none of its executions of the call's day has the caller {} as contact", report.phone(contact)),
+            })
+            .fix("Check the flow's trigger (Incoming Call goes to the first widget) and that the number runs this flow.");
+        report.add(check);
+        return None;
+    };
+    let given = execution.sid.clone().unwrap_or_default();
+    let Some(execution_sid) = path_sid("FN", &given).map(str::to_owned) else {
+        report.add(
+            Check::new(Mark::Failed, "The execution's steps cannot be read").detail(not_a_sid(
+                "the execution's answer",
+                &given,
+                "FN",
+            )),
+        );
+        return None;
+    };
+    Some(Ran {
+        flow_sid,
+        execution,
+        execution_sid,
+    })
+}
 
-    // The flow's execution for this call: the one the function's records
-    // name, else the newest whose contact is the caller among those of
-    // the call's whole day (`DateCreatedTo` is exclusive: the next day's
-    // midnight).
+/// The execution the function's `flow` record names, when it is an
+/// execution SID; a name that is not is said (a warning), and the
+/// execution looked for as if the records named none.
+fn named_execution(records: &[Record], report: &mut Report) -> Option<String> {
     let named = record(records, "flow")
         .and_then(|r| field(r, "execution_sid"))
         .map(str::to_owned);
-    // A name that is no execution SID is said, and the execution looked
-    // for as if the records named none.
-    let named = match named {
+    match named {
         Some(sid) if path_sid("FN", &sid).is_none() => {
             report.add(
                 Check::new(Mark::Warning, "The execution the records name").detail(not_a_sid(
@@ -811,85 +983,76 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
             None
         }
         named => named,
-    };
-    let execution: Result<Option<Execution>, PlatformError> = match &named {
-        Some(sid) => {
-            let path = format!("/v2/Flows/{flow_sid}/Executions/{sid}");
-            match resources::fetch(
-                platform,
-                &format!("execution {sid}"),
-                Product::Studio,
-                &path,
-            )
-            .await
-            {
-                Ok(execution) => Ok(Some(execution)),
-                Err(err) if err.status == Some(404) => Ok(None),
-                Err(err) => Err(err),
-            }
-        }
-        None => {
-            let path = format!("/v2/Flows/{flow_sid}/Executions");
-            let mut url = platform.url(Product::Studio, &path);
-            if let Some((from_day, to_day)) = call_days(&found) {
-                let query = &mut url.query_pairs_mut();
-                query.append_pair("DateCreatedFrom", &format!("{from_day}T00:00:00Z"));
-                query.append_pair("DateCreatedTo", &format!("{to_day}T00:00:00Z"));
-            }
-            resources::list::<Execution>(
-                platform,
-                &format!("flow {flow_sid}'s executions"),
-                url,
-                "executions",
-                1000,
-            )
-            .await
-            .map(|executions| {
-                executions
-                    .into_iter()
-                    .filter(|e| e.contact_channel_address.as_deref() == Some(contact.as_str()))
-                    .max_by(|a, b| a.date_created.cmp(&b.date_created))
-            })
-        }
-    };
-    // An answer that cannot be read is not "the flow did not run".
-    let execution = match execution {
-        Ok(execution) => execution,
-        Err(err) => {
-            report.add(
-                Check::new(
-                    Mark::Failed,
-                    format!("Flow {flow_sid}'s execution for this call cannot be read"),
-                )
-                .detail(err.to_string()),
-            );
-            return;
-        }
-    };
-    let Some(execution) = execution else {
-        let check = Check::new(Mark::Failed, format!("Flow {flow_sid} did not run for this call"))
-            .detail(match &named {
-                Some(sid) => format!("the function's records name execution {sid}, which flow {flow_sid} does not have"),
-                None => format!("none of its executions of the call's day has the caller {} as contact", report.phone(contact)),
-            })
-            .fix("Check the flow's trigger (Incoming Call goes to the first widget) and that the number runs this flow.");
-        report.add(check);
-        return;
-    };
-    let given = execution.sid.clone().unwrap_or_default();
-    let Some(execution_sid) = path_sid("FN", &given).map(str::to_owned) else {
-        report.add(
-            Check::new(Mark::Failed, "The execution's steps cannot be read").detail(not_a_sid(
-                "the execution's answer",
-                &given,
-                "FN",
-            )),
-        );
-        return;
-    };
+    }
+}
 
-    // Its steps: did it reach a function widget? A step's `name` is the
-    // event; the widgets are in `transitioned_from`/`transitioned_to`.
+/// Flow `flow_sid`'s execution `named` (none when the flow does not have
+/// it), or without a name the newest whose contact is `contact` among
+/// those of the call's days (`DateCreatedTo` is exclusive: the next day's
+/// midnight).
+async fn find_execution(
+    platform: &Platform,
+    flow_sid: &str,
+    named: Option<&str>,
+    found: &Call,
+    contact: &str,
+) -> Result<Option<Execution>, PlatformError> {
+    if let Some(sid) = named {
+        let path = format!("/v2/Flows/{flow_sid}/Executions/{sid}");
+        return match resources::fetch(
+            platform,
+            &format!("execution {sid}"),
+            Product::Studio,
+            &path,
+        )
+        .await
+        {
+            Ok(execution) => Ok(Some(execution)),
+            Err(err) if err.status == Some(404) => Ok(None),
+            Err(err) => Err(err),
+        };
+    }
+    let path = format!("/v2/Flows/{flow_sid}/Executions");
+    let mut url = platform.url(Product::Studio, &path);
+    if let Some((from_day, to_day)) = call_days(found) {
+        let query = &mut url.query_pairs_mut();
+        query.append_pair("DateCreatedFrom", &format!("{from_day}T00:00:00Z"));
+        query.append_pair("DateCreatedTo", &format!("{to_day}T00:00:00Z"));
+    }
+    resources::list::<Execution>(
+        platform,
+        &format!("flow {flow_sid}'s executions"),
+        url,
+        "executions",
+        1000,
+    )
+    .await
+    .map(|executions| {
+        executions
+            .into_iter()
+            .filter(|e| e.contact_channel_address.as_deref() == Some(contact))
+            .max_by(|a, b| a.date_created.cmp(&b.date_created))
+    })
+}
+
+/// The function widget an execution reached: the URL it calls, and the
+/// status the function answered it with, when the step's context says.
+struct Reached {
+    url: String,
+    status: Option<u64>,
+}
+
+/// The widget's link: did the execution reach a function widget? A
+/// step's `name` is the event; the widgets are in
+/// `transitioned_from`/`transitioned_to`. The widget's result is in the
+/// context of the step that left it (else of the step that entered it).
+async fn widget_link(
+    platform: &Platform,
+    flow: &Flow,
+    ran: &Ran,
+    report: &mut Report,
+) -> Option<Reached> {
+    let (flow_sid, execution_sid) = (&ran.flow_sid, &ran.execution_sid);
     let functions = flow.function_widgets();
     let steps_path = format!("/v2/Flows/{flow_sid}/Executions/{execution_sid}/Steps");
     let steps: Vec<Step> = match resources::list_at(
@@ -911,7 +1074,7 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
                 )
                 .detail(err.to_string()),
             );
-            return;
+            return None;
         }
     };
     let Some((widget, entered, left)) = reached(&steps, &functions) else {
@@ -929,11 +1092,9 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
         }
         report
             .add(check.fix("Check the transitions that lead to the function widget in the flow."));
-        return;
+        return None;
     };
     let widget_url = widget.url.clone().unwrap_or_default();
-    // The widget's result is in the context of the step that left it
-    // (else of the step that entered it).
     let context_step = left.or(entered).and_then(|s| s.sid.clone());
     let context: Option<Result<StepContext, PlatformError>> = match context_step {
         Some(step) => Some(
@@ -967,7 +1128,7 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
         )),
         None => check.detail(format!(
             "and had not left it (execution {})",
-            execution.status
+            ran.execution.status
         )),
     };
     if let Some(status) = widget_status {
@@ -976,49 +1137,10 @@ async fn follow_call(platform: &Platform, call: &str, logs: &[String], report: &
     if let Some(Err(err)) = &context {
         check = check.detail(format!("what the function answered is not known: {err}"));
     }
-    if !report.add(check) {
-        return;
-    }
-
-    // The function's side: the decision tree over its records.
-    match &read {
-        None => {
-            report.add(
-                Check::new(Mark::Skipped, "The function's records")
-                    .detail("no logs given (--logs FILE): whether the function received the request, and what it did, is not checked"),
-            );
-        }
-        Some((verdict, _)) => {
-            if !tree(&verdict.json, &widget_url, report) {
-                // A task the function could not create: the task router's
-                // side names the cause (a workflow deleted, disabled, of
-                // another environment; a queue mismatch).
-                if record(records, "task_error").is_some() {
-                    task(platform, records, report).await;
-                }
-                return;
-            }
-        }
-    }
-
-    // What the platform logged of the call's webhooks.
-    if !answers(platform, call, widget_status, report).await {
-        return;
-    }
-
-    // The task the function created, or failed to.
-    if !task(platform, records, report).await {
-        return;
-    }
-
-    // Alerts naming the call, the flow or the function.
-    alerts(
-        platform,
-        &[call, &flow_sid, &execution_sid, &widget_url],
-        call_days(&found),
-        report,
-    )
-    .await;
+    report.add(check).then_some(Reached {
+        url: widget_url,
+        status: widget_status,
+    })
 }
 
 /// The days a call spans, as the platform's date filters take them: the
@@ -1222,13 +1344,45 @@ fn routes_of(workflow: &Workflow) -> String {
 /// The task: the one the records say the function created (in the right
 /// workflow and queue), or the workflow it failed to create one in;
 /// whether to go on.
+///
+/// Each part returns `Err(go_on)` once it has added the check that ends
+/// the link.
 async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> bool {
+    let said = match task_records(records, report) {
+        Ok(said) => said,
+        Err(go_on) => return go_on,
+    };
+    let found = match workflow_link(platform, &said, report).await {
+        Ok(found) => found,
+        Err(go_on) => return go_on,
+    };
+    let queue_sids = match routing_link(platform, &said, &found, report).await {
+        Ok(sids) => sids,
+        Err(go_on) => return go_on,
+    };
+    task_link(platform, &said, queue_sids.as_deref(), report).await
+}
+
+/// What the call's records say of its task: the records, and the
+/// workspace, workflow and queue they name.
+struct TaskRecords<'a> {
+    created: Option<&'a Record>,
+    failed: Option<&'a Record>,
+    workspace: String,
+    workflow: String,
+    queue: Option<String>,
+}
+
+/// The task's records, with a workspace (else `PLATFORM_WORKSPACE_SID`)
+/// and a workflow that are SIDs; a skipped check or a warning when the
+/// records show no task or cannot name them.
+fn task_records<'a>(records: &'a [Record], report: &mut Report) -> Result<TaskRecords<'a>, bool> {
     let config = record(records, "taskrouter_config");
     let created = record(records, "critical");
     let failed = record(records, "task_error");
     if config.is_none() && created.is_none() && failed.is_none() {
-        return report
-            .add(Check::new(Mark::Skipped, "The task").detail("the call's records show no task"));
+        return Err(report
+            .add(Check::new(Mark::Skipped, "The task").detail("the call's records show no task")));
     }
     let workspace = config
         .and_then(|c| field(c, "workspace_sid"))
@@ -1239,10 +1393,10 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
                 .filter(|w| !w.is_empty())
         });
     let Some(workspace) = workspace else {
-        return report.add(
+        return Err(report.add(
             Check::new(Mark::Warning, "The task")
                 .detail("no workspace in the records (taskrouter_config) or in PLATFORM_WORKSPACE_SID: the task router is not asked"),
-        );
+        ));
     };
     let workflow = created
         .and_then(|r| field(r, "workflow_sid"))
@@ -1251,24 +1405,43 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
         .map(str::to_owned);
     let queue = config.and_then(|r| field(r, "queue")).map(str::to_owned);
     let Some(workflow) = workflow else {
-        return report
-            .add(Check::new(Mark::Warning, "The task").detail("the records name no workflow"));
+        return Err(report
+            .add(Check::new(Mark::Warning, "The task").detail("the records name no workflow")));
     };
     for (what, sid, prefix) in [
         ("workspace", &workspace, "WS"),
         ("workflow", &workflow, "WW"),
     ] {
         if path_sid(prefix, sid).is_none() {
-            return report.add(Check::new(Mark::Warning, "The task").detail(not_a_sid(
-                &format!("the {what}"),
-                sid,
-                prefix,
-            )));
+            return Err(
+                report.add(Check::new(Mark::Warning, "The task").detail(not_a_sid(
+                    &format!("the {what}"),
+                    sid,
+                    prefix,
+                ))),
+            );
         }
     }
-    // The workflow, in this workspace.
+    Ok(TaskRecords {
+        created,
+        failed,
+        workspace,
+        workflow,
+        queue,
+    })
+}
+
+/// The workflow, in the workspace; when the workspace does not have it,
+/// a failed check that says which workspace has it, and what this one
+/// has instead.
+async fn workflow_link(
+    platform: &Platform,
+    said: &TaskRecords<'_>,
+    report: &mut Report,
+) -> Result<Workflow, bool> {
+    let (workspace, workflow) = (&said.workspace, &said.workflow);
     let path = format!("/v1/Workspaces/{workspace}/Workflows/{workflow}");
-    let found: Workflow = match resources::fetch(
+    match resources::fetch(
         platform,
         &format!("workflow {workflow}"),
         Product::TaskRouter,
@@ -1276,9 +1449,9 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
     )
     .await
     {
-        Ok(found) => found,
+        Ok(found) => Ok(found),
         Err(err) if err.status == Some(404) => {
-            let owner = workspace_of(platform, &workspace, &workflow).await;
+            let owner = workspace_of(platform, workspace, workflow).await;
             let others: Vec<Workflow> = resources::list_at(
                 platform,
                 &format!("workspace {workspace}'s workflows"),
@@ -1312,46 +1485,58 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
                     routes_of(other)
                 ));
             }
-            return report.add(check.fix("Set the function's workflow SID (workflowSid) to this environment's workflow, from ccfn tasks workflows."));
+            Err(report.add(check.fix("Set the function's workflow SID (workflowSid) to this environment's workflow, from ccfn tasks workflows.")))
         }
-        Err(err) => {
-            return report.add(
-                Check::new(Mark::Failed, format!("Workflow {workflow}")).detail(err.to_string()),
-            )
-        }
-    };
+        Err(err) => Err(report
+            .add(Check::new(Mark::Failed, format!("Workflow {workflow}")).detail(err.to_string()))),
+    }
+}
+
+/// The workflow's routing: it routes tasks, to the queue the records name
+/// (its SIDs returned, a name looked up), and the function did not find
+/// its task in another queue.
+async fn routing_link(
+    platform: &Platform,
+    said: &TaskRecords<'_>,
+    found: &Workflow,
+    report: &mut Report,
+) -> Result<Option<Vec<String>>, bool> {
+    let (workflow, queue) = (&said.workflow, &said.queue);
     let routes = found.routes();
     if routes.is_empty() {
-        return report.add(
+        return Err(report.add(
             Check::new(Mark::Failed, format!("Workflow {workflow} routes no task: it is disabled"))
                 .detail("its configuration has no filter with a target and no default filter")
                 .fix("Give the workflow a filter or a default filter that targets the queue (TaskRouter › Workflows)."),
-        );
+        ));
     }
     let routes_text = routes.join(", ");
     // The queue the records name, as SIDs: a name is looked up.
-    let queue_sids = match &queue {
-        Some(queue) => match queue_sids(platform, &workspace, queue).await {
+    let queue_sids = match queue {
+        Some(queue) => match queue_sids(platform, &said.workspace, queue).await {
             Ok(sids) => Some(sids),
-            Err(check) => return report.add(*check),
+            Err(check) => return Err(report.add(*check)),
         },
         None => None,
     };
-    if let (Some(queue), Some(sids)) = (&queue, &queue_sids) {
+    if let (Some(queue), Some(sids)) = (queue, &queue_sids) {
         if !routes.iter().any(|q| {
             sids.iter()
                 .any(|sid| q.trim_end_matches(" (default)") == sid)
         }) {
-            return report.add(
+            return Err(report.add(
                 Check::new(Mark::Failed, format!("Workflow {workflow} does not route to queue {queue}"))
                     .detail(format!("the function expects queue {queue}; the workflow routes to {routes_text}"))
                     .fix("Make the workflow target the queue the function names, or the function name the workflow's queue."),
-            );
+            ));
         }
     }
-    if failed.and_then(|r| field(r, "cause")) == Some("queue_mismatch") {
-        let got = created.and_then(|r| field(r, "queue_sid")).unwrap_or("-");
-        return report.add(
+    if said.failed.and_then(|r| field(r, "cause")) == Some("queue_mismatch") {
+        let got = said
+            .created
+            .and_then(|r| field(r, "queue_sid"))
+            .unwrap_or("-");
+        return Err(report.add(
             Check::new(
                 Mark::Failed,
                 format!("Workflow {workflow} put the task in queue {got}, not the function's"),
@@ -1364,11 +1549,23 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
                 "Make the workflow target the queue the function expects (CALLBACK_QUEUE_SID), \
                  or set CALLBACK_QUEUE_SID to the workflow's queue.",
             ),
-        );
+        ));
     }
-    // The task itself.
-    let Some(task_sid) = created.and_then(|r| field(r, "task_sid")) else {
-        let cause = failed
+    Ok(queue_sids)
+}
+
+/// The task itself: created, and in the workflow and queue (one of
+/// `queue_sids`) the function put it in; whether to go on.
+async fn task_link(
+    platform: &Platform,
+    said: &TaskRecords<'_>,
+    queue_sids: Option<&[String]>,
+    report: &mut Report,
+) -> bool {
+    let (workspace, workflow) = (&said.workspace, &said.workflow);
+    let Some(task_sid) = said.created.and_then(|r| field(r, "task_sid")) else {
+        let cause = said
+            .failed
             .and_then(|r| field(r, "cause"))
             .unwrap_or("no task record");
         return report.add(
@@ -1404,9 +1601,7 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
                 "status {}, age {} s",
                 task.assignment_status, task.age
             ));
-            let elsewhere = queue_sids
-                .as_ref()
-                .is_some_and(|sids| !sids.iter().any(|sid| sid == in_queue));
+            let elsewhere = queue_sids.is_some_and(|sids| !sids.iter().any(|sid| sid == in_queue));
             if in_workflow != workflow || elsewhere {
                 check = Check::new(
                     Mark::Failed,
@@ -1414,7 +1609,7 @@ async fn task(platform: &Platform, records: &[Record], report: &mut Report) -> b
                 )
                 .detail(format!(
                     "workflow {in_workflow} (expected {workflow}), queue {in_queue} (expected {})",
-                    queue.as_deref().unwrap_or("-")
+                    said.queue.as_deref().unwrap_or("-")
                 ))
                 .fix("Check the workflow's filters: the task's attributes route it elsewhere.");
             }
