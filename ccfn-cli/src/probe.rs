@@ -243,7 +243,9 @@ fn causes(err: &dyn std::error::Error) -> String {
     text
 }
 
-/// The probe's steps, in order.
+/// The probe's steps, in order: DNS, then TLS and HEAD from one
+/// connection, then a signed POST in debug mode; a step that fails skips
+/// the ones that need it.
 async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec<Step> {
     let mut steps = Vec::new();
     let host = url
@@ -253,31 +255,7 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
         .to_owned();
     let port = url.port_or_known_default().unwrap_or(80);
 
-    // DNS.
-    let started = Instant::now();
-    let dns = if let Ok(ip) = host.parse::<IpAddr>() {
-        Step::new("dns")
-            .detail("addresses", vec![ip.to_string()])
-            .detail("lookup", false)
-    } else {
-        match tokio::time::timeout(args.timeout, tokio::net::lookup_host((host.as_str(), port)))
-            .await
-        {
-            Err(_) => Step::new("dns").fail(format!(
-                "no answer for {host} within {}",
-                humantime::format_duration(args.timeout)
-            )),
-            Ok(Err(err)) => Step::new("dns").fail(format!("{host} does not resolve: {err}")),
-            Ok(Ok(found)) => {
-                let mut addresses: Vec<String> = found.map(|a| a.ip().to_string()).collect();
-                addresses.dedup();
-                Step::new("dns")
-                    .detail("addresses", addresses)
-                    .detail("lookup", true)
-            }
-        }
-        .timed(started)
-    };
+    let dns = dns_step(args, &host, port).await;
     let resolved = dns.verdict != Verdict::Failed;
     steps.push(dns);
     if !resolved {
@@ -294,8 +272,46 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
             return steps;
         }
     };
+    if head_steps(args, &client, url, &host, &mut steps).await {
+        steps.push(post_step(args, &client, url, token).await);
+    }
+    steps
+}
 
-    // HEAD, and TLS from its connection.
+/// DNS: the host's addresses (an IP address is its own, not looked up).
+async fn dns_step(args: &ProbeArgs, host: &str, port: u16) -> Step {
+    let started = Instant::now();
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Step::new("dns")
+            .detail("addresses", vec![ip.to_string()])
+            .detail("lookup", false);
+    }
+    match tokio::time::timeout(args.timeout, tokio::net::lookup_host((host, port))).await {
+        Err(_) => Step::new("dns").fail(format!(
+            "no answer for {host} within {}",
+            humantime::format_duration(args.timeout)
+        )),
+        Ok(Err(err)) => Step::new("dns").fail(format!("{host} does not resolve: {err}")),
+        Ok(Ok(found)) => {
+            let mut addresses: Vec<String> = found.map(|a| a.ip().to_string()).collect();
+            addresses.dedup();
+            Step::new("dns")
+                .detail("addresses", addresses)
+                .detail("lookup", true)
+        }
+    }
+    .timed(started)
+}
+
+/// HEAD, and TLS from its connection (the server's certificate read):
+/// both steps pushed on `steps`; whether to go on to the POST.
+async fn head_steps(
+    args: &ProbeArgs,
+    client: &reqwest::Client,
+    url: &reqwest::Url,
+    host: &str,
+    steps: &mut Vec<Step>,
+) -> bool {
     let https = url.scheme() == "https";
     let started = Instant::now();
     let head = tokio::time::timeout(args.timeout, client.head(url.clone()).send()).await;
@@ -313,7 +329,7 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
             });
             steps.push(head_step.fail(why).timed(started));
             steps.push(Step::skipped("post", "HEAD got no answer"));
-            return steps;
+            false
         }
         Ok(Err(err)) => {
             let text = causes(&err);
@@ -333,7 +349,7 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
             };
             steps.push(head_step.fail(why).timed(started));
             steps.push(Step::skipped("post", "HEAD failed"));
-            return steps;
+            false
         }
         Ok(Ok(response)) => {
             let millis = started.elapsed().as_secs_f64() * 1000.0;
@@ -344,7 +360,7 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
                     .get::<reqwest::tls::TlsInfo>()
                     .and_then(|info| info.peer_certificate().map(<[u8]>::to_vec));
                 steps.push(match der {
-                    Some(der) => certificate(tls, &der, &host),
+                    Some(der) => certificate(tls, &der, host),
                     None => tls.fail("the server sent no certificate"),
                 });
             } else {
@@ -357,10 +373,19 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
                 step = step.fail(format!("HEAD answered {status}"));
             }
             steps.push(step);
+            true
         }
     }
+}
 
-    // POST, signed, in debug mode.
+/// The POST: a call's parameters (`args`' own added or replacing them),
+/// in debug mode, signed when `token` is given.
+fn signed_post(
+    args: &ProbeArgs,
+    client: &reqwest::Client,
+    url: &reqwest::Url,
+    token: Option<&str>,
+) -> reqwest::RequestBuilder {
     let mut params: Vec<(String, String)> = [
         ("CallSid", "CA00000000000000000000000000000000"),
         ("From", "+15550000000"),
@@ -383,7 +408,6 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
         .post(url.clone())
         .header("content-type", "application/x-www-form-urlencoded")
         .body(body);
-    let signed = token.is_some();
     if let Some(token) = token {
         let pairs: Vec<(&str, &str)> = params
             .iter()
@@ -394,6 +418,20 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
             ccfn_core::signature::compute_signature(token, url.as_str(), &pairs),
         );
     }
+    request
+}
+
+/// The POST step: the status, the invocation id and the start of the
+/// body; failed on a status that is not 2xx (with what to check), a
+/// warning when the answer is not a ccfn runtime's.
+async fn post_step(
+    args: &ProbeArgs,
+    client: &reqwest::Client,
+    url: &reqwest::Url,
+    token: Option<&str>,
+) -> Step {
+    let request = signed_post(args, client, url, token);
+    let signed = token.is_some();
     let started = Instant::now();
     let step = Step::new("post").detail("signed", signed);
     let post = tokio::time::timeout(args.timeout, async {
@@ -408,54 +446,48 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
         Ok::<_, reqwest::Error>((status, id, body))
     })
     .await;
-    steps.push(
-        match post {
-            Err(_) => step.fail(format!(
-                "no answer within {}",
-                humantime::format_duration(args.timeout)
-            )),
-            Ok(Err(err)) => step.fail(causes(&err)),
-            Ok(Ok((status, id, body))) => {
-                let shown = String::from_utf8_lossy(&body.shown).into_owned();
-                let mut step = step
-                    .detail("status", status)
-                    .detail("invocation_id", id.clone())
-                    .detail("body", shown);
-                if body.cut {
-                    step = step.detail(
-                        "body_cut",
-                        format!(
-                            "the answer was cut: {} bytes read, the first {} shown",
-                            body.read,
-                            body.shown.len()
-                        ),
-                    );
-                }
-                if !(200..300).contains(&status) {
-                    let hint = match status {
-                        403 if signed => {
-                            " (check AUTH_TOKEN and that the URL is the one the platform calls)"
-                        }
-                        403 => {
-                            " (the function checks signatures: set AUTH_TOKEN to sign the probe)"
-                        }
-                        404 => " (no function at this path)",
-                        _ => "",
-                    };
-                    step = step.fail(format!("POST answered {status}{hint}"));
-                } else if id.is_none() {
-                    step.verdict = Verdict::Warning;
-                    step.problem = Some(
-                        "the answer has no x-ccfn-invocation-id: is this a ccfn runtime?"
-                            .to_owned(),
-                    );
-                }
-                step
+    match post {
+        Err(_) => step.fail(format!(
+            "no answer within {}",
+            humantime::format_duration(args.timeout)
+        )),
+        Ok(Err(err)) => step.fail(causes(&err)),
+        Ok(Ok((status, id, body))) => {
+            let shown = String::from_utf8_lossy(&body.shown).into_owned();
+            let mut step = step
+                .detail("status", status)
+                .detail("invocation_id", id.clone())
+                .detail("body", shown);
+            if body.cut {
+                step = step.detail(
+                    "body_cut",
+                    format!(
+                        "the answer was cut: {} bytes read, the first {} shown",
+                        body.read,
+                        body.shown.len()
+                    ),
+                );
             }
+            if !(200..300).contains(&status) {
+                let hint = match status {
+                    403 if signed => {
+                        " (check AUTH_TOKEN and that the URL is the one the platform calls)"
+                    }
+                    403 => " (the function checks signatures: set AUTH_TOKEN to sign the probe)",
+                    404 => " (no function at this path)",
+                    _ => "",
+                };
+                step = step.fail(format!("POST answered {status}{hint}"));
+            } else if id.is_none() {
+                step.verdict = Verdict::Warning;
+                step.problem = Some(
+                    "the answer has no x-ccfn-invocation-id: is this a ccfn runtime?".to_owned(),
+                );
+            }
+            step
         }
-        .timed(started),
-    );
-    steps
+    }
+    .timed(started)
 }
 
 /// The start of an answer's body, read as a stream and no further.
