@@ -436,19 +436,7 @@ fn read_all(args: &LogsArgs) -> Result<ExitCode, Problem> {
     let selected = args.select.read(now)?;
     let (since, until) = (selected.since, selected.until);
     let seek_to = selected.seek_to();
-    let mut filter = selected.filter;
-    if args.error {
-        filter = filter.level("ERROR");
-    }
-    if args.warn {
-        filter = filter.level("WARN");
-    }
-    if args.success {
-        filter = filter.success();
-    }
-    if let Some(step) = &args.step {
-        filter = filter.field("step", step);
-    }
+    let filter = with_flags(selected.filter, args);
     let sources: Vec<Source> = if args.files.is_empty() {
         vec![Source::Stdin]
     } else {
@@ -462,21 +450,6 @@ fn read_all(args: &LogsArgs) -> Result<ExitCode, Problem> {
     let limit = args
         .limit
         .or((since.is_some() || until.is_some()).then_some(DATE_LIMIT as u64));
-    let color = match args.color {
-        clap::ColorChoice::Always => true,
-        clap::ColorChoice::Never => false,
-        clap::ColorChoice::Auto => {
-            terminal::stdout_is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
-    };
-    let format = if args.json {
-        None
-    } else if args.full {
-        Some(LogFormat::PrettyFull)
-    } else {
-        Some(LogFormat::Pretty)
-    };
     let mut run = Run {
         args,
         seek_to,
@@ -487,11 +460,7 @@ fn read_all(args: &LogsArgs) -> Result<ExitCode, Problem> {
             Finder::new(br#""step":"end""#).into_owned(),
         ],
         open: Open::new(args.bounds.max_open_invocations),
-        printer: Printer {
-            out: terminal::stdout_stream(),
-            format,
-            color,
-        },
+        printer: printer(args),
         ring: limit.map(|n| Ring::new(usize::try_from(n).unwrap_or(usize::MAX), RING_BYTES_MAX)),
         matched: 0,
         skipped: 0,
@@ -510,6 +479,62 @@ fn read_all(args: &LogsArgs) -> Result<ExitCode, Problem> {
     let kept = run.ring.as_ref().map(|ring| ring.len() as u64);
     run.flush_ring();
     let _ = run.printer.out.flush();
+    say_what_was_left(&run, kept, limit);
+    Ok(if run.matched > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `filter` narrowed by the flags of `args`: `--error`, `--warn`,
+/// `--success`, `--step`.
+fn with_flags(mut filter: Filter, args: &LogsArgs) -> Filter {
+    if args.error {
+        filter = filter.level("ERROR");
+    }
+    if args.warn {
+        filter = filter.level("WARN");
+    }
+    if args.success {
+        filter = filter.success();
+    }
+    if let Some(step) = &args.step {
+        filter = filter.field("step", step);
+    }
+    filter
+}
+
+/// Standard output, with the format (`--json`, `--full`) and the colour
+/// (`--color`, else a terminal without `NO_COLOR`) `args` ask for.
+fn printer(args: &LogsArgs) -> Printer<terminal::Stdout> {
+    let color = match args.color {
+        clap::ColorChoice::Always => true,
+        clap::ColorChoice::Never => false,
+        clap::ColorChoice::Auto => {
+            terminal::stdout_is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    };
+    let format = if args.json {
+        None
+    } else if args.full {
+        Some(LogFormat::PrettyFull)
+    } else {
+        Some(LogFormat::Pretty)
+    };
+    Printer {
+        out: terminal::stdout_stream(),
+        format,
+        color,
+    }
+}
+
+/// Says on standard error what the reading left out: records past the
+/// limit (`kept` of them shown), lines that are not records, and what the
+/// bounds gave up.
+fn say_what_was_left<W: Write>(run: &Run<'_, W>, kept: Option<u64>, limit: Option<u64>) {
+    let args = run.args;
     let what = if args.invocations {
         "invocations"
     } else {
@@ -548,11 +573,6 @@ fn read_all(args: &LogsArgs) -> Result<ExitCode, Problem> {
         run.open.given_up(),
         run.open.len(),
     );
-    Ok(if run.matched > 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }
 
 /// Says, once each, what the bounds made a command skip or give up:

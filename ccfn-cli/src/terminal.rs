@@ -127,9 +127,12 @@ pub(crate) fn stdout_is_terminal() -> bool {
     io::stdout().is_terminal()
 }
 
+/// Standard output as [`stdout_stream`] writes it: locked and buffered.
+pub(crate) type Stdout = io::BufWriter<io::StdoutLock<'static>>;
+
 /// Standard output, buffered, as a [`Stream`]: for output written line
 /// by line as it is read.
-pub(crate) fn stdout_stream() -> Stream<io::BufWriter<io::StdoutLock<'static>>> {
+pub(crate) fn stdout_stream() -> Stream<Stdout> {
     Stream::new(io::BufWriter::with_capacity(1 << 16, io::stdout().lock()))
 }
 
