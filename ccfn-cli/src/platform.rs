@@ -1208,6 +1208,9 @@ mod tests {
         Url::parse("http://127.0.0.1:4000/2010-04-01/Accounts/AC1/Calls.json?PageSize=50").unwrap()
     }
 
+    // Long because it is one table of links, each with the field it came
+    // in and where it would lead: read whole, the cases show what is
+    // refused and what is not side by side.
     #[test]
     fn next_links_stay_on_the_listing_s_origin() {
         let base = base();
