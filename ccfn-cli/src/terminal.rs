@@ -295,8 +295,20 @@ mod tests {
         ];
         let mut found = Vec::new();
         let mut files = 0;
-        for entry in std::fs::read_dir(&src).unwrap() {
-            let path = entry.unwrap().path();
+        // The sources, those of the modules in directories too.
+        let mut paths = Vec::new();
+        let mut dirs = vec![src.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    paths.push(path);
+                }
+            }
+        }
+        for path in paths {
             if path.extension().is_none_or(|e| e != "rs") || path.ends_with("terminal.rs") {
                 continue;
             }
