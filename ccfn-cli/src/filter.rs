@@ -6,6 +6,7 @@ use std::time::{Duration, SystemTime};
 use memchr::memmem::Finder;
 use serde_json::Value;
 
+use crate::error::Problem;
 use crate::line::Raw;
 use crate::when;
 
@@ -60,18 +61,22 @@ impl Selected {
 
 impl Select {
     /// The filter of the selection, with times read relative to `now`.
-    pub(crate) fn read(&self, now: SystemTime) -> Result<Selected, String> {
+    pub(crate) fn read(&self, now: SystemTime) -> Result<Selected, Problem> {
         let since = self.since.as_deref().map(|t| when::parse(t, now));
-        let since = since.transpose().map_err(|e| format!("--since: {e}"))?;
+        let since = since
+            .transpose()
+            .map_err(|e| Problem::Usage(format!("--since: {e}")))?;
         let until = self.until.as_deref().map(|t| when::parse(t, now));
-        let until = until.transpose().map_err(|e| format!("--until: {e}"))?;
+        let until = until
+            .transpose()
+            .map_err(|e| Problem::Usage(format!("--until: {e}")))?;
         if let (Some(since), Some(until)) = (since, until) {
             if since > until {
-                return Err(format!(
+                return Err(Problem::Usage(format!(
                     "--since ({}) is after --until ({})",
                     when::stamp(since),
                     when::stamp(until)
-                ));
+                )));
             }
         }
         let mut filter = Filter::default();

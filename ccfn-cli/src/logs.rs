@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use ccfn_core::record::{self, LogFormat};
 use memchr::memmem::Finder;
 
+use crate::error::{Error, Problem};
 use crate::filter::{Filter, Select, DISORDER};
 use crate::input::{self, Bounds, Change, Followed, Lines, Opened, Source};
 use crate::line::Raw;
@@ -426,12 +427,69 @@ impl<W: Write> Run<'_, W> {
 }
 
 /// Runs `ccfn logs`.
-pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
+pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, Error> {
+    read_all(args).map_err(Error::of("logs"))
+}
+
+fn read_all(args: &LogsArgs) -> Result<ExitCode, Problem> {
     let now = SystemTime::now();
     let selected = args.select.read(now)?;
     let (since, until) = (selected.since, selected.until);
     let seek_to = selected.seek_to();
-    let mut filter = selected.filter;
+    let filter = with_flags(selected.filter, args);
+    let sources: Vec<Source> = if args.files.is_empty() {
+        vec![Source::Stdin]
+    } else {
+        args.files.iter().map(|f| Source::new(f)).collect()
+    };
+    if args.follow && sources.len() != 1 {
+        return Err(Problem::Usage(
+            "--follow reads one file (or standard input)".to_owned(),
+        ));
+    }
+    let limit = args
+        .limit
+        .or((since.is_some() || until.is_some()).then_some(DATE_LIMIT as u64));
+    let mut run = Run {
+        args,
+        seek_to,
+        stop_after: until.and_then(|u| u.checked_add(DISORDER)).map(when::stamp),
+        filter,
+        summary_steps: [
+            Finder::new(br#""step":"start""#).into_owned(),
+            Finder::new(br#""step":"end""#).into_owned(),
+        ],
+        open: Open::new(args.bounds.max_open_invocations),
+        printer: printer(args),
+        ring: limit.map(|n| Ring::new(usize::try_from(n).unwrap_or(usize::MAX), RING_BYTES_MAX)),
+        matched: 0,
+        skipped: 0,
+        too_long: 0,
+        closed: false,
+    };
+    for source in &sources {
+        if let Err(err) = run.source(source) {
+            let _ = run.printer.out.flush();
+            return Err(Problem::read(&source.name(), err));
+        }
+        if run.closed {
+            break;
+        }
+    }
+    let kept = run.ring.as_ref().map(|ring| ring.len() as u64);
+    run.flush_ring();
+    let _ = run.printer.out.flush();
+    say_what_was_left(&run, kept, limit);
+    Ok(if run.matched > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `filter` narrowed by the flags of `args`: `--error`, `--warn`,
+/// `--success`, `--step`.
+fn with_flags(mut filter: Filter, args: &LogsArgs) -> Filter {
     if args.error {
         filter = filter.level("ERROR");
     }
@@ -444,17 +502,12 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
     if let Some(step) = &args.step {
         filter = filter.field("step", step);
     }
-    let sources: Vec<Source> = if args.files.is_empty() {
-        vec![Source::Stdin]
-    } else {
-        args.files.iter().map(|f| Source::new(f)).collect()
-    };
-    if args.follow && sources.len() != 1 {
-        return Err("--follow reads one file (or standard input)".to_owned());
-    }
-    let limit = args
-        .limit
-        .or((since.is_some() || until.is_some()).then_some(DATE_LIMIT as u64));
+    filter
+}
+
+/// Standard output, with the format (`--json`, `--full`) and the colour
+/// (`--color`, else a terminal without `NO_COLOR`) `args` ask for.
+fn printer(args: &LogsArgs) -> Printer<terminal::Stdout> {
     let color = match args.color {
         clap::ColorChoice::Always => true,
         clap::ColorChoice::Never => false,
@@ -470,39 +523,18 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
     } else {
         Some(LogFormat::Pretty)
     };
-    let mut run = Run {
-        args,
-        seek_to,
-        stop_after: until.and_then(|u| u.checked_add(DISORDER)).map(when::stamp),
-        filter,
-        summary_steps: [
-            Finder::new(br#""step":"start""#).into_owned(),
-            Finder::new(br#""step":"end""#).into_owned(),
-        ],
-        open: Open::new(args.bounds.max_open_invocations),
-        printer: Printer {
-            out: terminal::stdout_stream(),
-            format,
-            color,
-        },
-        ring: limit.map(|n| Ring::new(usize::try_from(n).unwrap_or(usize::MAX), RING_BYTES_MAX)),
-        matched: 0,
-        skipped: 0,
-        too_long: 0,
-        closed: false,
-    };
-    for source in &sources {
-        if let Err(err) = run.source(source) {
-            let _ = run.printer.out.flush();
-            return Err(format!("cannot read {}: {err}", source.name()));
-        }
-        if run.closed {
-            break;
-        }
+    Printer {
+        out: terminal::stdout_stream(),
+        format,
+        color,
     }
-    let kept = run.ring.as_ref().map(|ring| ring.len() as u64);
-    run.flush_ring();
-    let _ = run.printer.out.flush();
+}
+
+/// Says on standard error what the reading left out: records past the
+/// limit (`kept` of them shown), lines that are not records, and what the
+/// bounds gave up.
+fn say_what_was_left<W: Write>(run: &Run<'_, W>, kept: Option<u64>, limit: Option<u64>) {
+    let args = run.args;
     let what = if args.invocations {
         "invocations"
     } else {
@@ -541,11 +573,6 @@ pub(crate) fn run(args: &LogsArgs) -> Result<ExitCode, String> {
         run.open.given_up(),
         run.open.len(),
     );
-    Ok(if run.matched > 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }
 
 /// Says, once each, what the bounds made a command skip or give up:

@@ -3,6 +3,7 @@
 
 mod diagnose;
 mod doctor;
+mod error;
 mod filter;
 mod input;
 mod line;
@@ -84,7 +85,7 @@ fn main() -> ExitCode {
             if err.use_stderr() {
                 terminal::write_err(&text);
             } else if let Err(problem) = write_out(&text) {
-                terminal::say("", &problem);
+                terminal::say("", &problem.to_string());
             }
             return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
         }
@@ -107,12 +108,14 @@ fn main() -> ExitCode {
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "ccfn", &mut script);
-            write_out(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS)
+            write_out(&String::from_utf8_lossy(&script))
+                .map(|()| ExitCode::SUCCESS)
+                .map_err(error::Error::of("completions"))
         }
     };
     result.unwrap_or_else(|err| {
-        terminal::say("", &err);
-        ExitCode::from(2)
+        terminal::say("", &err.to_string());
+        err.exit_code()
     })
 }
 

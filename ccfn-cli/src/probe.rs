@@ -9,6 +9,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{json, Value};
 
+use crate::error::{Error, Problem};
+
 /// A certificate that expires within this many days is a warning.
 const EXPIRY_WARNING_DAYS: i64 = 14;
 /// How much of the POST's answer is shown, and so read: the body is
@@ -241,7 +243,9 @@ fn causes(err: &dyn std::error::Error) -> String {
     text
 }
 
-/// The probe's steps, in order.
+/// The probe's steps, in order: DNS, then TLS and HEAD from one
+/// connection, then a signed POST in debug mode; a step that fails skips
+/// the ones that need it.
 async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec<Step> {
     let mut steps = Vec::new();
     let host = url
@@ -251,31 +255,7 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
         .to_owned();
     let port = url.port_or_known_default().unwrap_or(80);
 
-    // DNS.
-    let started = Instant::now();
-    let dns = if let Ok(ip) = host.parse::<IpAddr>() {
-        Step::new("dns")
-            .detail("addresses", vec![ip.to_string()])
-            .detail("lookup", false)
-    } else {
-        match tokio::time::timeout(args.timeout, tokio::net::lookup_host((host.as_str(), port)))
-            .await
-        {
-            Err(_) => Step::new("dns").fail(format!(
-                "no answer for {host} within {}",
-                humantime::format_duration(args.timeout)
-            )),
-            Ok(Err(err)) => Step::new("dns").fail(format!("{host} does not resolve: {err}")),
-            Ok(Ok(found)) => {
-                let mut addresses: Vec<String> = found.map(|a| a.ip().to_string()).collect();
-                addresses.dedup();
-                Step::new("dns")
-                    .detail("addresses", addresses)
-                    .detail("lookup", true)
-            }
-        }
-        .timed(started)
-    };
+    let dns = dns_step(args, &host, port).await;
     let resolved = dns.verdict != Verdict::Failed;
     steps.push(dns);
     if !resolved {
@@ -288,12 +268,50 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
     let client = match client(args) {
         Ok(client) => client,
         Err(err) => {
-            steps.push(Step::new("tls").fail(err));
+            steps.push(Step::new("tls").fail(err.to_string()));
             return steps;
         }
     };
+    if head_steps(args, &client, url, &host, &mut steps).await {
+        steps.push(post_step(args, &client, url, token).await);
+    }
+    steps
+}
 
-    // HEAD, and TLS from its connection.
+/// DNS: the host's addresses (an IP address is its own, not looked up).
+async fn dns_step(args: &ProbeArgs, host: &str, port: u16) -> Step {
+    let started = Instant::now();
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Step::new("dns")
+            .detail("addresses", vec![ip.to_string()])
+            .detail("lookup", false);
+    }
+    match tokio::time::timeout(args.timeout, tokio::net::lookup_host((host, port))).await {
+        Err(_) => Step::new("dns").fail(format!(
+            "no answer for {host} within {}",
+            humantime::format_duration(args.timeout)
+        )),
+        Ok(Err(err)) => Step::new("dns").fail(format!("{host} does not resolve: {err}")),
+        Ok(Ok(found)) => {
+            let mut addresses: Vec<String> = found.map(|a| a.ip().to_string()).collect();
+            addresses.dedup();
+            Step::new("dns")
+                .detail("addresses", addresses)
+                .detail("lookup", true)
+        }
+    }
+    .timed(started)
+}
+
+/// HEAD, and TLS from its connection (the server's certificate read):
+/// both steps pushed on `steps`; whether to go on to the POST.
+async fn head_steps(
+    args: &ProbeArgs,
+    client: &reqwest::Client,
+    url: &reqwest::Url,
+    host: &str,
+    steps: &mut Vec<Step>,
+) -> bool {
     let https = url.scheme() == "https";
     let started = Instant::now();
     let head = tokio::time::timeout(args.timeout, client.head(url.clone()).send()).await;
@@ -311,7 +329,7 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
             });
             steps.push(head_step.fail(why).timed(started));
             steps.push(Step::skipped("post", "HEAD got no answer"));
-            return steps;
+            false
         }
         Ok(Err(err)) => {
             let text = causes(&err);
@@ -331,7 +349,7 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
             };
             steps.push(head_step.fail(why).timed(started));
             steps.push(Step::skipped("post", "HEAD failed"));
-            return steps;
+            false
         }
         Ok(Ok(response)) => {
             let millis = started.elapsed().as_secs_f64() * 1000.0;
@@ -342,7 +360,7 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
                     .get::<reqwest::tls::TlsInfo>()
                     .and_then(|info| info.peer_certificate().map(<[u8]>::to_vec));
                 steps.push(match der {
-                    Some(der) => certificate(tls, &der, &host),
+                    Some(der) => certificate(tls, &der, host),
                     None => tls.fail("the server sent no certificate"),
                 });
             } else {
@@ -355,10 +373,19 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
                 step = step.fail(format!("HEAD answered {status}"));
             }
             steps.push(step);
+            true
         }
     }
+}
 
-    // POST, signed, in debug mode.
+/// The POST: a call's parameters (`args`' own added or replacing them),
+/// in debug mode, signed when `token` is given.
+fn signed_post(
+    args: &ProbeArgs,
+    client: &reqwest::Client,
+    url: &reqwest::Url,
+    token: Option<&str>,
+) -> reqwest::RequestBuilder {
     let mut params: Vec<(String, String)> = [
         ("CallSid", "CA00000000000000000000000000000000"),
         ("From", "+15550000000"),
@@ -381,7 +408,6 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
         .post(url.clone())
         .header("content-type", "application/x-www-form-urlencoded")
         .body(body);
-    let signed = token.is_some();
     if let Some(token) = token {
         let pairs: Vec<(&str, &str)> = params
             .iter()
@@ -392,6 +418,20 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
             ccfn_core::signature::compute_signature(token, url.as_str(), &pairs),
         );
     }
+    request
+}
+
+/// The POST step: the status, the invocation id and the start of the
+/// body; failed on a status that is not 2xx (with what to check), a
+/// warning when the answer is not a ccfn runtime's.
+async fn post_step(
+    args: &ProbeArgs,
+    client: &reqwest::Client,
+    url: &reqwest::Url,
+    token: Option<&str>,
+) -> Step {
+    let request = signed_post(args, client, url, token);
+    let signed = token.is_some();
     let started = Instant::now();
     let step = Step::new("post").detail("signed", signed);
     let post = tokio::time::timeout(args.timeout, async {
@@ -406,54 +446,48 @@ async fn probe(args: &ProbeArgs, url: &reqwest::Url, token: Option<&str>) -> Vec
         Ok::<_, reqwest::Error>((status, id, body))
     })
     .await;
-    steps.push(
-        match post {
-            Err(_) => step.fail(format!(
-                "no answer within {}",
-                humantime::format_duration(args.timeout)
-            )),
-            Ok(Err(err)) => step.fail(causes(&err)),
-            Ok(Ok((status, id, body))) => {
-                let shown = String::from_utf8_lossy(&body.shown).into_owned();
-                let mut step = step
-                    .detail("status", status)
-                    .detail("invocation_id", id.clone())
-                    .detail("body", shown);
-                if body.cut {
-                    step = step.detail(
-                        "body_cut",
-                        format!(
-                            "the answer was cut: {} bytes read, the first {} shown",
-                            body.read,
-                            body.shown.len()
-                        ),
-                    );
-                }
-                if !(200..300).contains(&status) {
-                    let hint = match status {
-                        403 if signed => {
-                            " (check AUTH_TOKEN and that the URL is the one the platform calls)"
-                        }
-                        403 => {
-                            " (the function checks signatures: set AUTH_TOKEN to sign the probe)"
-                        }
-                        404 => " (no function at this path)",
-                        _ => "",
-                    };
-                    step = step.fail(format!("POST answered {status}{hint}"));
-                } else if id.is_none() {
-                    step.verdict = Verdict::Warning;
-                    step.problem = Some(
-                        "the answer has no x-ccfn-invocation-id: is this a ccfn runtime?"
-                            .to_owned(),
-                    );
-                }
-                step
+    match post {
+        Err(_) => step.fail(format!(
+            "no answer within {}",
+            humantime::format_duration(args.timeout)
+        )),
+        Ok(Err(err)) => step.fail(causes(&err)),
+        Ok(Ok((status, id, body))) => {
+            let shown = String::from_utf8_lossy(&body.shown).into_owned();
+            let mut step = step
+                .detail("status", status)
+                .detail("invocation_id", id.clone())
+                .detail("body", shown);
+            if body.cut {
+                step = step.detail(
+                    "body_cut",
+                    format!(
+                        "the answer was cut: {} bytes read, the first {} shown",
+                        body.read,
+                        body.shown.len()
+                    ),
+                );
             }
+            if !(200..300).contains(&status) {
+                let hint = match status {
+                    403 if signed => {
+                        " (check AUTH_TOKEN and that the URL is the one the platform calls)"
+                    }
+                    403 => " (the function checks signatures: set AUTH_TOKEN to sign the probe)",
+                    404 => " (no function at this path)",
+                    _ => "",
+                };
+                step = step.fail(format!("POST answered {status}{hint}"));
+            } else if id.is_none() {
+                step.verdict = Verdict::Warning;
+                step.problem = Some(
+                    "the answer has no x-ccfn-invocation-id: is this a ccfn runtime?".to_owned(),
+                );
+            }
+            step
         }
-        .timed(started),
-    );
-    steps
+    }
+    .timed(started)
 }
 
 /// The start of an answer's body, read as a stream and no further.
@@ -495,30 +529,26 @@ async fn shown_body(mut response: reqwest::Response, cap: usize) -> Result<Body,
 /// The client: redirects not followed (a redirect is the answer), the
 /// certificate kept for inspection, the CA certificates ccfn's clients
 /// trust (`CCFN_TLS_ROOTS`) and the extra CA trusted.
-fn client(args: &ProbeArgs) -> Result<reqwest::Client, String> {
+fn client(args: &ProbeArgs) -> Result<reqwest::Client, Problem> {
     ccfn_core::http::install_crypto_provider();
-    let roots = ccfn_core::http::TlsRoots::from_env().map_err(|err| err.message().to_owned())?;
+    let roots = ccfn_core::http::TlsRoots::from_env()
+        .map_err(|err| Problem::Tls(err.message().to_owned()))?;
     let mut builder = roots
         .apply(reqwest::Client::builder())
         .redirect(reqwest::redirect::Policy::none())
         .tls_info(true)
         .user_agent("ccfn-probe");
     if let Some(path) = &args.ca_cert {
-        let pem =
-            std::fs::read(path).map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-        let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|err| {
-            format!(
-                "{} holds no PEM certificate: {}",
-                path.display(),
-                causes(&err)
-            )
-        })?;
+        let file = path.display().to_string();
+        let pem = std::fs::read(path).map_err(|err| Problem::read(&file, err))?;
+        let certs = reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|err| Problem::certificate(&file, Some(causes(&err))))?;
         if certs.is_empty() {
-            return Err(format!("{} holds no PEM certificate", path.display()));
+            return Err(Problem::certificate(&file, None));
         }
         builder = builder.tls_certs_merge(certs);
     }
-    builder.build().map_err(|err| causes(&err))
+    builder.build().map_err(|err| Problem::Tls(causes(&err)))
 }
 
 impl ProbeArgs {
@@ -543,7 +573,12 @@ pub(crate) struct Results {
 }
 
 /// Runs `ccfn probe`.
-pub(crate) fn run(args: &ProbeArgs) -> Result<ExitCode, String> {
+pub(crate) fn run(args: &ProbeArgs) -> Result<ExitCode, Error> {
+    show(args).map_err(Error::of("probe"))
+}
+
+/// Writes the results of probing `args`' URL.
+fn show(args: &ProbeArgs) -> Result<ExitCode, Problem> {
     let results = results(args)?;
     if args.json {
         crate::terminal::write_json_out(&format!("{}\n", results.json))?;
@@ -558,26 +593,29 @@ pub(crate) fn run(args: &ProbeArgs) -> Result<ExitCode, String> {
 }
 
 /// Probes the URL `args` names.
-pub(crate) fn results(args: &ProbeArgs) -> Result<Results, String> {
+pub(crate) fn results(args: &ProbeArgs) -> Result<Results, Problem> {
     let url = reqwest::Url::parse(&args.url)
-        .map_err(|err| format!("`{}` is not a URL: {err}", args.url))?;
+        .map_err(|err| Problem::url(&args.url, format!("not a URL: {err}")))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(format!("`{}` is not an http or https URL", args.url));
+        return Err(Problem::url(
+            &args.url,
+            "not an http or https URL".to_owned(),
+        ));
     }
     if args.ca_cert.as_ref().is_some_and(|p| !p.is_file()) {
-        return Err(format!(
+        return Err(Problem::Usage(format!(
             "--ca-cert: no file at {}",
             args.ca_cert
                 .as_ref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_default()
-        ));
+        )));
     }
     let token = std::env::var(AUTH_TOKEN).ok().filter(|t| !t.is_empty());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|err| format!("cannot start: {err}"))?;
+        .map_err(Problem::Start)?;
     let steps = runtime.block_on(probe(args, &url, token.as_deref()));
     let failed = steps.iter().any(|s| s.verdict == Verdict::Failed);
     let json = json!({

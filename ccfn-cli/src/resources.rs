@@ -730,6 +730,8 @@ mod tests {
         let _ = both::<Alert>(&d, "FetchAlert");
     }
 
+    // Long because it is one table, a row per resource type and the
+    // fields read from it: split, a type could be left out unseen.
     #[test]
     fn every_field_read_is_a_field_of_the_definitions() {
         // A field renamed or misspelt here would read as absent forever:

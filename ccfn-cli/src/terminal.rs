@@ -25,6 +25,8 @@ use std::io::{self, IsTerminal as _, Write};
 
 use ccfn_core::record::scrubbed;
 
+use crate::error::Problem;
+
 /// Whether `c` is written escaped in text for a person: every control
 /// character but newline and tab.
 fn escaped(c: char) -> bool {
@@ -84,20 +86,22 @@ pub(crate) fn clean(text: &str) -> Cow<'_, str> {
 
 /// Writes `text` to standard output, scrubbed and with its control
 /// characters escaped; a closed pipe is not an error.
-pub(crate) fn write_out(text: &str) -> Result<(), String> {
+pub(crate) fn write_out(text: &str) -> Result<(), Problem> {
     write_raw(&visible(&clean(text)))
 }
 
 /// Writes JSON `text` to standard output, scrubbed and with no raw
 /// control character; a closed pipe is not an error.
-pub(crate) fn write_json_out(text: &str) -> Result<(), String> {
+pub(crate) fn write_json_out(text: &str) -> Result<(), Problem> {
     write_raw(&visible_json(&clean(text)))
 }
 
-fn write_raw(text: &str) -> Result<(), String> {
+fn write_raw(text: &str) -> Result<(), Problem> {
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write: {err}")),
+        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => {
+            Err(Problem::Output(err.to_string()))
+        }
         _ => Ok(()),
     }
 }
@@ -123,9 +127,12 @@ pub(crate) fn stdout_is_terminal() -> bool {
     io::stdout().is_terminal()
 }
 
+/// Standard output as [`stdout_stream`] writes it: locked and buffered.
+pub(crate) type Stdout = io::BufWriter<io::StdoutLock<'static>>;
+
 /// Standard output, buffered, as a [`Stream`]: for output written line
 /// by line as it is read.
-pub(crate) fn stdout_stream() -> Stream<io::BufWriter<io::StdoutLock<'static>>> {
+pub(crate) fn stdout_stream() -> Stream<Stdout> {
     Stream::new(io::BufWriter::with_capacity(1 << 16, io::stdout().lock()))
 }
 
@@ -288,8 +295,20 @@ mod tests {
         ];
         let mut found = Vec::new();
         let mut files = 0;
-        for entry in std::fs::read_dir(&src).unwrap() {
-            let path = entry.unwrap().path();
+        // The sources, those of the modules in directories too.
+        let mut paths = Vec::new();
+        let mut dirs = vec![src.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    paths.push(path);
+                }
+            }
+        }
+        for path in paths {
             if path.extension().is_none_or(|e| e != "rs") || path.ends_with("terminal.rs") {
                 continue;
             }

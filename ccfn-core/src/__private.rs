@@ -3,7 +3,7 @@
 //! `#[doc(hidden)]`).
 
 pub use crate::function::contract::run;
-pub use crate::function::meta::meta;
+pub use crate::function::meta::{meta, MetaFields};
 
 /// The four types of a handler's signature. `#[contact_fn]` glob-imports
 /// them next to the handler, so the signature names them even without the

@@ -233,19 +233,24 @@ fn inherent_impl(c: &Checked) -> TokenStream {
     }
 }
 
-/// `const META: P::function::FunctionMeta = P::__private::meta(..);`.
+/// `const META: P::function::FunctionMeta =
+/// P::__private::meta(P::__private::MetaFields { name: .., .. });`.
 fn meta_const(c: &Checked) -> TokenStream {
     let krate = &c.krate;
     let vis = &c.item.vis;
-    let args = meta_args(c);
+    let fields = meta_fields(c).into_iter().map(|(name, value)| {
+        let name = Ident::new(name, Span::call_site());
+        quote!(#name: #value)
+    });
     quote! {
         /// The function's header: name, purpose, trigger, parameters, dependencies, critical logging, contacts, environment.
-        #vis const META: #krate::function::FunctionMeta = #krate::__private::meta(#(#args),*);
+        #vis const META: #krate::function::FunctionMeta =
+            #krate::__private::meta(#krate::__private::MetaFields { #(#fields),* });
     }
 }
 
-/// The arguments of `__private::meta`, in order.
-fn meta_args(c: &Checked) -> Vec<TokenStream> {
+/// The fields of `__private::MetaFields`, each with its value.
+fn meta_fields(c: &Checked) -> Vec<(&'static str, TokenStream)> {
     let h = &c.header;
     let text = |s: &str| LitStr::new(s, Span::call_site()).into_token_stream();
     let kind = Ident::new(c.kind.value.variant(), c.kind.span);
@@ -261,21 +266,27 @@ fn meta_args(c: &Checked) -> Vec<TokenStream> {
         None => quote!(::core::option::Option::None),
     };
     vec![
-        LitStr::new(&c.name.value, c.name.span).into_token_stream(),
-        text(&h.purpose),
-        text(&h.trigger),
-        required_list(c),
-        text(&h.optional),
-        text(&h.optional_env),
-        text(&h.dependencies),
-        text(&h.critical_logging),
-        text(&h.contacts),
-        name_list(&c.env),
-        name_list(&c.secrets),
-        quote_spanned!(kind.span()=> #krate::function::Kind::#kind),
-        timeout.into_token_stream(),
-        debug_buffer,
-        quote!(::core::module_path!()),
+        (
+            "name",
+            LitStr::new(&c.name.value, c.name.span).into_token_stream(),
+        ),
+        ("purpose", text(&h.purpose)),
+        ("trigger", text(&h.trigger)),
+        ("required", required_list(c)),
+        ("optional", text(&h.optional)),
+        ("optional_env", text(&h.optional_env)),
+        ("dependencies", text(&h.dependencies)),
+        ("critical_logging", text(&h.critical_logging)),
+        ("contacts", text(&h.contacts)),
+        ("env", name_list(&c.env)),
+        ("secrets", name_list(&c.secrets)),
+        (
+            "kind",
+            quote_spanned!(kind.span()=> #krate::function::Kind::#kind),
+        ),
+        ("timeout_ms", timeout.into_token_stream()),
+        ("debug_buffer_bytes", debug_buffer),
+        ("module_path", quote!(::core::module_path!())),
     ]
 }
 
@@ -562,23 +573,24 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
             #[cfg(feature = "voice")]
             impl wait_experience {
                 /// The function's header: name, purpose, trigger, parameters, dependencies, critical logging, contacts, environment.
-                pub const META: ::ccfn_core::function::FunctionMeta = ::ccfn_core::__private::meta(
-                    "wait-experience",
-                    "Queue wait experience.",
-                    "Studio widget.",
-                    &[::ccfn_core::params::CallSid, ::ccfn_core::params::From, ::ccfn_core::params::To],
-                    "",
-                    "",
-                    "Email provider",
-                    "Task creation result",
-                    "oncall@example.com",
-                    &[],
-                    &[],
-                    ::ccfn_core::function::Kind::Voice,
-                    10000u64,
-                    ::core::option::Option::None,
-                    ::core::module_path!()
-                );
+                pub const META: ::ccfn_core::function::FunctionMeta =
+                    ::ccfn_core::__private::meta(::ccfn_core::__private::MetaFields {
+                        name: "wait-experience",
+                        purpose: "Queue wait experience.",
+                        trigger: "Studio widget.",
+                        required: &[::ccfn_core::params::CallSid, ::ccfn_core::params::From, ::ccfn_core::params::To],
+                        optional: "",
+                        optional_env: "",
+                        dependencies: "Email provider",
+                        critical_logging: "Task creation result",
+                        contacts: "oncall@example.com",
+                        env: &[],
+                        secrets: &[],
+                        kind: ::ccfn_core::function::Kind::Voice,
+                        timeout_ms: 10000u64,
+                        debug_buffer_bytes: ::core::option::Option::None,
+                        module_path: ::core::module_path!()
+                    });
 
                 #[allow(clippy::unused_async)]
                 #[allow(unused_variables)]
@@ -687,7 +699,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
         )
         .to_string();
         assert!(out.contains("# [doc = \"# Required parameters\"] # [doc = \"\"] # [doc = \"`CallSid`, `CustomerId`\"] # [doc = \"\"] # [doc = \"# Required environment\"] # [doc = \"\"] # [doc = \"`PLATFORM_WORKSPACE_SID`, `workflowSid`\"] # [doc = \"\"] # [doc = \"# Secrets\"] # [doc = \"\"] # [doc = \"`CRM_API_KEY`, `crmPassword`\"] # [allow"), "{out}");
-        assert!(out.contains(":: my_core :: __private :: meta (\"wait\" , \"Queue wait experience.\" , \"Studio widget.\" , & [:: my_core :: params :: CallSid , \"CustomerId\"] , \"\" , \"\" , \"Email provider\" , \"Task creation result\" , \"oncall@example.com\" , & [\"PLATFORM_WORKSPACE_SID\" , \"workflowSid\"] , & [\"CRM_API_KEY\" , \"crmPassword\"] , :: my_core :: function :: Kind :: Task , 2500u64 , :: core :: option :: Option :: Some (8192u64) , :: core :: module_path ! ())"), "{out}");
+        assert!(out.contains(":: my_core :: __private :: meta (:: my_core :: __private :: MetaFields { name : \"wait\" , purpose : \"Queue wait experience.\" , trigger : \"Studio widget.\" , required : & [:: my_core :: params :: CallSid , \"CustomerId\"] , optional : \"\" , optional_env : \"\" , dependencies : \"Email provider\" , critical_logging : \"Task creation result\" , contacts : \"oncall@example.com\" , env : & [\"PLATFORM_WORKSPACE_SID\" , \"workflowSid\"] , secrets : & [\"CRM_API_KEY\" , \"crmPassword\"] , kind : :: my_core :: function :: Kind :: Task , timeout_ms : 2500u64 , debug_buffer_bytes : :: core :: option :: Option :: Some (8192u64) , module_path : :: core :: module_path ! () })"), "{out}");
         assert!(!out.contains("ccfn_core"), "{out}");
         assert!(
             out.contains("impl :: my_core :: function :: ContactFunction for wait_experience"),
@@ -702,7 +714,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
             "/// # Optional parameters\n/// mode, FlowSid\n/// # Optional environment\n/// CALLBACK_QUEUE_SID\n/// # Dependencies",
         );
         let out = expand_str("required = [CallSid, From, To]", &item).to_string();
-        assert!(out.contains("\"Studio widget.\" , & [:: ccfn_core :: params :: CallSid , :: ccfn_core :: params :: From , :: ccfn_core :: params :: To] , \"mode, FlowSid\" , \"CALLBACK_QUEUE_SID\" , \"Email provider\""), "{out}");
+        assert!(out.contains("trigger : \"Studio widget.\" , required : & [:: ccfn_core :: params :: CallSid , :: ccfn_core :: params :: From , :: ccfn_core :: params :: To] , optional : \"mode, FlowSid\" , optional_env : \"CALLBACK_QUEUE_SID\" , dependencies : \"Email provider\""), "{out}");
     }
 
     #[test]
@@ -796,7 +808,7 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
         assert_eq!(email.span().source_text().unwrap(), "email");
         assert!(out
             .to_string()
-            .contains(":: Kind :: Email , 5u64 , :: core :: option :: Option :: None ,"));
+            .contains(":: Kind :: Email , timeout_ms : 5u64 , debug_buffer_bytes : :: core :: option :: Option :: None ,"));
     }
 
     #[test]

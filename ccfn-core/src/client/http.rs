@@ -513,6 +513,41 @@ impl ApiRequest {
     pub async fn send(self) -> Result<ApiResponse, Error> {
         let method = self.method.clone();
         let url = sanitize_url(&self.url);
+        self.log_request(&method, &url);
+        let limit = self.time_limit();
+        // Ends as a call that got no response unless finished below.
+        #[cfg(feature = "otel")]
+        let traced = crate::otel::ClientSpan::start(method.as_str(), &url);
+        #[cfg(feature = "otel")]
+        let traceparent = traced.traceparent();
+        #[cfg(not(feature = "otel"))]
+        let traceparent = None;
+        let call = Call {
+            method: &method,
+            url: &url,
+            config: self.client.config,
+            cap: self
+                .max_response_bytes
+                .unwrap_or(self.client.config.max_response_bytes),
+        };
+        let request = self.build(&call, traceparent)?;
+        let limit = limit.map_err(|message| call.not_sent(&message))?;
+        let request = request.timeout(limit.timeout);
+
+        let started = Instant::now();
+        let response = call.send_within(request, &limit, started).await?;
+        let response = call.read_bounded(response, &limit, started).await?;
+        call.log_response(&response);
+        #[cfg(feature = "otel")]
+        traced.finish(response.status, response.body.len());
+        alert_if_slow(&call.config, &method, &url, response.elapsed, true);
+        Ok(response)
+    }
+
+    /// Writes the `api_request` record: the method, the URL without
+    /// credentials, the headers with the sensitive ones `[REDACTED]` (and
+    /// the content type and `authorization` the call adds), the body's size.
+    fn log_request(&self, method: &Method, url: &str) {
         let mut logged_headers: Vec<(String, Value)> = self
             .headers
             .iter()
@@ -537,12 +572,23 @@ impl ApiRequest {
             &format!("API request: {method} {url}"),
             &crate::record::ApiRequest {
                 method: Field::from(method.as_str()),
-                url: Field::from(&url),
+                url: Field::from(url),
                 headers: Field::from(&logged_headers),
                 request_bytes: Field::from(request_bytes),
             },
         );
+    }
 
+    /// The reqwest request: on the client that suits its headers, with
+    /// `traceparent` (unless the caller set one), the headers, the
+    /// credentials (the `auth` record written) and the body. An expired
+    /// bearer token, or a query or body that could not be encoded, fails
+    /// it before anything is sent.
+    fn build(
+        self,
+        call: &Call<'_>,
+        traceparent: Option<String>,
+    ) -> Result<reqwest::RequestBuilder, Error> {
         // A header of the caller's own with a sensitive name is not one
         // reqwest drops on a redirect to another origin.
         let client = if self.headers.iter().any(|(name, _)| is_sensitive_name(name)) {
@@ -550,13 +596,8 @@ impl ApiRequest {
         } else {
             &self.client.client
         };
-        let limit = self.time_limit();
-        // Ends as a call that got no response unless finished below.
-        #[cfg(feature = "otel")]
-        let traced = crate::otel::ClientSpan::start(method.as_str(), &url);
         let mut request = client.request(self.method, &self.url);
-        #[cfg(feature = "otel")]
-        if let Some(traceparent) = traced.traceparent() {
+        if let Some(traceparent) = traceparent {
             let own = self
                 .headers
                 .iter()
@@ -577,11 +618,10 @@ impl ApiRequest {
             Auth::Bearer(token) => {
                 if token.is_expired() {
                     log_auth(TokenType::ExpiredBearer, token.expires_at);
-                    let message = format!(
-                        "{method} {url} not sent: the bearer token expired at {}",
+                    return Err(call.not_sent(&format!(
+                        "the bearer token expired at {}",
                         format_time(token.expires_at)
-                    );
-                    return Err(fail(&method, &url, message, Duration::ZERO, None));
+                    )));
                 }
                 log_auth(TokenType::Bearer, token.expires_at);
                 request = request.bearer_auth(token.token.expose());
@@ -596,68 +636,99 @@ impl ApiRequest {
             Body::Multipart { form, .. } => request.multipart(form),
         };
         if let Some(invalid) = &self.invalid {
-            return Err(fail(
-                &method,
-                &url,
-                format!("{method} {url} not sent: {invalid}"),
-                Duration::ZERO,
-                None,
-            ));
+            return Err(call.not_sent(invalid));
         }
-        let limit = limit.map_err(|message| {
-            fail(
-                &method,
-                &url,
-                format!("{method} {url} not sent: {message}"),
-                Duration::ZERO,
-                None,
-            )
-        })?;
-        request = request.timeout(limit.timeout);
+        Ok(request)
+    }
+}
 
-        let started = Instant::now();
-        let mut response = match request.send().await {
-            Ok(response) => response,
-            Err(error) => {
-                let message = format!(
-                    "{method} {url} failed: {}",
-                    describe(&error, &self.client.config, &limit)
-                );
-                let elapsed = started.elapsed();
-                let failed = fail(&method, &url, message, elapsed, None);
-                alert_if_slow(&self.client.config, &method, &url, elapsed, false);
-                return Err(failed.with_source(error.without_url()));
-            }
-        };
+/// One call once its request is built: what the phases that send it, read
+/// its answer and log it share.
+struct Call<'a> {
+    method: &'a Method,
+    /// The URL without credentials, as records and errors name it.
+    url: &'a str,
+    config: HttpConfig,
+    /// The response size cap of this call.
+    cap: u64,
+}
+
+impl Call<'_> {
+    /// The call is not made, because of `why`: an `api_error` record and
+    /// the error.
+    fn not_sent(&self, why: &str) -> Error {
+        let (method, url) = (self.method, self.url);
+        fail(
+            method,
+            url,
+            format!("{method} {url} not sent: {why}"),
+            Duration::ZERO,
+            None,
+        )
+    }
+
+    /// The call failed `elapsed` after it was sent, as `message` says: an
+    /// `api_error` record (with the cap and the status when the answer
+    /// was too large), the slow-call alert when due, and the error.
+    fn failed(&self, message: String, elapsed: Duration, too_large: Option<u16>) -> Error {
+        let failed = fail(
+            self.method,
+            self.url,
+            message,
+            elapsed,
+            too_large.map(|status| (self.cap, status)),
+        );
+        alert_if_slow(&self.config, self.method, self.url, elapsed, false);
+        failed
+    }
+
+    /// Sends `request` (its timeout set from `limit`): the response's
+    /// head, or the error that says which way it failed.
+    async fn send_within(
+        &self,
+        request: reqwest::RequestBuilder,
+        limit: &TimeLimit,
+        started: Instant,
+    ) -> Result<reqwest::Response, Error> {
+        let (method, url) = (self.method, self.url);
+        request.send().await.map_err(|error| {
+            let message = format!(
+                "{method} {url} failed: {}",
+                describe(&error, &self.config, limit)
+            );
+            self.failed(message, started.elapsed(), None)
+                .with_source(error.without_url())
+        })
+    }
+
+    /// Reads the answer's body, abandoned as soon as it is known to be
+    /// over the cap: from its `Content-Length`, else while it streams in.
+    async fn read_bounded(
+        &self,
+        mut response: reqwest::Response,
+        limit: &TimeLimit,
+        started: Instant,
+    ) -> Result<ApiResponse, Error> {
+        let (method, url, cap) = (self.method, self.url, self.cap);
         let status = response.status().as_u16();
         let headers: Vec<(String, String)> = response
             .headers()
             .iter()
             .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
             .collect();
-        let cap = self
-            .max_response_bytes
-            .unwrap_or(self.client.config.max_response_bytes);
-        let too_large = |what: String, elapsed: Duration| {
-            let failed = fail(
-                &method,
-                &url,
+        let too_large = |what: String| {
+            self.failed(
                 format!(
                     "{method} {url} failed: the response ({status}) is larger than the {cap}-byte cap ({what}); abandoned"
                 ),
-                elapsed,
-                Some((cap, status)),
-            );
-            alert_if_slow(&self.client.config, &method, &url, elapsed, false);
-            failed
+                started.elapsed(),
+                Some(status),
+            )
         };
         // Decided from what the upstream sends, never from what a caller
         // claims the size will be.
         if let Some(length) = response.content_length().filter(|length| *length > cap) {
-            return Err(too_large(
-                format!("Content-Length {length}"),
-                started.elapsed(),
-            ));
+            return Err(too_large(format!("Content-Length {length}")));
         }
         let expected = response.content_length().unwrap_or(0).min(cap);
         let mut body = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
@@ -665,10 +736,7 @@ impl ApiRequest {
             match response.chunk().await {
                 Ok(Some(chunk)) => {
                     if (body.len() + chunk.len()) as u64 > cap {
-                        return Err(too_large(
-                            format!("over {cap} bytes received"),
-                            started.elapsed(),
-                        ));
+                        return Err(too_large(format!("over {cap} bytes received")));
                     }
                     body.extend_from_slice(&chunk);
                 }
@@ -676,23 +744,27 @@ impl ApiRequest {
                 Err(error) => {
                     let message = format!(
                         "{method} {url} failed reading the response: {}",
-                        describe(&error, &self.client.config, &limit)
+                        describe(&error, &self.config, limit)
                     );
-                    let elapsed = started.elapsed();
-                    let failed = fail(&method, &url, message, elapsed, None);
-                    alert_if_slow(&self.client.config, &method, &url, elapsed, false);
-                    return Err(failed.with_source(error.without_url()));
+                    return Err(self
+                        .failed(message, started.elapsed(), None)
+                        .with_source(error.without_url()));
                 }
             }
         }
-        let elapsed = started.elapsed();
-        let response = ApiResponse {
+        Ok(ApiResponse {
             call: format!("{method} {url}"),
             status,
             headers,
             body,
-            elapsed,
-        };
+            elapsed: started.elapsed(),
+        })
+    }
+
+    /// Writes the `api_response` record: `INFO` for a success, `WARN`
+    /// otherwise, with the body as [`ApiResponse::logged_data`] gives it.
+    fn log_response(&self, response: &ApiResponse) {
+        let (method, url, status) = (self.method, self.url, response.status);
         let (data, cut) = response.logged_data();
         let level = if response.is_success() {
             Level::INFO
@@ -708,15 +780,11 @@ impl ApiRequest {
                 content_type: Field::from(response.header("content-type")),
                 response_bytes: Field::from(response.body.len()),
                 data: Field::from(&data),
-                elapsed_ms: Field::from(millis(elapsed)),
+                elapsed_ms: Field::from(millis(response.elapsed)),
                 data_truncated: (cut > 0).then_some(Field::Bool(true)),
                 data_cut_bytes: (cut > 0).then_some(Field::from(cut)),
             },
         );
-        #[cfg(feature = "otel")]
-        traced.finish(status, response.body.len());
-        alert_if_slow(&self.client.config, &method, &url, elapsed, true);
-        Ok(response)
     }
 }
 

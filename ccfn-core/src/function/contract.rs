@@ -150,6 +150,9 @@ fn sensitive_values(value: &Value, sensitive: bool, out: &mut Vec<String>) {
     }
 }
 
+/// The logging contract around one handler call: the opening records,
+/// validation, the handler under its timeout with its panics caught, and
+/// the closing records, whichever way it ended.
 async fn contract<F, Fut>(
     meta: &'static FunctionMeta,
     context: Context,
@@ -163,11 +166,53 @@ where
     Fut::Output: IntoCompletion,
 {
     let started = Instant::now();
-    let name = meta.name();
     // From here on, the handler's reads are checked against what it
     // declares.
     let context = context.for_function(meta);
     let event = event.for_function(meta);
+    let (event_json, domain) = log_start(meta, &context, &event);
+    log_validating(meta);
+    if let Some(error) = validate(meta, &context, &event) {
+        crate::record::flush_debug_lines("error");
+        finish(meta, &context, started, None);
+        end(meta, started, false);
+        return Err(error);
+    }
+    log_validated(meta, &event);
+
+    let handler = panic::InHandler::new(handler(context.clone(), event, callback));
+    // Until the handler completes, dropping this future (a client that
+    // went away, a shutdown past its grace) must still close the
+    // invocation's records.
+    let mut unfinished = Unfinished {
+        meta,
+        context: &context,
+        started,
+        event: &event_json,
+        domain: &domain,
+        span: tracing::Span::current(),
+        armed: true,
+    };
+    let result = handled(meta, handler).await;
+    unfinished.armed = false;
+    drop(unfinished);
+
+    match &result {
+        Ok(reply) => log_success(meta, &context, started, reply),
+        Err(error) => {
+            log_error(meta, &context, error, event_json, domain);
+            finish(meta, &context, started, None);
+        }
+    }
+    end(meta, started, result.is_ok());
+    result
+}
+
+/// Writes the `start` record (with the event and the domain, which are
+/// returned for the `error` record), and the `verbose` and `debug_mode`
+/// records when asked for.
+fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> (Value, Value) {
+    let name = meta.name();
     // Logged in `start` and `error`: not built when neither is written.
     let event_json = if crate::record::enabled(Level::ERROR) {
         event.to_log_json()
@@ -209,7 +254,11 @@ where
             }
         );
     }
+    (event_json, domain)
+}
 
+/// Writes the `validation` record of phase `begin`: what is required.
+fn log_validating(meta: &FunctionMeta) {
     if crate::record::enabled(Level::INFO) {
         // Secrets are required values too.
         let with_secrets: Vec<&str>;
@@ -228,12 +277,12 @@ where
             },
         );
     }
-    if let Some(error) = validate(meta, &context, &event) {
-        crate::record::flush_debug_lines("error");
-        finish(meta, &context, started, None);
-        end(meta, started, false);
-        return Err(error);
-    }
+}
+
+/// Writes what follows a passed validation: the `validation` record of
+/// phase `passed`, `processing`, `caller`, and for a voice function
+/// `flow`.
+fn log_validated(meta: &FunctionMeta, event: &Event) {
     info!(
         "Validation passed",
         crate::record::Validation {
@@ -260,25 +309,20 @@ where
     );
 
     if meta.kind() == Kind::Voice {
-        flow(&event);
+        flow(event);
     }
+}
 
+/// The handler's answer: what it completed with (a spoken error of a
+/// voice function said to the caller as a voice document), or the error
+/// of its panic or of its timeout.
+async fn handled<Fut>(meta: &FunctionMeta, handler: panic::InHandler<Fut>) -> Result<Reply, Error>
+where
+    Fut: Future,
+    Fut::Output: IntoCompletion,
+{
     let timeout = Duration::from_millis(meta.timeout_ms());
-    let handler = panic::InHandler::new(handler(context.clone(), event, callback));
-    // Until the handler completes, dropping this future (a client that
-    // went away, a shutdown past its grace) must still close the
-    // invocation's records.
-    let mut unfinished = Unfinished {
-        meta,
-        context: &context,
-        started,
-        event: &event_json,
-        domain: &domain,
-        span: tracing::Span::current(),
-        armed: true,
-    };
-    let result = match tokio::time::timeout(timeout, AssertUnwindSafe(handler).catch_unwind()).await
-    {
+    match tokio::time::timeout(timeout, AssertUnwindSafe(handler).catch_unwind()).await {
         Ok(Ok(output)) => match output.into_completion() {
             // Said to the caller, as a handler that handled it would.
             Err(error) if error.is_spoken() && meta.kind() == Kind::Voice => {
@@ -301,39 +345,31 @@ where
             ErrorKind::Timeout,
             format!("Function timed out after {} ms", meta.timeout_ms()),
         )),
-    };
-    unfinished.armed = false;
-    drop(unfinished);
-
-    match &result {
-        Ok(reply) => {
-            if meta.kind() == Kind::Voice {
-                voice_records(&context, reply);
-            }
-            finish(meta, &context, started, Some(reply));
-            // A voice document is already in full in `voice_response`
-            // (phase returned): the success record points at it rather than
-            // write it a third time.
-            let result = match (meta.kind(), reply) {
-                (Kind::Voice, Reply::Voice(voice)) => {
-                    json!({ "voice_response": "returned", "bytes": voice.xml().len() })
-                }
-                _ => reply.to_log_json(),
-            };
-            info!(
-                "Function completed successfully",
-                crate::record::Success {
-                    result: Field::from(&result)
-                }
-            );
-        }
-        Err(error) => {
-            log_error(meta, &context, error, event_json, domain);
-            finish(meta, &context, started, None);
-        }
     }
-    end(meta, started, result.is_ok());
-    result
+}
+
+/// Writes the records of a handler that succeeded with `reply`: the voice
+/// records of a voice function, the closing ones, and `success`.
+fn log_success(meta: &FunctionMeta, context: &Context, started: Instant, reply: &Reply) {
+    if meta.kind() == Kind::Voice {
+        voice_records(context, reply);
+    }
+    finish(meta, context, started, Some(reply));
+    // A voice document is already in full in `voice_response`
+    // (phase returned): the success record points at it rather than
+    // write it a third time.
+    let result = match (meta.kind(), reply) {
+        (Kind::Voice, Reply::Voice(voice)) => {
+            json!({ "voice_response": "returned", "bytes": voice.xml().len() })
+        }
+        _ => reply.to_log_json(),
+    };
+    info!(
+        "Function completed successfully",
+        crate::record::Success {
+            result: Field::from(&result)
+        }
+    );
 }
 
 /// Logs the `flow` record: the flow transition data the flow passed, and

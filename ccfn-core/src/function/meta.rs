@@ -162,27 +162,65 @@ impl FunctionMeta {
     }
 }
 
-/// Builds a [`FunctionMeta`]; called by the code `#[contact_fn]` generates.
+/// The fields of a [`FunctionMeta`], each named: what the code
+/// `#[contact_fn]` generates fills in, and [`meta`] turns into the header.
 #[doc(hidden)]
-#[allow(clippy::too_many_arguments)]
+#[derive(Clone, Copy, Debug)]
+pub struct MetaFields {
+    /// See [`FunctionMeta::name`].
+    pub name: &'static str,
+    /// See [`FunctionMeta::purpose`].
+    pub purpose: &'static str,
+    /// See [`FunctionMeta::trigger`].
+    pub trigger: &'static str,
+    /// See [`FunctionMeta::required`].
+    pub required: &'static [&'static str],
+    /// See [`FunctionMeta::optional`].
+    pub optional: &'static str,
+    /// See [`FunctionMeta::optional_env`].
+    pub optional_env: &'static str,
+    /// See [`FunctionMeta::dependencies`].
+    pub dependencies: &'static str,
+    /// See [`FunctionMeta::critical_logging`].
+    pub critical_logging: &'static str,
+    /// See [`FunctionMeta::contacts`].
+    pub contacts: &'static str,
+    /// See [`FunctionMeta::env`].
+    pub env: &'static [&'static str],
+    /// See [`FunctionMeta::secrets`].
+    pub secrets: &'static [&'static str],
+    /// See [`FunctionMeta::kind`].
+    pub kind: Kind,
+    /// See [`FunctionMeta::timeout_ms`].
+    pub timeout_ms: u64,
+    /// See [`FunctionMeta::debug_buffer_bytes`].
+    pub debug_buffer_bytes: Option<u64>,
+    /// See [`FunctionMeta::module_path`].
+    pub module_path: &'static str,
+}
+
+/// Builds a [`FunctionMeta`] from its named fields; called by the code
+/// `#[contact_fn]` generates.
+#[doc(hidden)]
 #[must_use]
-pub const fn meta(
-    name: &'static str,
-    purpose: &'static str,
-    trigger: &'static str,
-    required: &'static [&'static str],
-    optional: &'static str,
-    optional_env: &'static str,
-    dependencies: &'static str,
-    critical_logging: &'static str,
-    contacts: &'static str,
-    env: &'static [&'static str],
-    secrets: &'static [&'static str],
-    kind: Kind,
-    timeout_ms: u64,
-    debug_buffer_bytes: Option<u64>,
-    module_path: &'static str,
-) -> FunctionMeta {
+pub const fn meta(fields: MetaFields) -> FunctionMeta {
+    let MetaFields {
+        name,
+        purpose,
+        trigger,
+        required,
+        optional,
+        optional_env,
+        dependencies,
+        critical_logging,
+        contacts,
+        env,
+        secrets,
+        kind,
+        timeout_ms,
+        debug_buffer_bytes,
+        module_path,
+    } = fields;
     FunctionMeta {
         name,
         purpose,
@@ -216,23 +254,23 @@ fn mentions(text: &str, name: &str) -> bool {
 mod tests {
     use super::*;
 
-    const META: FunctionMeta = meta(
-        "f",
-        "Purpose.",
-        "Trigger.",
-        &["CallSid", "CustomerId"],
-        "mode (`voicemail`), Ticket_Ref, FlowSid",
-        "CALLBACK_QUEUE_SID (the queue callbacks must land in)",
-        "None",
-        "None",
-        "oncall@example.com",
-        &["CRM_URL"],
-        &["CRM_API_KEY"],
-        Kind::Voice,
-        10_000,
-        None,
-        module_path!(),
-    );
+    const META: FunctionMeta = meta(MetaFields {
+        name: "f",
+        purpose: "Purpose.",
+        trigger: "Trigger.",
+        required: &["CallSid", "CustomerId"],
+        optional: "mode (`voicemail`), Ticket_Ref, FlowSid",
+        optional_env: "CALLBACK_QUEUE_SID (the queue callbacks must land in)",
+        dependencies: "None",
+        critical_logging: "None",
+        contacts: "oncall@example.com",
+        env: &["CRM_URL"],
+        secrets: &["CRM_API_KEY"],
+        kind: Kind::Voice,
+        timeout_ms: 10_000,
+        debug_buffer_bytes: None,
+        module_path: module_path!(),
+    });
 
     #[test]
     fn declared_parameters() {

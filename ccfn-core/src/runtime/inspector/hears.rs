@@ -112,25 +112,22 @@ pub(super) fn hears(twiml: &str) -> Result<Vec<Heard>, String> {
     Ok(heard)
 }
 
+/// What one verb does, and what happens inside it: a reading per verb
+/// of the platform's markup, and the element as written for any other.
 fn verb(node: Node<'_, '_>, depth: usize) -> Heard {
-    let inner = |node: Node<'_, '_>| -> Vec<Heard> {
-        if depth >= MAX_DEPTH {
-            return Vec::new();
-        }
-        node.children()
-            .filter(Node::is_element)
-            .map(|child| verb(child, depth + 1))
-            .collect()
-    };
     let name = node.tag_name().name();
-    let attr = |key: &str| node.attribute(key).map(str::trim).filter(|v| !v.is_empty());
-    let text = node
-        .children()
-        .filter(Node::is_text)
-        .filter_map(|t| t.text())
-        .collect::<String>()
-        .trim()
-        .to_owned();
+    let verb = Verb {
+        node,
+        depth,
+        text: node
+            .children()
+            .filter(Node::is_text)
+            .filter_map(|t| t.text())
+            .collect::<String>()
+            .trim()
+            .to_owned(),
+    };
+    let (attr, text) = (|key: &str| verb.attr(key), &verb.text);
     let mut heard = Heard {
         verb: name.to_owned(),
         text: String::new(),
@@ -139,115 +136,14 @@ fn verb(node: Node<'_, '_>, depth: usize) -> Heard {
         inner: Vec::new(),
     };
     heard.text = match name {
-        "Say" => {
-            let spoken = node
-                .descendants()
-                .filter(Node::is_text)
-                .filter_map(|t| t.text())
-                .collect::<String>();
-            let mut said = format!(
-                "Hears “{}”",
-                spoken.split_whitespace().collect::<Vec<_>>().join(" ")
-            );
-            let voice: Vec<_> = [attr("voice"), attr("language")]
-                .into_iter()
-                .flatten()
-                .collect();
-            if !voice.is_empty() {
-                let _ = write!(said, " ({})", voice.join(", "));
-            }
-            said
-        }
-        "Play" => match (attr("digits"), text.is_empty()) {
-            (Some(digits), _) => format!("The call sends the keys {digits}"),
-            (None, false) => {
-                let times = match attr("loop") {
-                    Some("0") => " over and over".to_owned(),
-                    Some(n) if n != "1" => format!(" {n} times"),
-                    _ => String::new(),
-                };
-                format!("Hears the audio {text}{times}")
-            }
-            (None, true) => "Hears nothing (a Play without audio)".to_owned(),
-        },
+        "Say" => said(&verb),
+        "Play" => played(&verb),
         "Pause" => format!("Hears silence for {} s", attr("length").unwrap_or("1")),
-        "Gather" => {
-            let input = match attr("input").unwrap_or("dtmf") {
-                "dtmf" => "keys",
-                "speech" => "speech",
-                _ => "keys or speech",
-            };
-            let mut how = Vec::new();
-            if let Some(digits) = attr("numDigits") {
-                how.push(format!(
-                    "up to {digits} key{}",
-                    if digits == "1" { "" } else { "s" }
-                ));
-            }
-            if let Some(key) = attr("finishOnKey") {
-                how.push(format!("ended by {key}"));
-            }
-            how.push(format!("waits {} s", attr("timeout").unwrap_or("5")));
-            heard.leads_to = attr("action").map(str::to_owned);
-            heard.inner = inner(node);
-            heard.choices = heard
-                .inner
-                .iter()
-                .filter(|inner| inner.verb == "Say")
-                .flat_map(|say| menu_choices(&say.text))
-                .collect();
-            format!(
-                "The caller can answer with {input} ({}); the answer is sent to {}; with no answer the call goes on to the next verb",
-                how.join(", "),
-                if heard.leads_to.is_some() { "the address below" } else { "this same address" }
-            )
-        }
-        "Record" => {
-            let mut how = vec![format!("up to {} s", attr("maxLength").unwrap_or("3600"))];
-            if attr("playBeep") != Some("false") {
-                how.push("after a beep".to_owned());
-            }
-            if let Some(key) = attr("finishOnKey") {
-                how.push(format!("ended by {key}"));
-            }
-            heard.leads_to = attr("action").map(str::to_owned);
-            let mut said = format!("The caller's message is recorded ({})", how.join(", "));
-            if let Some(status) = attr("recordingStatusCallback") {
-                let _ = write!(said, "; the finished recording is announced to {status}");
-            }
-            said
-        }
-        "Enqueue" => {
-            let queue = if text.is_empty() { "(unnamed)" } else { &text };
-            let mut said = format!("The caller waits in the queue “{queue}”");
-            if let Some(workflow) = attr("workflowSid") {
-                let _ = write!(said, ", routed by the workflow {workflow}");
-            }
-            if let Some(wait) = attr("waitUrl") {
-                let _ = write!(said, ", hearing what {wait} returns");
-            }
-            heard.leads_to = attr("action").map(str::to_owned);
-            heard.inner = inner(node);
-            said
-        }
+        "Gather" => gathered(&verb, &mut heard),
+        "Record" => recorded(&verb, &mut heard),
+        "Enqueue" => enqueued(&verb, &mut heard),
         "Task" => format!("A task is created with the attributes {text}"),
-        "Dial" => {
-            let to: Vec<_> = node
-                .children()
-                .filter(Node::is_element)
-                .map(|noun| {
-                    let value = noun.text().unwrap_or("").trim();
-                    format!("{} {value}", noun.tag_name().name().to_ascii_lowercase())
-                })
-                .collect();
-            heard.leads_to = attr("action").map(str::to_owned);
-            let to = if to.is_empty() {
-                text.clone()
-            } else {
-                to.join(", ")
-            };
-            format!("The call is connected to {to}")
-        }
+        "Dial" => dialed(&verb, &mut heard),
         "Redirect" => {
             heard.leads_to = Some(text.clone());
             "The call leaves this document for the address below".to_owned()
@@ -265,16 +161,7 @@ fn verb(node: Node<'_, '_>, depth: usize) -> Heard {
         }
         "Start" => format!("Starts in the background: {}", nouns(node)),
         "Stop" => format!("Stops: {}", nouns(node)),
-        "Pay" => {
-            heard.leads_to = attr("action").map(str::to_owned);
-            match attr("chargeAmount") {
-                Some(amount) => format!(
-                    "The caller is asked to pay {amount} {}",
-                    attr("currency").unwrap_or("usd")
-                ),
-                None => "The caller is asked for payment details (a token, no charge)".to_owned(),
-            }
-        }
+        "Pay" => paid(&verb, &mut heard),
         "Refer" => {
             heard.leads_to = attr("action").map(str::to_owned);
             format!("The call is transferred by SIP REFER to {}", nouns(node))
@@ -292,6 +179,181 @@ fn verb(node: Node<'_, '_>, depth: usize) -> Heard {
         }
     };
     heard
+}
+
+/// A verb's element, as the readings of its kind ask about it.
+struct Verb<'a, 'input> {
+    node: Node<'a, 'input>,
+    /// How deep it is in the document.
+    depth: usize,
+    /// Its own text (its children's not included), trimmed.
+    text: String,
+}
+
+impl Verb<'_, '_> {
+    /// The attribute `key`, trimmed; `None` when absent or blank.
+    fn attr(&self, key: &str) -> Option<&str> {
+        self.node
+            .attribute(key)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// What happens inside the verb, nothing past [`MAX_DEPTH`].
+    fn inner(&self) -> Vec<Heard> {
+        if self.depth >= MAX_DEPTH {
+            return Vec::new();
+        }
+        self.node
+            .children()
+            .filter(Node::is_element)
+            .map(|child| verb(child, self.depth + 1))
+            .collect()
+    }
+}
+
+/// `<Say>`: the words, spaces tidied, and the voice and language.
+fn said(verb: &Verb<'_, '_>) -> String {
+    let spoken = verb
+        .node
+        .descendants()
+        .filter(Node::is_text)
+        .filter_map(|t| t.text())
+        .collect::<String>();
+    let mut said = format!(
+        "Hears “{}”",
+        spoken.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
+    let voice: Vec<_> = [verb.attr("voice"), verb.attr("language")]
+        .into_iter()
+        .flatten()
+        .collect();
+    if !voice.is_empty() {
+        let _ = write!(said, " ({})", voice.join(", "));
+    }
+    said
+}
+
+/// `<Play>`: keys sent, or the audio and how many times.
+fn played(verb: &Verb<'_, '_>) -> String {
+    let text = &verb.text;
+    match (verb.attr("digits"), text.is_empty()) {
+        (Some(digits), _) => format!("The call sends the keys {digits}"),
+        (None, false) => {
+            let times = match verb.attr("loop") {
+                Some("0") => " over and over".to_owned(),
+                Some(n) if n != "1" => format!(" {n} times"),
+                _ => String::new(),
+            };
+            format!("Hears the audio {text}{times}")
+        }
+        (None, true) => "Hears nothing (a Play without audio)".to_owned(),
+    }
+}
+
+/// `<Gather>`: how the caller answers and where the answer goes; its
+/// prompts go in `heard`, and the menu they say.
+fn gathered(verb: &Verb<'_, '_>, heard: &mut Heard) -> String {
+    let attr = |key: &str| verb.attr(key);
+    let input = match attr("input").unwrap_or("dtmf") {
+        "dtmf" => "keys",
+        "speech" => "speech",
+        _ => "keys or speech",
+    };
+    let mut how = Vec::new();
+    if let Some(digits) = attr("numDigits") {
+        how.push(format!(
+            "up to {digits} key{}",
+            if digits == "1" { "" } else { "s" }
+        ));
+    }
+    if let Some(key) = attr("finishOnKey") {
+        how.push(format!("ended by {key}"));
+    }
+    how.push(format!("waits {} s", attr("timeout").unwrap_or("5")));
+    heard.leads_to = attr("action").map(str::to_owned);
+    heard.inner = verb.inner();
+    heard.choices = heard
+        .inner
+        .iter()
+        .filter(|inner| inner.verb == "Say")
+        .flat_map(|say| menu_choices(&say.text))
+        .collect();
+    format!(
+        "The caller can answer with {input} ({}); the answer is sent to {}; with no answer the call goes on to the next verb",
+        how.join(", "),
+        if heard.leads_to.is_some() { "the address below" } else { "this same address" }
+    )
+}
+
+/// `<Record>`: how the message is recorded and where it is announced.
+fn recorded(verb: &Verb<'_, '_>, heard: &mut Heard) -> String {
+    let attr = |key: &str| verb.attr(key);
+    let mut how = vec![format!("up to {} s", attr("maxLength").unwrap_or("3600"))];
+    if attr("playBeep") != Some("false") {
+        how.push("after a beep".to_owned());
+    }
+    if let Some(key) = attr("finishOnKey") {
+        how.push(format!("ended by {key}"));
+    }
+    heard.leads_to = attr("action").map(str::to_owned);
+    let mut said = format!("The caller's message is recorded ({})", how.join(", "));
+    if let Some(status) = attr("recordingStatusCallback") {
+        let _ = write!(said, "; the finished recording is announced to {status}");
+    }
+    said
+}
+
+/// `<Enqueue>`: the queue, its workflow and what the caller hears.
+fn enqueued(verb: &Verb<'_, '_>, heard: &mut Heard) -> String {
+    let attr = |key: &str| verb.attr(key);
+    let queue = if verb.text.is_empty() {
+        "(unnamed)"
+    } else {
+        &verb.text
+    };
+    let mut said = format!("The caller waits in the queue “{queue}”");
+    if let Some(workflow) = attr("workflowSid") {
+        let _ = write!(said, ", routed by the workflow {workflow}");
+    }
+    if let Some(wait) = attr("waitUrl") {
+        let _ = write!(said, ", hearing what {wait} returns");
+    }
+    heard.leads_to = attr("action").map(str::to_owned);
+    heard.inner = verb.inner();
+    said
+}
+
+/// `<Dial>`: who the call is connected to, noun by noun.
+fn dialed(verb: &Verb<'_, '_>, heard: &mut Heard) -> String {
+    let to: Vec<_> = verb
+        .node
+        .children()
+        .filter(Node::is_element)
+        .map(|noun| {
+            let value = noun.text().unwrap_or("").trim();
+            format!("{} {value}", noun.tag_name().name().to_ascii_lowercase())
+        })
+        .collect();
+    heard.leads_to = verb.attr("action").map(str::to_owned);
+    let to = if to.is_empty() {
+        verb.text.clone()
+    } else {
+        to.join(", ")
+    };
+    format!("The call is connected to {to}")
+}
+
+/// `<Pay>`: the charge, or a token without one.
+fn paid(verb: &Verb<'_, '_>, heard: &mut Heard) -> String {
+    heard.leads_to = verb.attr("action").map(str::to_owned);
+    match verb.attr("chargeAmount") {
+        Some(amount) => format!(
+            "The caller is asked to pay {amount} {}",
+            verb.attr("currency").unwrap_or("usd")
+        ),
+        None => "The caller is asked for payment details (a token, no charge)".to_owned(),
+    }
 }
 
 /// What a verb holds, one noun each: its tag in lower case and what

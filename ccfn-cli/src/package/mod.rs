@@ -14,11 +14,19 @@ use ccfn_core::record::{self, is_sensitive_name};
 use ccfn_core::Secret;
 use serde_json::{Map, Value};
 
+use crate::error::{Error, Problem};
 use crate::filter::{Filter, Select};
 use crate::input::{self, Source};
 use crate::line::Raw;
 use crate::summary::{self, Invocation, Open};
 use crate::{diagnose, probe, when};
+
+mod reproduce;
+mod secrets;
+
+use reproduce::reproduce;
+use secrets::{is_secret, redact_sensitive};
+pub(crate) use secrets::{register_argument_secrets, register_known_secrets, register_secrets};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\
@@ -66,158 +74,6 @@ const FILES: [(&str, &str); 10] = [
     ("environment.txt", "The ccfn version, the system, the command line, and the ccfn settings set in the environment (secret values written `[REDACTED]`)."),
     ("README.md", "This file."),
 ];
-
-/// Registers every secret value of the environment with the scrubber:
-/// the values of secret variables, each header value of the OTLP headers
-/// variables, the password of every URL a variable holds; returns how
-/// many.
-pub(crate) fn register_secrets() -> usize {
-    register_environment(true)
-}
-
-/// Registers the secrets every command keeps out of what it shows: the
-/// values of ccfn's secret settings and of the variables `CCFN_SECRETS`
-/// names, each OTLP header value, the password of every URL in a
-/// variable or an argument. (A variable that is a secret only by its
-/// name is left to the commands that send what they write elsewhere:
-/// `AUTH_MODE=production` would hide every `production` of the logs.)
-pub(crate) fn register_known_secrets() -> usize {
-    register_environment(false) + register_argument_secrets()
-}
-
-/// Registers the secrets of the environment: those of
-/// [`register_known_secrets`], and with `by_name` every variable with a
-/// sensitive name too.
-fn register_environment(by_name: bool) -> usize {
-    let declared: Vec<String> = std::env::var("CCFN_SECRETS")
-        .unwrap_or_default()
-        .split(',')
-        .map(|name| name.trim().to_owned())
-        .filter(|name| !name.is_empty())
-        .collect();
-    let mut count = 0;
-    for (name, value) in std::env::vars_os() {
-        let (Some(name), Some(value)) = (name.to_str(), value.to_str()) else {
-            continue;
-        };
-        let secret = if by_name {
-            is_secret(name, &declared)
-        } else {
-            is_known_secret(name, &declared)
-        };
-        if secret && !value.is_empty() {
-            // Made for the scrubber, which registers every secret made.
-            drop(Secret::new(value));
-            count += 1;
-        }
-        if name.starts_with("OTEL_EXPORTER_OTLP_") && name.ends_with("HEADERS") {
-            count += register_otlp_headers(value);
-        }
-        count += record::register_url_secrets(value);
-    }
-    count
-}
-
-/// Registers the value of each header of an OTLP headers variable
-/// (`name=value` pairs separated by commas, values percent-encoded, as
-/// the OpenTelemetry specification writes them), as written and decoded;
-/// returns how many.
-fn register_otlp_headers(headers: &str) -> usize {
-    let mut count = 0;
-    for pair in headers.split(',') {
-        let Some((_, value)) = pair.split_once('=') else {
-            continue;
-        };
-        let value = value.trim();
-        let decoded: String =
-            form_urlencoded::parse(format!("v={}", value.replace('+', "%2B")).as_bytes())
-                .map(|(_, v)| v.into_owned())
-                .next()
-                .unwrap_or_default();
-        for value in [value, decoded.as_str()] {
-            if value.chars().count() >= record::MIN_SCRUBBED_LEN {
-                drop(Secret::new(value));
-                count += 1;
-            }
-        }
-    }
-    count
-}
-
-/// Every secret of the command line: the password and the sensitive query
-/// values of a URL given as an argument (`--url https://user:password@host`,
-/// `--url https://host/?token=T`).
-pub(crate) fn register_argument_secrets() -> usize {
-    std::env::args()
-        .map(|arg| record::register_url_secrets(&arg))
-        .sum()
-}
-
-/// Writes `[REDACTED]` for the value of every member of `value` whose
-/// name is sensitive, at any depth, and registers each such value with
-/// the scrubber (so that it is scrubbed wherever else it shows); whether
-/// any was.
-fn redact_sensitive(value: &mut Value) -> bool {
-    let mut redacted = false;
-    match value {
-        Value::Object(map) => {
-            for (name, member) in map.iter_mut() {
-                if is_sensitive_name(name) {
-                    if member.as_str() != Some(record::REDACTED) {
-                        register_value(member);
-                        *member = Value::from(record::REDACTED);
-                        redacted = true;
-                    }
-                } else {
-                    redacted |= redact_sensitive(member);
-                }
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                redacted |= redact_sensitive(item);
-            }
-        }
-        _ => {}
-    }
-    redacted
-}
-
-/// Registers every text `value` holds (itself, its strings, its JSON).
-fn register_value(value: &Value) {
-    match value {
-        Value::String(text) => drop(Secret::new(text.as_str())),
-        Value::Null | Value::Bool(_) => {}
-        Value::Number(n) => drop(Secret::new(n.to_string())),
-        Value::Array(_) | Value::Object(_) => {
-            drop(Secret::new(value.to_string()));
-            for item in value
-                .as_array()
-                .into_iter()
-                .flatten()
-                .chain(value.as_object().into_iter().flat_map(|m| m.values()))
-            {
-                register_value(item);
-            }
-        }
-    }
-}
-
-/// Whether the variable `name` holds a secret. `PWD` and `OLDPWD` (the
-/// shell's working folders, whose names contain `pwd`) do not.
-fn is_secret(name: &str, declared: &[String]) -> bool {
-    (is_sensitive_name(name) && !matches!(name, "PWD" | "OLDPWD"))
-        || is_known_secret(name, declared)
-}
-
-/// Whether the variable `name` is one of ccfn's secret settings or named
-/// in `CCFN_SECRETS`.
-fn is_known_secret(name: &str, declared: &[String]) -> bool {
-    declared.iter().any(|d| d == name)
-        || ccfn_core::config::SETTINGS
-            .iter()
-            .any(|s| s.name() == name && s.is_secret())
-}
 
 /// Failing invocations given a reproduction command, at most.
 const REPRODUCED_MAX: usize = 200;
@@ -372,10 +228,10 @@ struct Lines {
 }
 
 impl Lines {
-    fn create(dir: &Path, name: &'static str) -> Result<Lines, String> {
+    fn create(dir: &Path, name: &'static str) -> Result<Lines, Problem> {
         let path = dir.join(name);
         let file = std::fs::File::create(&path)
-            .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
+            .map_err(|err| Problem::write(&path.display().to_string(), err))?;
         Ok(Lines {
             name,
             path,
@@ -388,14 +244,14 @@ impl Lines {
         writeln!(self.out, "{}", clean(self.name, text).replace('\n', "\\n"))
     }
 
-    fn finish(mut self) -> Result<(), String> {
+    fn finish(mut self) -> Result<(), Problem> {
         self.out
             .flush()
-            .map_err(|err| format!("cannot write {}: {err}", self.path.display()))
+            .map_err(|err| Problem::write(&self.path.display().to_string(), err))
     }
 }
 
-fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, String> {
+fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, Problem> {
     let mut gathered = Gathered::default();
     let mut open = Open::new(args.bounds.max_open_invocations);
     let mut starts = Starts::new(args.bounds.max_open_invocations);
@@ -475,9 +331,9 @@ fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, S
             }
         };
         too_long += input::read_bounded(&source, None, args.bounds.max_line_bytes, &mut on_line)
-            .map_err(|err| format!("cannot read {}: {err}", source.name()))?;
+            .map_err(|err| Problem::read(&source.name(), err))?;
         if let Some(err) = failed.take() {
-            return Err(format!("cannot write the package: {err}"));
+            return Err(Problem::write("the package", err));
         }
     }
     records.finish()?;
@@ -491,7 +347,7 @@ fn gather(args: &PackageArgs, filter: &Filter, dir: &Path) -> Result<Gathered, S
         // A value registered at line N may be in an earlier line.
         for file in ["records.jsonl", "invocations.txt", "errors.txt"] {
             rescrub(dir, file)
-                .map_err(|err| format!("cannot write {}: {err}", dir.join(file).display()))?;
+                .map_err(|err| Problem::write(&dir.join(file).display().to_string(), err))?;
         }
     }
     Ok(gathered)
@@ -526,180 +382,6 @@ fn clean(name: &str, text: &str) -> String {
     } else {
         crate::terminal::visible(&text).into_owned()
     }
-}
-
-/// `text` as one word for a POSIX shell, whatever it holds: single
-/// quotes (an embedded one written `'\''`), a newline as `"$NL"` (set at
-/// the top of the script), any other control character as
-/// `"$(printf '\ooo')"` (its bytes in octal), so that the script holds no
-/// raw control character and no data can end a quote.
-fn shell(text: &str) -> String {
-    use std::fmt::Write as _;
-    if text.is_empty() {
-        return "''".to_owned();
-    }
-    let mut out = String::with_capacity(text.len() + 2);
-    let mut quoted = false;
-    for c in text.chars() {
-        let plain = !c.is_control();
-        if plain != quoted {
-            out.push('\'');
-            quoted = plain;
-        }
-        if c == '\'' {
-            out.push_str("'\\''");
-        } else if plain {
-            out.push(c);
-        } else if c == '\n' {
-            out.push_str("\"$NL\"");
-        } else {
-            out.push_str("\"$(printf '");
-            let mut bytes = [0u8; 4];
-            for byte in c.encode_utf8(&mut bytes).bytes() {
-                let _ = write!(out, "\\{byte:03o}");
-            }
-            out.push_str("')\"");
-        }
-    }
-    if quoted {
-        out.push('\'');
-    }
-    out
-}
-
-/// `text` for a shell comment: on one line, every control character
-/// escaped (a newline as `\n`), so that it cannot end the comment.
-fn comment(text: &str) -> String {
-    crate::terminal::visible(text).replace('\n', "\\n")
-}
-
-/// The shell variable a sensitive parameter's value is read from:
-/// `SECRET_` and its name in uppercase letters, digits and `_`.
-fn placeholder(name: &str) -> String {
-    let mut variable = String::from("SECRET_");
-    variable.extend(name.chars().map(|c| {
-        if c.is_ascii_alphanumeric() {
-            c.to_ascii_uppercase()
-        } else {
-            '_'
-        }
-    }));
-    variable
-}
-
-/// The reproduction script: a `ccfn probe` and a `curl` per failing
-/// invocation. Every value it holds is one shell word ([`shell`]); every
-/// comment holding data is escaped ([`comment`]).
-fn reproduce(gathered: &Gathered, url: Option<&str>) -> String {
-    let mut out = String::from(
-        "#!/bin/sh\n\
-         # Reproduction commands for the failing invocations of this package, rebuilt\n\
-         # from each invocation's `start` record. URL is the function's URL, as the\n\
-         # platform calls it; a value the logs hid is read from a variable to set\n\
-         # (SECRET_ and the parameter's name). `ccfn probe` signs the request when\n\
-         # AUTH_TOKEN is set; `curl` sends it unsigned (for a runtime without\n\
-         # AUTH_TOKEN).\n\
-         set -eu\n\
-         NL='\n'\n",
-    );
-    // The URL the commands call: without its user information (which
-    // the runtime never needs), not with it written `[REDACTED]@`.
-    let url = url.map_or_else(
-        || "https://set-URL-to-the-function-s-URL.invalid/".to_owned(),
-        |url| match reqwest::Url::parse(url) {
-            Ok(parsed) if parsed.username().is_empty() && parsed.password().is_none() => {
-                url.to_owned()
-            }
-            Ok(mut parsed) => {
-                let _ = parsed.set_username("");
-                let _ = parsed.set_password(None);
-                parsed.to_string()
-            }
-            Err(_) => record::redact_url_userinfo(url).into_owned(),
-        },
-    );
-    let _ = writeln!(
-        out,
-        "if [ -z \"${{URL:-}}\" ]; then URL={}; fi",
-        shell(&url)
-    );
-    if gathered.failing.is_empty() {
-        out.push_str("\n# No invocation failed in the records of this package.\n");
-    }
-    if gathered.failing_total > gathered.failing.len() as u64 {
-        let _ = writeln!(
-            out,
-            "\n# The first {} of {} failing invocations.",
-            gathered.failing.len(),
-            gathered.failing_total
-        );
-    }
-    for (invocation, start) in &gathered.failing {
-        let _ = writeln!(
-            out,
-            "\n# {}",
-            comment(&format!(
-                "{} {} ({}): {}",
-                invocation.time,
-                invocation.function,
-                invocation.id,
-                invocation
-                    .first_error
-                    .as_deref()
-                    .unwrap_or(&invocation.outcome)
-            ))
-        );
-        let Some(start) = start else {
-            out.push_str(if gathered.given_up > 0 {
-                "# (its `start` record is not in the logs, or was given up with its invocation (--max-open-invocations): no event to rebuild)\n"
-            } else {
-                "# (its `start` record is not in the logs: no event to rebuild)\n"
-            });
-            continue;
-        };
-        if let Some(left_out) = &start.left_out {
-            let _ = writeln!(
-                out,
-                "# CUT: its event is over {} (the {} kept): {} parameter{} ({} bytes) left out, so this is not the request the platform sent: {}{}",
-                input::size(START_EVENT_MAX),
-                if start.params.is_empty() { "none" } else { "first that fit" },
-                left_out.count,
-                if left_out.count == 1 { "" } else { "s" },
-                left_out.bytes,
-                comment(&left_out.names.join(", ")),
-                if left_out.count > left_out.names.len() { ", ..." } else { "" },
-            );
-        }
-        let mut probe_args = String::new();
-        let mut curl_args = String::new();
-        for (name, value) in &start.params {
-            // curl takes `name=value` with the name already encoded: an
-            // encoded name holds no `=` or `@` (which would make curl read
-            // a file).
-            let encoded: String = form_urlencoded::byte_serialize(name.as_bytes()).collect();
-            let (probe, curl) = if value == record::REDACTED || is_sensitive_name(name) {
-                let variable = placeholder(name);
-                let read = format!("\"${{{variable}:?set {variable}}}\"");
-                (
-                    format!("{}{read}", shell(&format!("{name}="))),
-                    format!("{}{read}", shell(&format!("{encoded}="))),
-                )
-            } else {
-                (
-                    shell(&format!("{name}={value}")),
-                    shell(&format!("{encoded}={value}")),
-                )
-            };
-            let _ = write!(probe_args, " --param {probe}");
-            let _ = write!(curl_args, " --data-urlencode {curl}");
-        }
-        if !start.has_mode {
-            probe_args.push_str(" --param mode=");
-        }
-        let _ = writeln!(out, "ccfn probe \"$URL\"{probe_args}");
-        let _ = writeln!(out, "curl -sS -i -X POST \"$URL\"{curl_args}");
-    }
-    out
 }
 
 /// The environment file: versions, system, command line, settings.
@@ -760,7 +442,11 @@ fn readme(now: SystemTime, what: &str, written: &[&str], gathered: &Gathered) ->
 }
 
 /// Runs `ccfn package`.
-pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
+pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, Error> {
+    write_package(args).map_err(Error::of("package"))
+}
+
+fn write_package(args: &PackageArgs) -> Result<ExitCode, Problem> {
     let secrets = register_secrets()
         + register_argument_secrets()
         + args.url.as_deref().map_or(0, record::register_url_secrets);
@@ -778,17 +464,17 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
     let name = format!("ccfn-package-{stamp}");
     let dir = args.out.join(&name);
     if dir.exists() {
-        return Err(format!("{} exists already", dir.display()));
+        return Err(Problem::exists(&dir.display().to_string()));
     }
     std::fs::create_dir_all(&dir)
-        .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+        .map_err(|err| Problem::create(&dir.display().to_string(), err))?;
 
     let gathered = gather(args, &filter, &dir)?;
     let mut written: Vec<&str> = Vec::new();
-    let write = |file: &str, text: &str| -> Result<(), String> {
+    let write = |file: &str, text: &str| -> Result<(), Problem> {
         let path = dir.join(file);
         std::fs::write(&path, clean(file, text))
-            .map_err(|err| format!("cannot write {}: {err}", path.display()))
+            .map_err(|err| Problem::write(&path.display().to_string(), err))
     };
     written.extend(["records.jsonl", "invocations.txt", "errors.txt"]);
 
@@ -824,7 +510,7 @@ pub(crate) fn run(args: &PackageArgs) -> Result<ExitCode, String> {
 
     let tarball = args.out.join(format!("{name}.tar.gz"));
     archive(&dir, &name, &tarball)
-        .map_err(|err| format!("cannot write {}: {err}", tarball.display()))?;
+        .map_err(|err| Problem::write(&tarball.display().to_string(), err))?;
     let mut out = String::new();
     let _ = writeln!(out, "{}", dir.display());
     let _ = writeln!(out, "{}", tarball.display());
