@@ -70,14 +70,14 @@ impl Select {
         let until = until
             .transpose()
             .map_err(|e| Problem::Usage(format!("--until: {e}")))?;
-        if let (Some(since), Some(until)) = (since, until) {
-            if since > until {
-                return Err(Problem::Usage(format!(
-                    "--since ({}) is after --until ({})",
-                    when::stamp(since),
-                    when::stamp(until)
-                )));
-            }
+        if let (Some(since), Some(until)) = (since, until)
+            && since > until
+        {
+            return Err(Problem::Usage(format!(
+                "--since ({}) is after --until ({})",
+                when::stamp(since),
+                when::stamp(until)
+            )));
         }
         let mut filter = Filter::default();
         let mut what = Vec::new();

@@ -549,16 +549,17 @@ fn say_what_was_left<W: Write>(run: &Run<'_, W>, kept: Option<u64>, limit: Optio
             ),
         );
     }
-    if let (Some(kept), Some(limit)) = (kept, limit) {
-        if kept < limit && kept < run.matched {
-            crate::terminal::say(
-                " logs",
-                &format!(
-                    "{kept} {what} shown, not {limit}: more would have held over {} (--limit)",
-                    input::size(RING_BYTES_MAX)
-                ),
-            );
-        }
+    if let (Some(kept), Some(limit)) = (kept, limit)
+        && kept < limit
+        && kept < run.matched
+    {
+        crate::terminal::say(
+            " logs",
+            &format!(
+                "{kept} {what} shown, not {limit}: more would have held over {} (--limit)",
+                input::size(RING_BYTES_MAX)
+            ),
+        );
     }
     if run.skipped > 0 {
         terminal::say(

@@ -683,12 +683,13 @@ fn percent_decode(text: &str) -> String {
     let mut at = 0;
     while at < bytes.len() {
         let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[at] == b'%' && at + 2 < bytes.len() {
-            if let (Some(high), Some(low)) = (hex(bytes[at + 1]), hex(bytes[at + 2])) {
-                out.push((high * 16 + low) as u8);
-                at += 3;
-                continue;
-            }
+        if bytes[at] == b'%'
+            && at + 2 < bytes.len()
+            && let (Some(high), Some(low)) = (hex(bytes[at + 1]), hex(bytes[at + 2]))
+        {
+            out.push((high * 16 + low) as u8);
+            at += 3;
+            continue;
         }
         out.push(bytes[at]);
         at += 1;

@@ -74,29 +74,30 @@ fn params_probe(options: &Options) -> TokenStream {
 /// attributes), everything else unchanged.
 fn with_probe(item: TokenStream, probe: &TokenStream) -> TokenStream {
     let mut trees: Vec<TokenTree> = item.into_iter().collect();
-    if let Some(TokenTree::Group(body)) = trees.last_mut() {
-        if !probe.is_empty() && body.delimiter() == Delimiter::Brace {
-            let stmts: Vec<TokenTree> = body.stream().into_iter().collect();
-            let mut inner_attrs = 0;
-            while let [TokenTree::Punct(hash), TokenTree::Punct(bang), TokenTree::Group(attr), ..] =
-                &stmts[inner_attrs..]
+    if let Some(TokenTree::Group(body)) = trees.last_mut()
+        && !probe.is_empty()
+        && body.delimiter() == Delimiter::Brace
+    {
+        let stmts: Vec<TokenTree> = body.stream().into_iter().collect();
+        let mut inner_attrs = 0;
+        while let [TokenTree::Punct(hash), TokenTree::Punct(bang), TokenTree::Group(attr), ..] =
+            &stmts[inner_attrs..]
+        {
+            if hash.as_char() != '#'
+                || bang.as_char() != '!'
+                || attr.delimiter() != Delimiter::Bracket
             {
-                if hash.as_char() != '#'
-                    || bang.as_char() != '!'
-                    || attr.delimiter() != Delimiter::Bracket
-                {
-                    break;
-                }
-                inner_attrs += 3;
+                break;
             }
-            let (attrs, rest) = stmts.split_at(inner_attrs);
-            let mut stream: TokenStream = attrs.iter().cloned().collect();
-            stream.extend(probe.clone());
-            stream.extend(rest.iter().cloned());
-            let mut new_body = Group::new(Delimiter::Brace, stream);
-            new_body.set_span(body.span());
-            *body = new_body;
+            inner_attrs += 3;
         }
+        let (attrs, rest) = stmts.split_at(inner_attrs);
+        let mut stream: TokenStream = attrs.iter().cloned().collect();
+        stream.extend(probe.clone());
+        stream.extend(rest.iter().cloned());
+        let mut new_body = Group::new(Delimiter::Brace, stream);
+        new_body.set_span(body.span());
+        *body = new_body;
     }
     trees.into_iter().collect()
 }

@@ -178,23 +178,23 @@ pub(crate) fn parse_header(lines: &[DocLine]) -> Header {
     let mut fence = Fence::default();
     let mut current: Option<(Section, Vec<&str>)> = None;
     for line in lines {
-        if !fence.update(&line.text) {
-            if let Some(heading) = level_one_heading(&line.text) {
-                finish(&mut header, current.take());
-                // `# Contacts: oncall@example.com` is the one-line form of
-                // a heading followed by its content.
-                let (name, inline) = match heading.split_once(':') {
-                    Some((name, inline)) if !name.trim().is_empty() => (name, Some(inline)),
-                    _ => (heading, None),
-                };
-                let section = Section {
-                    name: name.split_whitespace().collect::<Vec<_>>().join(" "),
-                    span: line.span,
-                    text: String::new(),
-                };
-                current = Some((section, inline.into_iter().collect()));
-                continue;
-            }
+        if !fence.update(&line.text)
+            && let Some(heading) = level_one_heading(&line.text)
+        {
+            finish(&mut header, current.take());
+            // `# Contacts: oncall@example.com` is the one-line form of
+            // a heading followed by its content.
+            let (name, inline) = match heading.split_once(':') {
+                Some((name, inline)) if !name.trim().is_empty() => (name, Some(inline)),
+                _ => (heading, None),
+            };
+            let section = Section {
+                name: name.split_whitespace().collect::<Vec<_>>().join(" "),
+                span: line.span,
+                text: String::new(),
+            };
+            current = Some((section, inline.into_iter().collect()));
+            continue;
         }
         if let Some((_, content)) = &mut current {
             content.push(&line.text);

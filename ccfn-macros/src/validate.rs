@@ -194,10 +194,11 @@ pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> syn::Re
     // Without a usable `required` (missing or broken) its own error is
     // enough: one mistake, one error.
     let mut voice_recheck = None;
-    if let (Some(Kind::Voice), Some(list)) = (kind.as_ref().map(|k| k.value), chosen.required) {
-        if !options.is_broken("required") && !options.is_broken("kind") {
-            voice_recheck = check_voice(list, &mut errors);
-        }
+    if let (Some(Kind::Voice), Some(list)) = (kind.as_ref().map(|k| k.value), chosen.required)
+        && !options.is_broken("required")
+        && !options.is_broken("kind")
+    {
+        voice_recheck = check_voice(list, &mut errors);
     }
 
     let item = match item {

@@ -96,12 +96,12 @@ fn check_common(run: &Run, violations: &mut Vec<String>) {
                 violations.push(format!("record {index} (`{step}`) has no `{key}`"));
             }
         }
-        if let Some(Value::String(time)) = record.get("timestamp") {
-            if !is_rfc3339_utc(time) {
-                violations.push(format!(
-                    "record {index} (`{step}`): timestamp `{time}` is not RFC 3339 UTC"
-                ));
-            }
+        if let Some(Value::String(time)) = record.get("timestamp")
+            && !is_rfc3339_utc(time)
+        {
+            violations.push(format!(
+                "record {index} (`{step}`): timestamp `{time}` is not RFC 3339 UTC"
+            ));
         }
         let text = |key: &str| record.get(key).and_then(Value::as_str);
         if text("invocation_id").is_some_and(|got| got != id) {
@@ -117,13 +117,13 @@ fn check_common(run: &Run, violations: &mut Vec<String>) {
                 run.function_name()
             ));
         }
-        if let Some(expected) = run.expected_call_sid() {
-            if text("call_sid") != Some(expected) {
-                violations.push(format!(
-                    "record {index} (`{step}`) has call_sid {:?}, expected {expected:?}",
-                    text("call_sid")
-                ));
-            }
+        if let Some(expected) = run.expected_call_sid()
+            && text("call_sid") != Some(expected)
+        {
+            violations.push(format!(
+                "record {index} (`{step}`) has call_sid {:?}, expected {expected:?}",
+                text("call_sid")
+            ));
         }
     }
 }
@@ -135,10 +135,10 @@ fn check_fields(records: &[Record], violations: &mut Vec<String>) {
             violations.push(format!("record {index}: {violation}"));
         }
     }
-    if let Some(start) = records.iter().find(|r| step_of(r) == "start") {
-        if !start.get("event").is_some_and(Value::is_object) {
-            violations.push("`start` logs `event` as something other than a JSON object".into());
-        }
+    if let Some(start) = records.iter().find(|r| step_of(r) == "start")
+        && !start.get("event").is_some_and(Value::is_object)
+    {
+        violations.push("`start` logs `event` as something other than a JSON object".into());
     }
 }
 

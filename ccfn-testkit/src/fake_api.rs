@@ -260,13 +260,13 @@ impl FakeApi {
     pub fn verify(&self) {
         let mut problems: Vec<String> = lock(&self.shared.book).unmet().into_iter().collect();
         for (mock, hits) in lock(&self.shared.mocks).iter() {
-            if let Some(expected) = mock.expected {
-                if *hits != expected {
-                    problems.push(format!(
-                        "`{}` expected {expected} request(s), it received {hits}",
-                        mock.describe()
-                    ));
-                }
+            if let Some(expected) = mock.expected
+                && *hits != expected
+            {
+                problems.push(format!(
+                    "`{}` expected {expected} request(s), it received {hits}",
+                    mock.describe()
+                ));
             }
         }
         let unmatched = lock(&self.shared.unmatched).clone();

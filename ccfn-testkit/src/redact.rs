@@ -34,10 +34,10 @@ const ALWAYS: [(&str, &str); 6] = ccfn_core::record::VARYING_FIELDS;
 pub fn record(record: &Record) -> Record {
     let mut out = record.clone();
     for (key, placeholder) in ALWAYS {
-        if let Some(value) = out.get_mut(key) {
-            if !value.is_null() {
-                *value = Value::from(placeholder);
-            }
+        if let Some(value) = out.get_mut(key)
+            && !value.is_null()
+        {
+            *value = Value::from(placeholder);
         }
     }
     let measured = matches!(

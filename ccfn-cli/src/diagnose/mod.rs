@@ -368,34 +368,34 @@ fn read(args: &DiagnoseArgs, filter: &Filter, seek_to: Option<&str>) -> Result<S
             }
             selection.records_in_window += 1;
             let select = &args.select;
-            if select.invocation.is_none() && raw.contains(&rejected) {
-                if let Some(record) = raw
+            if select.invocation.is_none()
+                && raw.contains(&rejected)
+                && let Some(record) = raw
                     .parse()
                     .filter(|r| str_of(r, "step") == "request_rejected")
-                {
-                    // With `--call`, the rejections of requests about that
-                    // call: the runtime writes the request's `CallSid`.
-                    if select
-                        .function
+            {
+                // With `--call`, the rejections of requests about that
+                // call: the runtime writes the request's `CallSid`.
+                if select
+                    .function
+                    .as_ref()
+                    .is_none_or(|f| str_of(&record, "function") == f)
+                    && select
+                        .call
                         .as_ref()
-                        .is_none_or(|f| str_of(&record, "function") == f)
-                        && select
-                            .call
-                            .as_ref()
-                            .is_none_or(|c| str_of(&record, "call_sid") == c)
-                    {
-                        selection.rejected_total += 1;
-                        if selection.rejected.len() < EVIDENCE_MAX {
-                            selection.rejected.push(keep_record(record, 0));
-                        }
+                        .is_none_or(|c| str_of(&record, "call_sid") == c)
+                {
+                    selection.rejected_total += 1;
+                    if selection.rejected.len() < EVIDENCE_MAX {
+                        selection.rejected.push(keep_record(record, 0));
                     }
-                    return ControlFlow::Continue(());
                 }
+                return ControlFlow::Continue(());
             }
-            if filter.matches(&raw) {
-                if let Some(record) = raw.parse() {
-                    invocations.add(record);
-                }
+            if filter.matches(&raw)
+                && let Some(record) = raw.parse()
+            {
+                invocations.add(record);
             }
             ControlFlow::Continue(())
         };

@@ -93,13 +93,13 @@ fn parameters(selection: &Selection) -> Finding {
             .iter()
             .filter(|r| str_of(r, "step") == "error" && str_of(r, "kind") == "validation")
         {
-            if let Some(name) = missing_parameter(str_of(error, "error")) {
-                if event.is_none_or(|e| !e.contains_key(name)) {
-                    problems.push(Evidence::of(
-                        error,
-                        format!("`{name}` is required and was not sent"),
-                    ));
-                }
+            if let Some(name) = missing_parameter(str_of(error, "error"))
+                && event.is_none_or(|e| !e.contains_key(name))
+            {
+                problems.push(Evidence::of(
+                    error,
+                    format!("`{name}` is required and was not sent"),
+                ));
             }
         }
         for (name, value) in event.into_iter().flatten() {

@@ -311,10 +311,10 @@ fn human(what: &str, checks: &[Check]) -> String {
         for detail in &check.details {
             out.push_str(&format!("    • {}\n", line(detail)));
         }
-        if check.mark == Mark::Failed {
-            if let Some(fix) = &check.fix {
-                out.push_str(&format!("    Fix: {}\n", line(fix)));
-            }
+        if check.mark == Mark::Failed
+            && let Some(fix) = &check.fix
+        {
+            out.push_str(&format!("    Fix: {}\n", line(fix)));
         }
     }
     let failed = checks.iter().filter(|c| c.mark == Mark::Failed).count();

@@ -191,17 +191,17 @@ async fn routing_link(
         },
         None => None,
     };
-    if let (Some(queue), Some(sids)) = (queue, &queue_sids) {
-        if !routes.iter().any(|q| {
+    if let (Some(queue), Some(sids)) = (queue, &queue_sids)
+        && !routes.iter().any(|q| {
             sids.iter()
                 .any(|sid| q.trim_end_matches(" (default)") == sid)
-        }) {
-            return Err(report.add(
+        })
+    {
+        return Err(report.add(
                 Check::new(Mark::Failed, format!("Workflow {workflow} does not route to queue {queue}"))
                     .detail(format!("the function expects queue {queue}; the workflow routes to {routes_text}"))
                     .fix("Make the workflow target the queue the function names, or the function name the workflow's queue."),
             ));
-        }
     }
     if said.failed.and_then(|r| field(r, "cause")) == Some("queue_mismatch") {
         let got = said

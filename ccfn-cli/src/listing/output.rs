@@ -94,10 +94,10 @@ pub(super) fn register_sensitive(value: &Value) {
         Value::Object(map) => {
             for (name, field) in map {
                 if ccfn_core::record::is_sensitive_name(name) {
-                    if let Value::String(secret) = field {
-                        if !secret.is_empty() {
-                            drop(ccfn_core::Secret::new(secret.as_str()));
-                        }
+                    if let Value::String(secret) = field
+                        && !secret.is_empty()
+                    {
+                        drop(ccfn_core::Secret::new(secret.as_str()));
                     }
                 } else {
                     register_sensitive(field);
@@ -185,10 +185,10 @@ pub(super) fn redact(value: &mut Value) {
         Value::Object(map) => {
             for (name, field) in map.iter_mut() {
                 if ccfn_core::record::is_sensitive_name(name) {
-                    if let Value::String(secret) = field {
-                        if !secret.is_empty() {
-                            drop(ccfn_core::Secret::new(secret.as_str()));
-                        }
+                    if let Value::String(secret) = field
+                        && !secret.is_empty()
+                    {
+                        drop(ccfn_core::Secret::new(secret.as_str()));
                     }
                     if !field.is_null() {
                         *field = Value::from(ccfn_core::record::REDACTED);

@@ -1105,15 +1105,15 @@ impl ApiResponse {
     /// text cut at [`MAX_LOGGED_BODY`] bytes, on a character boundary.
     fn logged_data(&self) -> (Value, usize) {
         let content_type = self.header("content-type").unwrap_or("");
-        if content_type.contains("json") {
-            if let Ok(value) = serde_json::from_slice::<Value>(&self.body) {
-                let value = redact_json(&value);
-                let text = value.to_string();
-                if text.len() <= MAX_LOGGED_JSON {
-                    return (value, 0);
-                }
-                return cut(text, MAX_LOGGED_JSON);
+        if content_type.contains("json")
+            && let Ok(value) = serde_json::from_slice::<Value>(&self.body)
+        {
+            let value = redact_json(&value);
+            let text = value.to_string();
+            if text.len() <= MAX_LOGGED_JSON {
+                return (value, 0);
             }
+            return cut(text, MAX_LOGGED_JSON);
         }
         let textual = content_type.is_empty()
             || content_type.starts_with("text/")

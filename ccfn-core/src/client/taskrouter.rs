@@ -416,10 +416,10 @@ impl Workflow {
         if self.disabled == Some(true) {
             return Some("it is marked disabled".to_owned());
         }
-        if let Some(status) = &self.status {
-            if status.eq_ignore_ascii_case("disabled") || status.eq_ignore_ascii_case("inactive") {
-                return Some(format!("its status is `{status}`"));
-            }
+        if let Some(status) = &self.status
+            && (status.eq_ignore_ascii_case("disabled") || status.eq_ignore_ascii_case("inactive"))
+        {
+            return Some(format!("its status is `{status}`"));
         }
         let Some(routing) = self.configuration.get("task_routing") else {
             return Some(if self.configuration.is_null() {
@@ -1154,15 +1154,15 @@ fn finish(task: &NewTask, created: Task) -> Result<Task, TaskRouterError> {
     if let Some(queue) = created.routed_queue() {
         crate::record::scope::note_routed_queue(queue);
     }
-    if let Some(expected) = &task.expected_queue_sid {
-        if created.queue_sid.as_deref() != Some(expected.as_str()) {
-            return Err(TaskRouterError::QueueMismatch {
-                workflow_sid: created.workflow_sid.clone(),
-                task_sid: created.sid.clone(),
-                expected: expected.clone(),
-                got: created.queue_sid.clone(),
-            });
-        }
+    if let Some(expected) = &task.expected_queue_sid
+        && created.queue_sid.as_deref() != Some(expected.as_str())
+    {
+        return Err(TaskRouterError::QueueMismatch {
+            workflow_sid: created.workflow_sid.clone(),
+            task_sid: created.sid.clone(),
+            expected: expected.clone(),
+            got: created.queue_sid.clone(),
+        });
     }
     Ok(created)
 }

@@ -242,10 +242,10 @@ impl Extensions {
     /// Keeps `made` unless another thread kept one first; returns the kept.
     fn keep<T: Extension>(&self, made: Result<Arc<T>, String>) -> Result<Arc<T>, String> {
         let mut parts = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, part)) = parts.iter().find(|(id, _)| *id == TypeId::of::<T>()) {
-            if let Some(kept) = part.downcast_ref::<Result<Arc<T>, String>>() {
-                return kept.clone();
-            }
+        if let Some((_, part)) = parts.iter().find(|(id, _)| *id == TypeId::of::<T>())
+            && let Some(kept) = part.downcast_ref::<Result<Arc<T>, String>>()
+        {
+            return kept.clone();
         }
         parts.push((TypeId::of::<T>(), Arc::new(made.clone())));
         made

@@ -617,19 +617,19 @@ fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Optio
             OVER.store(false, std::sync::atomic::Ordering::Relaxed);
         }
     }
-    if let Some(size) = reply.map(Reply::body_len) {
-        if size > thresholds.response_bytes {
-            alert(
-                "response_size",
-                &format!(
-                    "{} answered {size} bytes, over the {} bytes the call-flow designer accepts",
-                    meta.name(),
-                    thresholds.response_bytes
-                ),
-                json!(size),
-                json!(thresholds.response_bytes),
-            );
-        }
+    if let Some(size) = reply.map(Reply::body_len)
+        && size > thresholds.response_bytes
+    {
+        alert(
+            "response_size",
+            &format!(
+                "{} answered {size} bytes, over the {} bytes the call-flow designer accepts",
+                meta.name(),
+                thresholds.response_bytes
+            ),
+            json!(size),
+            json!(thresholds.response_bytes),
+        );
     }
     if let Some(rate) = error_rate::record(meta.name(), reply.is_some(), thresholds) {
         alert(

@@ -211,10 +211,10 @@ impl Event {
 
     /// Warns once when the function does not declare `name`.
     fn check(&self, name: &str) {
-        if let Some(meta) = self.function {
-            if !meta.declares_parameter(name) {
-                declared::warn_once(meta, declared::Source::Event, name, Problem::Undeclared);
-            }
+        if let Some(meta) = self.function
+            && !meta.declares_parameter(name)
+        {
+            declared::warn_once(meta, declared::Source::Event, name, Problem::Undeclared);
         }
     }
 

@@ -195,10 +195,10 @@ pub(crate) fn batched<R>(f: impl FnOnce() -> R) -> R {
 /// Queues the lines this thread gathered.
 fn flush_batch() {
     let pending = BATCH.with(|batch| batch.borrow_mut().take());
-    if let Some(batch) = pending {
-        if batch.count > 0 {
-            batch.shared.send(batch.lines, batch.count);
-        }
+    if let Some(batch) = pending
+        && batch.count > 0
+    {
+        batch.shared.send(batch.lines, batch.count);
     }
 }
 

@@ -576,16 +576,16 @@ fn warn_no_telemetry(context: &Context) {
 /// corporate CA, which only the system's store can add.
 #[cfg(feature = "clients")]
 fn warn_builtin_roots(context: &Context) {
-    if let Ok(roots) = crate::client::http::TlsRoots::load(context) {
-        if roots.origin() == crate::client::http::RootsOrigin::BuiltinFallback {
-            emit_at(
+    if let Ok(roots) = crate::client::http::TlsRoots::load(context)
+        && roots.origin() == crate::client::http::RootsOrigin::BuiltinFallback
+    {
+        emit_at(
                 Level::WARN,
                 &format!(
                     "HTTPS servers are verified with {roots}: install the ca-certificates package to use the system's (a corporate CA included), or set CCFN_TLS_ROOTS=builtin to say that the built-in ones are meant"
                 ),
                 &crate::record::Runtime::BARE,
             );
-        }
     }
 }
 

@@ -235,10 +235,10 @@ fn check_value(name: &str, schema: &Value, description: &str, value: &str) -> Op
         Some("boolean") => (!matches!(value, "true" | "false"))
             .then(|| format!("{name}={shown:?}: not `true` or `false`")),
         _ => {
-            if let Some(allowed) = schema["enum"].as_array() {
-                if !allowed.iter().any(|a| a == value) {
-                    return wrong(format!("not one of {}", Value::Array(allowed.clone())));
-                }
+            if let Some(allowed) = schema["enum"].as_array()
+                && !allowed.iter().any(|a| a == value)
+            {
+                return wrong(format!("not one of {}", Value::Array(allowed.clone())));
             }
             let length = value.chars().count();
             if let Some(min) = schema["minLength"]

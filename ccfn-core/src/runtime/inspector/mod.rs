@@ -486,10 +486,10 @@ fn replay_params(form: &[u8]) -> (Vec<(String, String)>, Option<String>) {
             "__path" => path = Some(value.into_owned()),
             "name" => name = Some(value.into_owned()),
             "value" => {
-                if let Some(name) = name.take().filter(|n| !n.is_empty()) {
-                    if value != REDACTED {
-                        params.push((name, value.into_owned()));
-                    }
+                if let Some(name) = name.take().filter(|n| !n.is_empty())
+                    && value != REDACTED
+                {
+                    params.push((name, value.into_owned()));
                 }
             }
             _ => {}

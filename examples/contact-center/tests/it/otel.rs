@@ -500,13 +500,13 @@ fn assert_registered(attributes: &ccfn_support::fake_collector::Attributes, what
             of_type(value, kind),
             "{what}: `{key}` is {value}, not a {kind}"
         );
-        if let Some(members) = entry["members"].as_array() {
-            if key != "error.type" {
-                assert!(
-                    members.contains(value) || value == "_OTHER",
-                    "{what}: `{key}` = {value} is not one of {members:?}"
-                );
-            }
+        if let Some(members) = entry["members"].as_array()
+            && key != "error.type"
+        {
+            assert!(
+                members.contains(value) || value == "_OTHER",
+                "{what}: `{key}` = {value} is not one of {members:?}"
+            );
         }
     }
 }
