@@ -25,6 +25,7 @@ mod declarations;
 mod email;
 mod errors;
 mod examples_from_snapshots;
+mod expansion;
 mod handler_events;
 mod http_client;
 mod http_client_shape;

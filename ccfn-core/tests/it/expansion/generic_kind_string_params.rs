@@ -1,7 +1,7 @@
 // `kind = generic` needs no call parameters, and a parameter that is not a
 // well-known one is written as a string.
-use ccfn_core::prelude::*;
 use ccfn_core::function::{ContactFunction, Kind};
+use ccfn_core::prelude::*;
 use ccfn_core::{ErrorKind, Reply};
 
 /// Looks up a customer's open tickets.
@@ -21,7 +21,8 @@ async fn open_tickets(context: Context, event: Event, callback: Callback) -> Com
     callback.success(serde_json::json!({ "customer": customer, "open": 0 }))
 }
 
-fn main() {
+#[test]
+fn expands_and_runs() {
     assert_eq!(open_tickets::META.kind(), Kind::Generic);
     assert_eq!(open_tickets::META.required(), ["CustomerId"]);
     assert_eq!(open_tickets::META.name(), "open-tickets");
@@ -40,7 +41,8 @@ fn main() {
     }
 
     // The string name is validated like any other.
-    let completion = runtime.block_on(open_tickets.invoke(Context::builder().build(), Event::new()));
+    let completion =
+        runtime.block_on(open_tickets.invoke(Context::builder().build(), Event::new()));
     let error = completion.into_result().unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Validation);
     assert_eq!(error.message(), "Missing required parameter: CustomerId");

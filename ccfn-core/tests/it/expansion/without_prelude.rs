@@ -40,7 +40,8 @@ async fn fallible(
     Ok(callback.success("fine"))
 }
 
-fn main() {
+#[test]
+fn expands_and_runs() {
     assert_eq!(answer::META.name(), "answer");
     assert_eq!(fallible::META.name(), "fallible");
 }

@@ -1,7 +1,7 @@
 // The smallest voice function: the default kind, the three call parameters,
 // the four required sections and a purpose.
-use ccfn_core::prelude::*;
 use ccfn_core::function::{ContactFunction, Kind};
+use ccfn_core::prelude::*;
 use ccfn_core::Reply;
 
 /// Answers the call and hangs up.
@@ -22,7 +22,8 @@ async fn answer(context: Context, event: Event, callback: Callback) -> Completio
     callback.success(twiml)
 }
 
-fn main() {
+#[test]
+fn expands_and_runs() {
     let meta = answer::META;
     assert_eq!(meta.name(), "answer");
     assert_eq!(meta.purpose(), "Answers the call and hangs up.");

@@ -1,6 +1,6 @@
 // A handler returning `Result<Completion, Error>`, so that `?` works.
-use ccfn_core::prelude::*;
 use ccfn_core::function::ContactFunction;
+use ccfn_core::prelude::*;
 use ccfn_core::{ErrorKind, Reply};
 
 /// Reads the caller's menu choice.
@@ -18,11 +18,12 @@ async fn menu(context: Context, event: Event, callback: Callback) -> Result<Comp
     let _ = context;
     let choice: u8 = event.get("Digits").unwrap_or_default().parse()?;
     let mut twiml = VoiceResponse::new();
-    twiml.say(&format!("You chose {choice}."));
+    twiml.say(format!("You chose {choice}."));
     Ok(callback.success(twiml))
 }
 
-fn main() {
+#[test]
+fn expands_and_runs() {
     assert_eq!(menu::META.required(), ["CallSid", "From", "To", "Digits"]);
 
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -28,7 +28,8 @@ async fn voicemail_notice(context: Context, event: Event, callback: Callback) ->
     callback.success("sent")
 }
 
-fn main() {
+#[test]
+fn expands_and_runs() {
     let meta = voicemail_notice::META;
     assert_eq!(meta.name(), "voicemail-notice");
     assert_eq!(meta.purpose(), "Sends the voicemail notice email.");

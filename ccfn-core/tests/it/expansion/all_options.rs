@@ -1,7 +1,7 @@
 // Every option at once, including `crate = ".."` spelled as the default,
 // and the optional `# Optional parameters` section.
-use ccfn_core::prelude::*;
 use ccfn_core::function::{ContactFunction, Kind};
+use ccfn_core::prelude::*;
 use ccfn_core::Reply;
 
 /// Creates the callback task for a caller who asked to be called back.
@@ -32,10 +32,13 @@ async fn create_callback(context: Context, event: Event, callback: Callback) -> 
     let workflow = context.get("workflowSid").unwrap_or_default().to_owned();
     let customer = event.required("CustomerId").to_owned();
     let session = context.required_secret("CRM_SESSION").expose().len();
-    callback.success(serde_json::json!({ "workflow": workflow, "customer": customer, "session": session }))
+    callback.success(
+        serde_json::json!({ "workflow": workflow, "customer": customer, "session": session }),
+    )
 }
 
-fn main() {
+#[test]
+fn expands_and_runs() {
     let meta = create_callback::META;
     assert_eq!(meta.name(), "callback-task");
     assert_eq!(

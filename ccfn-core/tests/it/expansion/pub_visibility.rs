@@ -1,5 +1,8 @@
 // The generated struct and `META` take the handler's visibility, so a
 // `pub` handler's header is reachable from another module.
+// `pub` is the point here, in a module no other crate sees.
+#![allow(unreachable_pub)]
+
 use ccfn_core::function::{ContactFunction, FunctionMeta};
 
 mod functions {
@@ -48,12 +51,16 @@ use functions::voice::{goodbye, greeting};
 
 /// The runtime keeps functions as trait objects.
 fn registry() -> Vec<Box<dyn ContactFunction>> {
-    vec![Box::new(greeting), Box::new(goodbye::default())]
+    // A handler's struct is `Default`, as generic code builds it.
+    #[allow(clippy::default_constructed_unit_structs)]
+    let goodbye = goodbye::default();
+    vec![Box::new(greeting), Box::new(goodbye)]
 }
 
 const GREETING: FunctionMeta = functions::voice::greeting::META;
 
-fn main() {
+#[test]
+fn expands_and_runs() {
     assert_eq!(GREETING.name(), "greeting");
     assert_eq!(goodbye::META.name(), "bye");
     let names: Vec<&str> = registry().iter().map(|f| f.meta().name()).collect();

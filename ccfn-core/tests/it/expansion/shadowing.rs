@@ -5,7 +5,12 @@
 // parameters `__ccfn_context`, `__ccfn_event`, `__ccfn_callback`, which a
 // unit struct, `const` or `static` in scope would otherwise turn into
 // patterns).
-#![allow(dead_code, non_camel_case_types, non_upper_case_globals)]
+#![allow(
+    dead_code,
+    non_camel_case_types,
+    non_upper_case_globals,
+    unreachable_pub
+)]
 
 mod handlers {
     // Every name the expansion could use by a relative path, shadowed.
@@ -75,7 +80,8 @@ mod handlers {
 use ::ccfn_core::function::ContactFunction;
 use ::ccfn_core::Reply;
 
-fn main() {
+#[test]
+fn expands_and_runs() {
     assert_eq!(handlers::answer::META.name(), "answer");
     assert_eq!(handlers::answer::META.required(), ["CallSid", "From", "To"]);
     assert_eq!(handlers::META, "shadowed");
