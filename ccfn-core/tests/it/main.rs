@@ -5,7 +5,7 @@
 //! Kept in binaries of their own, each saying why: `tests/log_overload.rs`
 //! (a global subscriber of its own) and `tests/macros_rename.rs` (a
 //! crate-level `extern crate`). The macro's compile errors are
-//! `ccfn-macros/tests/ui.rs`.
+//! `ccfn-macros/ui/tests/ui.rs`.
 
 //!
 //! The client and contract tests run functions through `ccfn_testkit`

@@ -2,7 +2,7 @@
 //! each module is one way (every option, attributes kept, names shadowed,
 //! no prelude, `pub` handlers...), and its test asserts what the expansion
 //! produced. The compile errors of `#[contact_fn]` are trybuild cases in
-//! `ccfn-macros/tests/ui/fail`; these need no crate of their own, so they
+//! `ccfn-macros/ui/tests/ui/fail`; these need no crate of their own, so they
 //! are built once, with the rest of this binary.
 
 mod all_options;

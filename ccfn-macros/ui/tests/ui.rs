@@ -10,19 +10,16 @@
 //! snapshots and review the diff:
 //!
 //! ```text
-//! TRYBUILD=overwrite cargo test -p ccfn-macros --test ui
+//! TRYBUILD=overwrite cargo test -p ccfn-macros-ui --test ui
 //! ```
 //!
 //! Then read every changed `.stderr`: the error must point at the user's
 //! token and its message must say how to fix the mistake.
 //!
-//! Why here, and so arranged (as tokio's `tests-build` crate is): trybuild
-//! builds the cases in a project of its own, in a target directory of its
-//! own, whose dependencies are this crate's dev-dependencies: they are
-//! kept small (`ccfn-core` without its clients or runtime), not
-//! `ccfn-core`'s test dependencies. With only `compile_fail` cases, trybuild
-//! needs `cargo check` alone, and checks them all in one run; one `pass`
-//! case would make it build every case, one `cargo build` each.
+//! Why a crate of its own, and why only `compile_fail` cases: see its
+//! `Cargo.toml`. With only `compile_fail` cases trybuild needs `cargo
+//! check` alone, and checks them all in one run; one `pass` case would make
+//! it build every case, one `cargo build` each.
 
 #[test]
 fn ui() {
