@@ -13,6 +13,8 @@
 //!   `metrics`, alerts, `end` on failure.
 //! - Each record is of a step of the catalogue (`ccfn_core::record`), at
 //!   one of its levels, with the fields that step defines.
+//! - Each JSON line, parsed, is exactly the record the layer captured from
+//!   its typed fields.
 //! - No secret value of the context appears in any line of any format.
 //! - The human format, brief and full, shows each record as
 //!   `ccfn_core::record::LogFormat::render` renders its JSON line (the
@@ -39,12 +41,42 @@ pub(crate) fn check(run: &Run) -> Vec<String> {
         violations.push("no record was written".to_owned());
         return violations;
     }
+    check_lines(run, &mut violations);
     check_common(run, &mut violations);
     check_fields(records, &mut violations);
     check_order(run, &mut violations);
     check_secrets(run, &mut violations);
     check_human(run, &mut violations);
     violations
+}
+
+/// Each JSON line holds exactly its record: parsed, it is the JSON object
+/// the layer captured from the record's typed fields.
+fn check_lines(run: &Run, violations: &mut Vec<String>) {
+    let (lines, records) = (run.lines(), run.records());
+    if lines.len() != records.len() {
+        violations.push(format!(
+            "{} JSON lines for {} records",
+            lines.len(),
+            records.len()
+        ));
+        return;
+    }
+    for (index, (line, record)) in lines.iter().zip(records).enumerate() {
+        match serde_json::from_str::<Record>(line) {
+            Ok(parsed) if parsed == *record => {}
+            Ok(parsed) => violations.push(format!(
+                "record {index} (`{}`): its JSON line holds {} but the record is {}",
+                step_of(record),
+                Value::Object(parsed),
+                Value::Object(record.clone()),
+            )),
+            Err(error) => violations.push(format!(
+                "record {index} (`{}`): its JSON line is not a JSON object: {error}",
+                step_of(record)
+            )),
+        }
+    }
 }
 
 /// Each record's rendering from its JSON line, in order, is what the

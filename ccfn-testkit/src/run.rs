@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use ccfn_core::function::{ContactFunction, InvocationId};
-use ccfn_core::record::{ContractLayer, LogFormat};
+use ccfn_core::record::{Captured, ContractLayer, LogFormat};
 use ccfn_core::{Completion, Context, Error, Event, Reply};
 use serde_json::{Map, Value};
 use tracing::instrument::WithSubscriber as _;
@@ -65,15 +65,19 @@ pub async fn invoke<F: ContactFunction>(
     let pretty_full = Buffer::default();
     // Every ccfn record, and the handler's own lines from `info` up (not
     // the debug chatter of HTTP libraries).
-    let filter = || {
-        Targets::new()
-            .with_default(tracing::Level::INFO)
-            .with_target("ccfn", tracing::Level::TRACE)
-    };
-    let subscriber = tracing_subscriber::registry()
-        .with(ContractLayer::new(LogFormat::Json, json.clone()).with_filter(filter()))
-        .with(ContractLayer::new(LogFormat::Pretty, pretty.clone()).with_filter(filter()))
-        .with(ContractLayer::new(LogFormat::PrettyFull, pretty_full.clone()).with_filter(filter()));
+    let filter = Targets::new()
+        .with_default(tracing::Level::INFO)
+        .with_target("ccfn", tracing::Level::TRACE);
+    let captured = Captured::default();
+    // One layer: each record is handed to it once, and written in every
+    // format and kept as a value from its typed fields.
+    let subscriber = tracing_subscriber::registry().with(
+        ContractLayer::new(LogFormat::Json, json.clone())
+            .also(LogFormat::Pretty, pretty.clone())
+            .also(LogFormat::PrettyFull, pretty_full.clone())
+            .capture(&captured)
+            .with_filter(filter),
+    );
     let secrets = context
         .secrets()
         .map(|(_, secret)| secret.expose().to_owned())
@@ -86,13 +90,7 @@ pub async fn invoke<F: ContactFunction>(
         .with_subscriber(subscriber)
         .await;
     let lines: Vec<String> = json.contents().lines().map(str::to_owned).collect();
-    let records = lines
-        .iter()
-        .map(|line| match serde_json::from_str::<Value>(line) {
-            Ok(Value::Object(record)) => record,
-            _ => panic!("a log line is not a JSON object: {line}"),
-        })
-        .collect();
+    let records = captured.records();
     Run {
         meta_name: function.meta().name(),
         required: function.meta().required(),

@@ -87,7 +87,7 @@ use crate::config;
 use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::function::context::Context;
-use crate::record::{emit, Field};
+use crate::record::emit;
 use crate::secret::{Secret, REDACTED};
 
 /// The provider's US endpoint, the default base URL.
@@ -741,10 +741,10 @@ fn log_request(url: &str, domain: &str, message: &EmailMessage) {
             message.to.len()
         ),
         &crate::record::EmailRequest {
-            url: Field::from(url),
-            domain: Field::from(domain),
-            recipients: Field::from(message.to.as_slice()),
-            subject: Field::from(&message.subject),
+            url,
+            domain,
+            recipients: message.to.as_slice(),
+            subject: &message.subject,
         },
     );
     for attachment in &message.attachments {
@@ -756,9 +756,9 @@ fn log_request(url: &str, domain: &str, message: &EmailMessage) {
                 attachment.content_type
             ),
             &crate::record::Attachment {
-                filename: Field::from(&attachment.filename),
-                size: Field::from(attachment.size()),
-                content_type: Field::from(&attachment.content_type),
+                filename: &attachment.filename,
+                size: attachment.size(),
+                content_type: &attachment.content_type,
             },
         );
     }
@@ -776,9 +776,9 @@ fn log_result(sent: &EmailSent, path: Option<&str>) {
     emit(
         message,
         &crate::record::EmailResult {
-            id: Field::from(&sent.id),
-            recipient_count: Field::from(sent.recipient_count),
-            path: path.map(Field::from),
+            id: &sent.id,
+            recipient_count: sent.recipient_count,
+            path,
         },
     );
 }
@@ -788,10 +788,10 @@ fn log_error(error: Error, domain: &str, status: Option<u16>) -> Error {
     emit(
         error.message(),
         &crate::record::EmailError {
-            error: Field::from(error.message()),
-            kind: Field::from(error.kind().as_str()),
-            domain: Field::from(domain),
-            status: status.map(Field::from),
+            error: error.message(),
+            kind: error.kind().as_str(),
+            domain,
+            status,
         },
     );
     error

@@ -15,7 +15,7 @@ use crate::config::{ConfigError, HttpVariables, Source};
 use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::function::contract::alert;
-use crate::record::{emit, emit_at, Field};
+use crate::record::{emit, emit_at};
 use crate::secret::{is_sensitive_name, redact_json, Secret, REDACTED};
 
 use reqwest::Method;
@@ -571,10 +571,10 @@ impl ApiRequest {
         emit(
             &format!("API request: {method} {url}"),
             &crate::record::ApiRequest {
-                method: Field::from(method.as_str()),
-                url: Field::from(url),
-                headers: Field::from(&logged_headers),
-                request_bytes: Field::from(request_bytes),
+                method: method.as_str(),
+                url,
+                headers: &logged_headers,
+                request_bytes,
             },
         );
     }
@@ -775,14 +775,14 @@ impl Call<'_> {
             level,
             &format!("API response: {status} from {method} {url}"),
             &crate::record::ApiResponse {
-                status: Field::from(status),
-                ok: Field::from(response.is_success()),
-                content_type: Field::from(response.header("content-type")),
-                response_bytes: Field::from(response.body.len()),
-                data: Field::from(&data),
-                elapsed_ms: Field::from(millis(response.elapsed)),
-                data_truncated: (cut > 0).then_some(Field::Bool(true)),
-                data_cut_bytes: (cut > 0).then_some(Field::from(cut)),
+                status,
+                ok: response.is_success(),
+                content_type: response.header("content-type"),
+                response_bytes: response.body.len(),
+                data: &data,
+                elapsed_ms: millis(response.elapsed),
+                data_truncated: (cut > 0).then_some(true),
+                data_cut_bytes: (cut > 0).then_some(cut),
             },
         );
     }
@@ -819,9 +819,9 @@ fn log_auth(token_type: TokenType, expires_at: Option<SystemTime>) {
     emit(
         message,
         &crate::record::Auth {
-            authenticated: Field::from(authenticated),
-            token_type: Field::from(name),
-            expires_at: Field::from(expires_at.as_ref()),
+            authenticated,
+            token_type: name,
+            expires_at: expires_at.as_deref(),
         },
     );
 }
@@ -865,12 +865,12 @@ fn fail(
     emit(
         &message,
         &crate::record::ApiError {
-            method: Field::from(method.as_str()),
-            url: Field::from(url),
-            error: Field::from(&message),
-            elapsed_ms: Field::from(millis(elapsed)),
-            max_response_bytes: too_large.map(|(cap, _)| Field::from(cap)),
-            status: too_large.map(|(_, status)| Field::from(status)),
+            method: method.as_str(),
+            url,
+            error: &message,
+            elapsed_ms: millis(elapsed),
+            max_response_bytes: too_large.map(|(cap, _)| cap),
+            status: too_large.map(|(_, status)| status),
         },
     );
     Error::new(ErrorKind::Upstream, message)

@@ -88,7 +88,6 @@ use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::function::context::Context;
 use crate::record::emit::{emit, emit_critical};
-use crate::record::Field;
 use crate::secret::Secret;
 
 /// The platform's TaskRouter REST API.
@@ -630,10 +629,10 @@ impl TaskRouterError {
         emit(
             &format!("Task routing failed: {self}"),
             &crate::record::TaskError {
-                cause: Field::from(self.cause()),
-                workflow_sid: Field::from(self.workflow_sid()),
-                caller_message: Field::from(CALLER_MESSAGE),
-                workspace_sid: self.workspace_sid().map(Field::from),
+                cause: self.cause(),
+                workflow_sid: self.workflow_sid(),
+                caller_message: CALLER_MESSAGE,
+                workspace_sid: self.workspace_sid(),
             },
         );
     }
@@ -1123,13 +1122,13 @@ fn log_task_request(task: &NewTask) {
     emit(
         &format!("Workflow: {}", task.workflow_sid),
         &crate::record::Workflow {
-            workflow_sid: Field::from(&task.workflow_sid),
+            workflow_sid: &task.workflow_sid,
         },
     );
     emit(
         "Task attributes",
         &crate::record::TaskAttributes {
-            attributes: Field::from(&task.attributes),
+            attributes: &task.attributes,
         },
     );
 }
@@ -1145,10 +1144,10 @@ fn finish(task: &NewTask, created: Task) -> Result<Task, TaskRouterError> {
             created.workflow_sid
         ),
         &crate::record::Critical {
-            task_sid: Field::from(&created.sid),
-            queue_sid: Field::from(created.queue_sid.as_ref()),
-            workflow_sid: Field::from(&created.workflow_sid),
-            attributes: Field::from(&created.attributes),
+            task_sid: &created.sid,
+            queue_sid: created.queue_sid.as_deref(),
+            workflow_sid: &created.workflow_sid,
+            attributes: &created.attributes,
         },
     );
     if let Some(queue) = created.routed_queue() {
@@ -1444,8 +1443,8 @@ impl TaskRouter {
                 "No task-router credentials: tasks are recorded in {path}, not sent to the platform"
             ),
             &crate::record::TaskStore {
-                path: Field::from(path.as_str()),
-                missing: Field::from(missing.as_slice()),
+                path: path.as_str(),
+                missing: missing.as_slice(),
             },
         );
         Ok(TaskRouter::Local(TaskStore::new(path)))

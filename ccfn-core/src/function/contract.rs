@@ -19,7 +19,7 @@ use crate::function::meta::FunctionMeta;
 use crate::function::meta::Kind;
 use crate::function::metrics;
 use crate::record::panic;
-use crate::record::{emit, Field, InInvocation, Invocation, SPAN_NAME};
+use crate::record::{emit, InInvocation, Invocation, SPAN_NAME};
 use crate::secret::{invocation_secrets, is_sensitive_name};
 
 /// A boxed, sendable future: what
@@ -189,7 +189,7 @@ where
         context: &context,
         started,
         event: &event_json,
-        domain: &domain,
+        domain: domain.as_deref(),
         span: tracing::Span::current(),
         armed: true,
     };
@@ -200,7 +200,7 @@ where
     match &result {
         Ok(reply) => log_success(meta, &context, started, reply),
         Err(error) => {
-            log_error(meta, &context, error, event_json, domain);
+            log_error(meta, &context, error, &event_json, domain.as_deref());
             finish(meta, &context, started, None);
         }
     }
@@ -211,7 +211,7 @@ where
 /// Writes the `start` record (with the event and the domain, which are
 /// returned for the `error` record), and the `verbose` and `debug_mode`
 /// records when asked for.
-fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> (Value, Value) {
+fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> (Value, Option<String>) {
     let name = meta.name();
     // Logged in `start` and `error`: not built when neither is written.
     let event_json = if crate::record::enabled(Level::ERROR) {
@@ -219,15 +219,13 @@ fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> (Value, V
     } else {
         Value::Null
     };
-    let domain = context
-        .domain_name()
-        .map_or(Value::Null, |domain| Value::from(shown_domain(domain)));
+    let domain = context.domain_name().map(shown_domain);
 
     info!(
         &format!("=== FUNCTION START: {name} ==="),
         crate::record::Start {
-            event: Field::from(&event_json),
-            domain: Field::from(&domain)
+            event: &event_json,
+            domain: domain.as_deref()
         }
     );
     if context.local_logging()
@@ -236,9 +234,9 @@ fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> (Value, V
         info!(
             "Verbose logging enabled",
             crate::record::Verbose {
-                event_keys: Field::from(event.keys().as_slice()),
-                context_keys: Field::from(context.keys().collect::<Vec<_>>().as_slice()),
-                memory_bytes: Field::from(metrics::rss_bytes_sampled())
+                event_keys: event.keys().as_slice(),
+                context_keys: context.keys().collect::<Vec<_>>().as_slice(),
+                memory_bytes: metrics::rss_bytes_sampled()
             }
         );
     }
@@ -246,11 +244,9 @@ fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> (Value, V
         info!(
             "Debug mode enabled",
             crate::record::DebugMode {
-                function_name: Field::from(context.plain("FUNCTION_NAME").unwrap_or(name)),
-                function_version: Field::from(context.plain("FUNCTION_VERSION")),
-                execution_environment: Field::from(
-                    context.plain("EXECUTION_ENVIRONMENT").unwrap_or("local")
-                )
+                function_name: context.plain("FUNCTION_NAME").unwrap_or(name),
+                function_version: context.plain("FUNCTION_VERSION"),
+                execution_environment: context.plain("EXECUTION_ENVIRONMENT").unwrap_or("local")
             }
         );
     }
@@ -271,9 +267,9 @@ fn log_validating(meta: &FunctionMeta) {
         emit(
             "Validating required parameters",
             &crate::record::Validation {
-                phase: Field::from("begin"),
-                required: Field::from(meta.required()),
-                env: Some(Field::from(env)),
+                phase: "begin",
+                required: meta.required(),
+                env: Some(env),
             },
         );
     }
@@ -286,8 +282,8 @@ fn log_validated(meta: &FunctionMeta, event: &Event) {
     info!(
         "Validation passed",
         crate::record::Validation {
-            phase: Field::from("passed"),
-            required: Field::from(meta.required()),
+            phase: "passed",
+            required: meta.required(),
             env: None
         }
     );
@@ -295,16 +291,14 @@ fn log_validated(meta: &FunctionMeta, event: &Event) {
     let mode = event.mode().to_owned();
     info!(
         &format!("Processing mode: {mode}"),
-        crate::record::Processing {
-            mode: Field::from(&mode)
-        }
+        crate::record::Processing { mode: &mode }
     );
     info!(
         "Caller info",
         crate::record::Caller {
-            from: Field::from(event.from()),
-            to: Field::from(event.to()),
-            call_sid: Field::from(event.call_sid())
+            from: event.from(),
+            to: event.to(),
+            call_sid: event.call_sid()
         }
     );
 
@@ -366,9 +360,7 @@ fn log_success(meta: &FunctionMeta, context: &Context, started: Instant, reply: 
     };
     info!(
         "Function completed successfully",
-        crate::record::Success {
-            result: Field::from(&result)
-        }
+        crate::record::Success { result: &result }
     );
 }
 
@@ -394,10 +386,10 @@ fn flow(event: &Event) {
     info!(
         &message,
         crate::record::Flow {
-            flow_sid: Field::from(values[0]),
-            execution_sid: Field::from(values[1]),
-            step_sid: Field::from(values[2]),
-            absent: Field::from(absent.as_slice())
+            flow_sid: values[0],
+            execution_sid: values[1],
+            step_sid: values[2],
+            absent: absent.as_slice()
         }
     );
 }
@@ -416,17 +408,17 @@ fn voice_records(context: &Context, reply: &Reply) {
             info!(
                 "Voice response as first built",
                 crate::record::VoiceResponse {
-                    phase: Field::from("built"),
-                    twiml: Field::from(built),
+                    phase: "built",
+                    twiml: built,
                     modified: None
                 }
             );
             info!(
                 "Voice response as returned",
                 crate::record::VoiceResponse {
-                    phase: Field::from("returned"),
-                    twiml: Field::from(voice.xml()),
-                    modified: Some(Field::from(built != voice.xml()))
+                    phase: "returned",
+                    twiml: voice.xml(),
+                    modified: Some(built != voice.xml())
                 }
             );
             (voice.workflow_sid(), voice.queue())
@@ -441,9 +433,9 @@ fn voice_records(context: &Context, reply: &Reply) {
     info!(
         "Task-routing configuration",
         crate::record::TaskrouterConfig {
-            workspace_sid: Field::from(context.workspace_sid()),
-            workflow_sid: Field::from(workflow_sid),
-            queue: Field::from(queue)
+            workspace_sid: context.workspace_sid(),
+            workflow_sid,
+            queue
         }
     );
 }
@@ -461,18 +453,24 @@ fn shown_domain(domain: &str) -> String {
 }
 
 /// Logs the `error` record.
-fn log_error(meta: &FunctionMeta, context: &Context, error: &Error, event: Value, domain: Value) {
+fn log_error(
+    meta: &FunctionMeta,
+    context: &Context,
+    error: &Error,
+    event: &Value,
+    domain: Option<&str>,
+) {
     // What led to it comes first.
     crate::record::flush_debug_lines("error");
     emit(
         &format!("=== FUNCTION ERROR: {} ===", meta.name()),
         &crate::record::Error {
-            kind: Field::from(error.kind().as_str()),
-            error: Field::from(error.message()),
-            stack: Field::from(&error.stack()),
-            event: Field::from(&event),
-            domain: Field::from(&domain),
-            account_sid: Field::from(context.account_sid()),
+            kind: error.kind().as_str(),
+            error: error.message(),
+            stack: &error.stack(),
+            event,
+            domain,
+            account_sid: context.account_sid(),
         },
     );
 }
@@ -483,7 +481,7 @@ struct Unfinished<'a> {
     context: &'a Context,
     started: Instant,
     event: &'a Value,
-    domain: &'a Value,
+    domain: Option<&'a str>,
     span: tracing::Span,
     armed: bool,
 }
@@ -498,13 +496,7 @@ impl Drop for Unfinished<'_> {
             "invocation cancelled before it completed: the client went away or the server stopped",
         );
         self.span.in_scope(|| {
-            log_error(
-                self.meta,
-                self.context,
-                &error,
-                self.event.clone(),
-                self.domain.clone(),
-            );
+            log_error(self.meta, self.context, &error, self.event, self.domain);
             finish(self.meta, self.context, self.started, None);
             end(self.meta, self.started, false);
         });
@@ -547,8 +539,8 @@ fn validate(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Err
         emit(
             &message,
             &crate::record::ValidationError {
-                parameter: Field::from(parameter),
-                error: Field::from(&message),
+                parameter,
+                error: &message,
             },
         );
         first.get_or_insert(message);
@@ -576,9 +568,9 @@ fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Optio
     info!(
         "Execution metrics",
         crate::record::Metrics {
-            execution_ms: Field::from(millis(elapsed)),
-            memory_bytes: Field::from(memory),
-            memory_limit_bytes: Field::from(limit)
+            execution_ms: millis(elapsed),
+            memory_bytes: memory,
+            memory_limit_bytes: limit
         }
     );
     let thresholds = context.thresholds();
@@ -740,9 +732,9 @@ pub(crate) fn alert(kind: &str, message: &str, value: Value, threshold: Value) {
     emit(
         &format!("ALERT: {message}"),
         &crate::record::Alert {
-            kind: Field::from(kind),
-            value: Field::from(&value),
-            threshold: Field::from(&threshold),
+            kind,
+            value: &value,
+            threshold: &threshold,
         },
     );
 }
@@ -757,8 +749,8 @@ fn end(meta: &'static FunctionMeta, started: Instant, ok: bool) {
     info!(
         &format!("=== FUNCTION END: {} ===", meta.name()),
         crate::record::End {
-            outcome: Field::from(if ok { "success" } else { "error" }),
-            execution_ms: Field::from(millis(started.elapsed()))
+            outcome: if ok { "success" } else { "error" },
+            execution_ms: millis(started.elapsed())
         }
     );
 }

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use crate::function::meta::FunctionMeta;
-use crate::record::{emit, Field};
+use crate::record::emit;
 
 /// What is wrong with a read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,12 +87,12 @@ pub(crate) fn warn_once(meta: &'static FunctionMeta, source: Source, name: &str,
     emit(
         &message,
         &crate::record::Declaration {
-            source: Field::from(match source {
+            source: match source {
                 Source::Event => "event",
                 Source::Context => "context",
-            }),
-            name: Field::from(name),
-            problem: Field::from(problem.as_str()),
+            },
+            name,
+            problem: problem.as_str(),
         },
     );
 }

@@ -17,7 +17,6 @@ use opentelemetry_sdk::Resource;
 use super::settings::Settings;
 use crate::error::{Error, ErrorKind};
 use crate::record::emit::emit;
-use crate::record::fields::Field;
 
 /// How often, at most, an export failure is written per signal.
 const REPORT_EVERY: Duration = Duration::from_secs(60);
@@ -86,10 +85,10 @@ impl Reporter {
                 self.signal
             ),
             &crate::record::catalogue::Telemetry {
-                signal: Field::from(self.signal),
-                error: Field::from(&error),
-                failed: Field::from(failed),
-                dropped: Field::from(dropped),
+                signal: self.signal,
+                error: &error,
+                failed,
+                dropped,
             },
         );
     }

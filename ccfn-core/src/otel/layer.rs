@@ -2,15 +2,10 @@
 
 use opentelemetry::trace::{Status, TraceContextExt as _};
 use opentelemetry::{KeyValue, Value};
-use tracing::{Event, Subscriber};
-use tracing_subscriber::layer::Context as LayerContext;
-use tracing_subscriber::Layer;
 
-use crate::record::buffer::BUFFERED_TARGET;
-use crate::record::emit;
-use crate::record::fields::EventVisitor;
-use crate::record::scope;
-use crate::secret::{is_sensitive_name, REDACTED};
+use crate::record::entry::Entry;
+use crate::record::layer::Lines;
+use crate::record::value::{FieldValue, Shape};
 
 use super::scrub::current as scrubbed;
 
@@ -19,47 +14,30 @@ use super::scrub::current as scrubbed;
 /// attributes, scrubbed as the lines are; and sets the span's outcome and
 /// error status from the `end` and `error` records.
 #[derive(Debug, Default)]
-pub(crate) struct OtelLayer;
+pub(crate) struct OtelSink;
 
-impl<S: Subscriber> Layer<S> for OtelLayer {
-    fn on_event(&self, event: &Event<'_>, _ctx: LayerContext<'_, S>) {
-        if !scope::in_invocation() {
+impl crate::record::layer::Sink for OtelSink {
+    fn take(&self, entry: &Entry<'_>, _lines: &mut Lines) {
+        let Some(invocation) = entry.identity.invocation else {
             return;
-        }
-        let Some(cx) = scope::with_current(|invocation| invocation.otel().cloned()) else {
+        };
+        let Some(cx) = invocation.otel() else {
             return;
         };
         let span = cx.span();
         if !span.is_recording() {
             return;
         }
-        let meta = event.metadata();
-        let mut attributes = vec![KeyValue::new("level", meta.level().as_str())];
-        let step = if meta.target().starts_with(emit::TARGET) && emit::emitting() {
-            emit::with_emitted(|emitted| {
-                attributes.push(KeyValue::new("message", scrubbed(&emitted.message)));
-                for (name, json) in emitted.fields.iter() {
-                    if let Some(value) = typed(json) {
-                        attributes.push(KeyValue::new(name, value));
-                    }
-                }
-                emitted.step
-            })
-        } else if meta.target() == BUFFERED_TARGET {
-            let replayed = emit::with_replayed(|held| {
-                handler_fields(&held.event, &held.target, &mut attributes);
-            });
-            if replayed.is_none() {
-                return;
+        let mut attributes = vec![
+            KeyValue::new("level", entry.level.to_owned()),
+            KeyValue::new("message", scrubbed(entry.message)),
+        ];
+        entry.fields.each(&mut |name, value| {
+            if let Some(value) = typed(value) {
+                attributes.push(KeyValue::new(name.to_owned(), value));
             }
-            "log"
-        } else {
-            let mut visitor = EventVisitor::default();
-            event.record(&mut visitor);
-            handler_fields(&visitor, meta.target(), &mut attributes);
-            "log"
-        };
-        match step {
+        });
+        match entry.step {
             "end" => {
                 if let Some(outcome) = attribute(&attributes, "outcome") {
                     span.set_attribute(KeyValue::new("ccfn.outcome", outcome));
@@ -74,7 +52,7 @@ impl<S: Subscriber> Layer<S> for OtelLayer {
             }
             _ => {}
         }
-        span.add_event(step, attributes);
+        span.add_event(entry.step.to_owned(), attributes);
     }
 }
 
@@ -86,73 +64,53 @@ fn attribute(attributes: &[KeyValue], key: &str) -> Option<String> {
         .map(|kv| kv.value.as_str().into_owned())
 }
 
-/// A handler's line: its message, target, and fields (a sensitive name's
-/// value redacted).
-fn handler_fields(event: &EventVisitor, target: &str, attributes: &mut Vec<KeyValue>) {
-    attributes.push(KeyValue::new("message", scrubbed(&event.message)));
-    attributes.push(KeyValue::new("target", target.to_owned()));
-    if let Some(step) = &event.step {
-        attributes.push(KeyValue::new("user_step", scrubbed(step)));
-    }
-    for (name, value) in &event.others {
-        let value = if is_sensitive_name(name) {
-            Value::from(REDACTED)
-        } else {
-            match value {
-                serde_json::Value::String(text) => Value::from(scrubbed(text)),
-                serde_json::Value::Bool(b) => Value::from(*b),
-                serde_json::Value::Number(n) if scrubbed(&n.to_string()) != n.to_string() => {
-                    Value::from(scrubbed(&n.to_string()))
+/// A field's value as an attribute value: text as itself, numbers and
+/// booleans as themselves, arrays and objects as their JSON, each
+/// scrubbed as the line is (a number that is a secret's value becomes
+/// `[REDACTED]`); `None` for `null`.
+fn typed(value: &dyn FieldValue) -> Option<Value> {
+    let json = |value: &dyn FieldValue| {
+        let mut json = String::new();
+        value.write_json(&mut json);
+        json
+    };
+    Some(match value.shape() {
+        Shape::Null => return None,
+        Shape::Bool(b) => Value::from(b),
+        Shape::Str(text) => Value::from(scrubbed(text)),
+        Shape::Composite => Value::from(scrubbed(&json(value))),
+        Shape::U64(_) | Shape::I64(_) | Shape::F64(_) => {
+            let text = json(value);
+            let shown = scrubbed(&text);
+            if shown != text {
+                Value::from(shown)
+            } else {
+                match value.shape() {
+                    Shape::U64(n) => i64::try_from(n).map_or(Value::from(n as f64), Value::from),
+                    Shape::I64(n) => Value::from(n),
+                    Shape::F64(n) if n.is_finite() => Value::from(n),
+                    _ => return None,
                 }
-                serde_json::Value::Number(n) => match n.as_i64() {
-                    Some(i) => Value::from(i),
-                    None => Value::from(n.as_f64().unwrap_or(f64::NAN)),
-                },
-                other => Value::from(scrubbed(&other.to_string())),
             }
-        };
-        attributes.push(KeyValue::new(name.clone(), value));
-    }
-}
-
-/// A record field's JSON text as an attribute value: strings as text,
-/// numbers and booleans as themselves, arrays and objects as their JSON;
-/// `None` for `null`.
-fn typed(json: &str) -> Option<Value> {
-    Some(match json {
-        "null" => return None,
-        "true" => Value::from(true),
-        "false" => Value::from(false),
-        _ if json.starts_with('"') => Value::from(scrubbed(
-            &serde_json::from_str::<String>(json).unwrap_or_default(),
-        )),
-        _ if json.starts_with(['[', '{']) => Value::from(scrubbed(json)),
-        // A number that is a secret's value is written as the line
-        // writes it: `[REDACTED]`.
-        _ if scrubbed(json) != json => Value::from(scrubbed(json)),
-        _ => match json.parse::<i64>() {
-            Ok(i) => Value::from(i),
-            Err(_) => match json.parse::<f64>() {
-                Ok(f) => Value::from(f),
-                Err(_) => Value::from(scrubbed(json)),
-            },
-        },
+        }
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
-    fn fields_keep_their_json_type() {
-        assert_eq!(typed("null"), None);
-        assert_eq!(typed("true"), Some(Value::from(true)));
-        assert_eq!(typed("503"), Some(Value::from(503_i64)));
-        assert_eq!(typed("0.25"), Some(Value::from(0.25)));
-        assert_eq!(typed("\"a\\nb\""), Some(Value::from("a\nb".to_owned())));
+    fn fields_keep_their_type() {
+        assert_eq!(typed(&None::<&str>), None);
+        assert_eq!(typed(&true), Some(Value::from(true)));
+        assert_eq!(typed(&503_u16), Some(Value::from(503_i64)));
+        assert_eq!(typed(&-2_i64), Some(Value::from(-2_i64)));
+        assert_eq!(typed(&0.25), Some(Value::from(0.25)));
+        assert_eq!(typed(&"a\nb"), Some(Value::from("a\nb".to_owned())));
         assert_eq!(
-            typed("{\"a\":1}"),
+            typed(&json!({"a": 1})),
             Some(Value::from("{\"a\":1}".to_owned()))
         );
     }

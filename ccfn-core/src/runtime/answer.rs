@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use tracing::Level;
 
 use crate::function::callback::{Completion, InvocationId, Reply};
-use crate::record::{emit_at, Field, SPAN_NAME};
+use crate::record::{emit_at, SPAN_NAME};
 use crate::secret::echo;
 
 /// The response header that carries the invocation id.
@@ -166,10 +166,10 @@ impl IntoResponse for Rejection {
                 level,
                 &format!("request rejected: {message}"),
                 &crate::record::RequestRejected {
-                    status: Field::from(status.as_u16()),
-                    method: Field::from(&method),
-                    path: Field::from(&path),
-                    error: Field::from(&message),
+                    status: status.as_u16(),
+                    method: &method,
+                    path: &path,
+                    error: &message,
                 },
             );
         });

@@ -66,7 +66,7 @@ pub use serve::{serve, Serve};
 use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::function::context::Context;
-use crate::record::{emit, emit_at, Field};
+use crate::record::{emit, emit_at};
 
 /// Serves registered functions; see the [module docs](self).
 #[must_use = "call .serve() or .router()"]
@@ -269,7 +269,7 @@ impl Runtime {
             .config
             .serves_inspector()
             .then(|| inspector::Inspector::new(self.config.inspector_invocations));
-        let (logs, whole) = crate::record::writer::init_logging_beside(
+        let (logs, whole) = crate::record::init_logging_beside(
             self.inspector.as_ref().map(inspector::Inspector::sink),
         )?;
         if let Some(inspector) = &self.inspector {
@@ -341,8 +341,8 @@ impl Runtime {
         emit(
             &format!("listening on http://{addr}"),
             &crate::record::Runtime {
-                addr: Some(Field::from(&addr_text)),
-                functions: Some(Field::from(names.as_slice())),
+                addr: Some(&addr_text),
+                functions: Some(names.as_slice()),
             },
         );
 
@@ -409,7 +409,7 @@ impl Runtime {
         self.check()?;
         let env = crate::config::Env::load()?;
         lambda::check_environment(|setting| setting.text(&env).is_some())?;
-        let logs = crate::record::writer::init_logging()?;
+        let logs = crate::record::init_logging()?;
         #[cfg(feature = "otel")]
         let telemetry = start_telemetry(&self.context)?;
         let router = self.router()?.layer(axum::middleware::from_fn_with_state(

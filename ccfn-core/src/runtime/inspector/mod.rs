@@ -62,9 +62,9 @@ impl Inspector {
         self.0.close();
     }
 
-    /// The writer of the logging layer that feeds it.
-    pub(crate) fn sink(&self) -> Sink {
-        Sink(Arc::clone(&self.0))
+    /// The sink of the logging layer that feeds it.
+    pub(crate) fn sink(&self) -> Box<dyn crate::record::Sink> {
+        Box::new(Sink(Arc::clone(&self.0)))
     }
 }
 
@@ -734,7 +734,9 @@ mod tests {
     #[test]
     fn filters_match_function_outcome_and_part_of_the_call() {
         let store = Store::new(4);
-        store.file(br#"{"invocation_id":"a","function":"f","call_sid":"CAabc","step":"start"}"#);
+        store.file_line(
+            br#"{"invocation_id":"a","function":"f","call_sid":"CAabc","step":"start"}"#,
+        );
         let recorded = store.get("a").unwrap();
         let filter = |f: Option<&str>, o: Option<&str>, c: Option<&str>| Filter {
             function: f.map(str::to_owned),

@@ -4,14 +4,16 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
-use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+#[cfg(test)]
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, watch};
-use tracing_subscriber::fmt::MakeWriter;
+
+use crate::record::value::Shape;
+use crate::record::{Entry as Record, Lines};
 
 /// The most bytes of lines one invocation keeps; later lines are counted,
 /// not kept, so that a handler logging in a loop cannot fill the memory.
@@ -74,28 +76,29 @@ const ERROR_STEPS: [&str; 6] = [
     "request_rejected",
 ];
 
-/// What the store reads of a line, without building the rest: the
-/// invocation it belongs to and what its row shows. The whole record is
-/// parsed only when a page shows it.
-#[derive(Deserialize)]
+/// What the store reads of a record, without building the rest: the
+/// invocation it belongs to and what its row shows. The record is kept as
+/// its JSON line, parsed only when a page shows it.
+#[derive(Default)]
+#[cfg_attr(test, derive(Deserialize))]
 struct Head<'a> {
-    #[serde(borrow)]
+    #[cfg_attr(test, serde(borrow))]
     invocation_id: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[cfg_attr(test, serde(borrow))]
     function: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[cfg_attr(test, serde(borrow))]
     call_sid: Option<Cow<'a, str>>,
-    #[serde(borrow)]
+    #[cfg_attr(test, serde(borrow))]
     timestamp: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[cfg_attr(test, serde(borrow, default))]
     step: Cow<'a, str>,
-    #[serde(borrow)]
+    #[cfg_attr(test, serde(borrow))]
     message: Option<Cow<'a, str>>,
     /// The `processing` record's.
-    #[serde(borrow)]
+    #[cfg_attr(test, serde(borrow))]
     mode: Option<Cow<'a, str>>,
     /// The `end` record's.
-    #[serde(borrow)]
+    #[cfg_attr(test, serde(borrow))]
     outcome: Option<Cow<'a, str>>,
     execution_ms: Option<f64>,
 }
@@ -250,33 +253,28 @@ impl Store {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Files one JSON line; lines outside any invocation are not kept.
-    pub(super) fn file(&self, line: &[u8]) {
-        let Ok(line) = std::str::from_utf8(line) else {
-            return;
-        };
+    /// Files one record, `head` read from it and `line` its JSON line;
+    /// records outside any invocation are not kept.
+    fn file(&self, head: &Head<'_>, line: &str) {
         let line = line.trim_end_matches('\n');
-        let Ok(head) = serde_json::from_str::<Head<'_>>(line) else {
-            return;
-        };
         let Some(id) = head.invocation_id.as_deref() else {
             return;
         };
         let mut ring = self.ring();
         let ring = &mut *ring;
         let (id, changed) = if let Some(entry) = ring.by_id.get_mut(id) {
-            let changed = entry.recorded.note(&head);
+            let changed = entry.recorded.note(head);
             ring.bytes += entry.keep(line);
             (Arc::clone(&entry.recorded.id), changed)
         } else {
             let id: Arc<str> = Arc::from(id);
             ring.seq += 1;
             let mut entry = Entry {
-                recorded: Recorded::new(Arc::clone(&id), ring.seq, &head),
+                recorded: Recorded::new(Arc::clone(&id), ring.seq, head),
                 lines: Vec::new(),
                 bytes: 0,
             };
-            entry.recorded.note(&head);
+            entry.recorded.note(head);
             ring.bytes += entry.keep(line);
             if ring.order.len() >= self.capacity {
                 ring.forget_oldest();
@@ -391,26 +389,45 @@ impl Entry {
     }
 }
 
-/// The writer of the inspector's layer: each line goes to the store.
+/// The inspector's sink: each record goes to the store, as its JSON line
+/// (the one the log writes, when it writes JSON) and what its row shows,
+/// read from its fields.
 #[derive(Clone)]
 pub(crate) struct Sink(pub(super) Arc<Store>);
 
-impl io::Write for &Sink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.file(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> MakeWriter<'a> for Sink {
-    type Writer = &'a Sink;
-
-    fn make_writer(&'a self) -> Self::Writer {
-        self
+impl crate::record::Sink for Sink {
+    fn take(&self, entry: &Record<'_>, lines: &mut Lines) {
+        let Some(invocation_id) = entry.identity.invocation_id else {
+            return;
+        };
+        let text = |shape: Shape<'_>| match shape {
+            Shape::Str(text) => Some(Cow::Owned(text.to_owned())),
+            _ => None,
+        };
+        let mut head = Head {
+            invocation_id: Some(Cow::Borrowed(invocation_id)),
+            function: entry.identity.function.map(Cow::Borrowed),
+            call_sid: entry.identity.call_sid.map(Cow::Borrowed),
+            timestamp: Some(Cow::Borrowed(entry.timestamp)),
+            step: Cow::Borrowed(entry.step),
+            message: Some(Cow::Borrowed(entry.message)),
+            ..Head::default()
+        };
+        if matches!(entry.step, "processing" | "end") {
+            entry.fields.each(&mut |name, value| match name {
+                "mode" => head.mode = text(value.shape()),
+                "outcome" => head.outcome = text(value.shape()),
+                "execution_ms" => {
+                    head.execution_ms = match value.shape() {
+                        Shape::F64(ms) => Some(ms),
+                        Shape::U64(ms) => Some(ms as f64),
+                        _ => None,
+                    }
+                }
+                _ => {}
+            });
+        }
+        self.0.file(&head, lines.json(entry));
     }
 }
 
@@ -418,6 +435,18 @@ impl<'a> MakeWriter<'a> for Sink {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    impl Store {
+        /// Files one JSON line, as the sink would its record.
+        pub(in crate::runtime::inspector) fn file_line(&self, line: &[u8]) {
+            let Ok(line) = std::str::from_utf8(line) else {
+                return;
+            };
+            if let Ok(head) = serde_json::from_str::<Head<'_>>(line.trim_end()) {
+                self.file(&head, line);
+            }
+        }
+    }
 
     fn line(id: &str, step: &str, extra: Value) -> Vec<u8> {
         let mut record = json!({
@@ -441,16 +470,16 @@ mod tests {
     fn an_invocation_s_row_comes_from_its_records() {
         let store = Store::new(10);
         let mut changes = store.subscribe();
-        store.file(&line(
+        store.file_line(&line(
             "a",
             "start",
             json!({"event": {"CallSid": "CA1", "Token": "[REDACTED]"}}),
         ));
-        store.file(&line("a", "processing", json!({"mode": "voicemail"})));
-        store.file(&line("a", "validation", json!({})));
-        store.file(&line("a", "task_error", json!({"cause": "workflow"})));
-        store.file(&line("a", "error", json!({})));
-        store.file(&line(
+        store.file_line(&line("a", "processing", json!({"mode": "voicemail"})));
+        store.file_line(&line("a", "validation", json!({})));
+        store.file_line(&line("a", "task_error", json!({"cause": "workflow"})));
+        store.file_line(&line("a", "error", json!({})));
+        store.file_line(&line(
             "a",
             "end",
             json!({"outcome": "error", "execution_ms": 12.5}),
@@ -476,7 +505,7 @@ mod tests {
     fn the_oldest_invocation_is_forgotten_first() {
         let store = Store::new(2);
         for id in ["a", "b", "c"] {
-            store.file(&line(id, "start", json!({})));
+            store.file_line(&line(id, "start", json!({})));
         }
         assert!(store.get("a").is_none());
         let ids: Vec<_> = store.list(|_| true).into_iter().map(|r| r.id).collect();
@@ -492,7 +521,7 @@ mod tests {
         let store = Store::new(1);
         let big = "x".repeat(INVOCATION_BYTES / 3);
         for _ in 0..4 {
-            store.file(&line("a", "log", json!({ "data": big })));
+            store.file_line(&line("a", "log", json!({ "data": big })));
         }
         let recorded = store.get("a").unwrap();
         assert_eq!(recorded.lines.len(), 2);
@@ -502,9 +531,11 @@ mod tests {
     #[test]
     fn lines_outside_invocations_and_broken_lines_are_ignored() {
         let store = Store::new(4);
-        store.file(br#"{"timestamp":"t","level":"INFO","step":"runtime","message":"listening"}"#);
-        store.file(b"not json");
-        store.file(br#"{"invocation_id":"a","step":"start""#);
+        store.file_line(
+            br#"{"timestamp":"t","level":"INFO","step":"runtime","message":"listening"}"#,
+        );
+        store.file_line(b"not json");
+        store.file_line(br#"{"invocation_id":"a","step":"start""#);
         assert!(store.list(|_| true).is_empty());
     }
 
@@ -512,7 +543,7 @@ mod tests {
     fn a_row_s_text_is_cut_and_all_lines_fit_a_budget() {
         let store = Store::new(1000);
         let long = "é".repeat(2 * ROW_TEXT_CHARS);
-        store.file(&line("a", "error", json!({ "message": long })));
+        store.file_line(&line("a", "error", json!({ "message": long })));
         let recorded = store.get("a").unwrap();
         let error = recorded.first_error.unwrap();
         assert_eq!(error.chars().count(), ROW_TEXT_CHARS + 1);
@@ -522,7 +553,7 @@ mod tests {
             .map(|n| n.to_string())
             .collect();
         for id in &ids {
-            store.file(&line(id, "log", json!({ "data": big })));
+            store.file_line(&line(id, "log", json!({ "data": big })));
         }
         assert!(store.ring().bytes <= TOTAL_BYTES);
         assert!(store.get(&ids[0]).is_none(), "the oldest go first");
@@ -532,8 +563,8 @@ mod tests {
     #[test]
     fn a_replay_is_marked() {
         let store = Store::new(4);
-        store.file(&line("a", "start", json!({})));
-        store.file(&line("b", "start", json!({})));
+        store.file_line(&line("a", "start", json!({})));
+        store.file_line(&line("b", "start", json!({})));
         store.mark_replay("b", "a");
         assert_eq!(store.get("b").unwrap().replay_of.as_deref(), Some("a"));
     }

@@ -1,0 +1,59 @@
+//! One record as every sink receives it: what every record has (the
+//! time, the level, who wrote it, the step and the message) and its own
+//! fields, typed.
+
+use super::scope::{Invocation, OnLambda};
+use super::value::Fields;
+
+/// No values to scrub beyond the registered secrets.
+const NONE: &[Box<str>] = &[];
+
+/// Who wrote a record: the function, the invocation and the call, and on
+/// AWS Lambda the platform's request.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Identity<'a> {
+    pub(crate) function: Option<&'a str>,
+    pub(crate) invocation_id: Option<&'a str>,
+    pub(crate) call_sid: Option<&'a str>,
+    /// The Lambda invocation served, on Lambda.
+    pub(crate) lambda: Option<&'a OnLambda>,
+    /// The invocation the four above come from, if any: it keeps them
+    /// written as JSON, and the values its lines must not show.
+    pub(crate) invocation: Option<&'a Invocation>,
+}
+
+impl<'a> Identity<'a> {
+    /// The identity of `invocation`'s records; none outside one.
+    pub(crate) fn of(invocation: Option<&'a Invocation>) -> Self {
+        invocation.map_or_else(Identity::default, |invocation| Identity {
+            function: Some(&invocation.function),
+            invocation_id: Some(&invocation.invocation_id),
+            call_sid: invocation.call_sid.as_deref(),
+            lambda: invocation.lambda.as_ref(),
+            invocation: Some(invocation),
+        })
+    }
+
+    /// The values scrubbed from its lines beyond the registered secrets.
+    pub(crate) fn secrets(&self) -> &'a [Box<str>] {
+        self.invocation
+            .map_or(NONE, |invocation| &invocation.secrets)
+    }
+}
+
+/// One record, as every sink receives it: what every record has, and its
+/// own fields, typed.
+pub(crate) struct Entry<'a> {
+    pub(crate) timestamp: &'a str,
+    pub(crate) level: &'a str,
+    pub(crate) identity: Identity<'a>,
+    pub(crate) step: &'a str,
+    pub(crate) message: &'a str,
+    pub(crate) fields: &'a dyn Fields,
+    /// Whether one of its fields is `call_sid`, which then takes the
+    /// invocation's place (a `caller` record).
+    pub(crate) own_call_sid: bool,
+}
+
+/// The fields a record has when its invocation runs on AWS Lambda.
+pub(crate) const LAMBDA_KEYS: [&str; 2] = ["function_request_id", "cold_start"];

@@ -1,0 +1,85 @@
+//! JSON lines: one object per record, written straight from its fields.
+
+use crate::record::entry::Entry;
+use crate::record::scope::JsonIdentity;
+use crate::text::json::push_str;
+
+/// `,"name":`; names are almost always plain (a step's field names, a
+/// handler's identifiers), and then need no escaping.
+fn push_name(out: &mut String, name: &str) {
+    if name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+    {
+        out.push_str(",\"");
+        out.push_str(name);
+        out.push_str("\":");
+    } else {
+        out.push(',');
+        push_str(out, name);
+        out.push(':');
+    }
+}
+
+/// Writes `entry` as one JSON object (without the final newline).
+pub(super) fn write(entry: &Entry<'_>, out: &mut String) {
+    out.push_str("{\"timestamp\":");
+    push_str(out, entry.timestamp);
+    out.push_str(",\"level\":");
+    push_str(out, entry.level);
+    let identity = &entry.identity;
+    let rendered;
+    let written = match identity.invocation {
+        Some(invocation) => invocation.json(),
+        None => {
+            rendered = JsonIdentity::new(
+                identity.function,
+                identity.invocation_id,
+                identity.call_sid,
+                identity.lambda,
+            );
+            &rendered
+        }
+    };
+    out.push_str(&written.function_and_id);
+    // A record's own `call_sid` field takes its place.
+    if !entry.own_call_sid {
+        out.push_str(&written.call_sid);
+    }
+    out.push_str(&written.lambda);
+    out.push_str(",\"step\":");
+    push_str(out, entry.step);
+    out.push_str(",\"message\":");
+    push_str(out, entry.message);
+    entry.fields.each(&mut |name, value| {
+        push_name(out, name);
+        value.write_json(out);
+    });
+    out.push('}');
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Map, Value};
+
+    use crate::record::LogFormat;
+
+    #[test]
+    fn json_is_one_line_with_nested_objects() {
+        let record = json!({
+            "timestamp": "2026-11-21T20:35:01.123Z",
+            "level": "INFO",
+            "step": "start",
+            "message": "m \"quoted\"",
+            "event": {"From": "+1"},
+            "odd \"name\"": 1
+        });
+        let text = LogFormat::Json.render(record.as_object().unwrap());
+        assert_eq!(
+            text,
+            r#"{"timestamp":"2026-11-21T20:35:01.123Z","level":"INFO","step":"start","message":"m \"quoted\"","event":{"From":"+1"},"odd \"name\"":1}"#
+        );
+        let parsed: Map<String, Value> = serde_json::from_str(&text).unwrap();
+        assert_eq!(&parsed, record.as_object().unwrap());
+    }
+}

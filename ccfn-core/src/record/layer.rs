@@ -1,0 +1,603 @@
+//! The layer every record goes through: [`ContractLayer`] holds the sinks
+//! (each format's writer, the inspector, OpenTelemetry) and hands each of
+//! them every record, typed, once.
+//!
+//! ccfn's own records do not travel as `tracing` events to it: `emit`
+//! finds the layer in the current dispatcher (as `tracing-opentelemetry`'s
+//! `OpenTelemetrySpanExt` finds its layer, through `downcast_ref`) and
+//! hands it the record itself, with its fields as they are. The record's
+//! `tracing` event is still emitted for any other layer a user installed;
+//! this layer ignores it. A handler's own `tracing` events come to
+//! [`Layer::on_event`], which makes them records of step `log`.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::fmt::{self, Write as _};
+use std::io::Write as _;
+
+use serde_json::Value;
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id};
+use tracing::subscriber::Interest;
+use tracing::{Dispatch, Event, Level, Metadata, Subscriber};
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::layer::Context as LayerContext;
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::Layer;
+
+use super::buffer::{self, Held, BUFFERED_TARGET};
+use super::catalogue::{Record, Step};
+use super::entry::{Entry, Identity};
+use super::fields::EventVisitor;
+use super::format::{is_reserved, utc_day, LogFormat};
+use super::scope::{self, Invocation};
+use super::value::{FieldValue, Fields};
+use crate::secret::scrub;
+
+/// Target of contract records.
+pub(crate) const TARGET: &str = "ccfn";
+/// Target of records written whatever the filter says.
+pub(crate) const CRITICAL_TARGET: &str = "ccfn::critical";
+/// Name of the span around each invocation.
+pub(crate) const SPAN_NAME: &str = "ccfn.invocation";
+
+/// The largest line buffer a thread keeps for its next line.
+const LINE_KEPT_BYTES: usize = 64 * 1024;
+
+thread_local! {
+    /// The buffers this thread formats its lines in, kept between lines.
+    static LINES: RefCell<Lines> = RefCell::default();
+    /// The last timestamp written on this thread, and its millisecond.
+    static NOW: RefCell<(u128, String)> = const { RefCell::new((u128::MAX, String::new())) };
+}
+
+/// Calls `f` with the current time in RFC 3339 (milliseconds, UTC),
+/// formatted once per millisecond per thread.
+pub(super) fn with_timestamp<R>(f: impl FnOnce(&str) -> R) -> R {
+    let now = std::time::SystemTime::now();
+    let millis = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    NOW.with(|cache| match cache.try_borrow_mut() {
+        Ok(mut cache) => {
+            if cache.0 != millis {
+                cache.1.clear();
+                let _ = write!(cache.1, "{}", humantime::format_rfc3339_millis(now));
+                cache.0 = millis;
+            }
+            f(&cache.1)
+        }
+        // A record written while this thread writes another.
+        Err(_) => f(&humantime::format_rfc3339_millis(now).to_string()),
+    })
+}
+
+/// One record's lines, each written at most once whatever the number of
+/// sinks that want it.
+#[derive(Default)]
+pub(crate) struct Lines {
+    json: String,
+    json_written: bool,
+    other: String,
+}
+
+impl Lines {
+    fn clear(&mut self) {
+        self.json.clear();
+        self.json_written = false;
+    }
+
+    /// `entry` as a JSON line, scrubbed, with its newline: written by the
+    /// first sink that asks.
+    pub(crate) fn json(&mut self, entry: &Entry<'_>) -> &str {
+        if !self.json_written {
+            LogFormat::Json.write(entry, false, &mut self.json);
+            scrub(&mut self.json, entry.identity.secrets());
+            self.json.push('\n');
+            self.json_written = true;
+        }
+        &self.json
+    }
+
+    /// `entry` in the human `format`, scrubbed, with its newline.
+    fn human(&mut self, format: LogFormat, entry: &Entry<'_>, dated: bool) -> &str {
+        self.other.clear();
+        format.write(entry, dated, &mut self.other);
+        scrub(&mut self.other, entry.identity.secrets());
+        self.other.push('\n');
+        &self.other
+    }
+
+    fn shrink(&mut self) {
+        for line in [&mut self.json, &mut self.other] {
+            if line.capacity() > LINE_KEPT_BYTES {
+                *line = String::new();
+            }
+        }
+    }
+}
+
+/// What takes each record a [`ContractLayer`] lets through: a format's
+/// writer, the inspector, OpenTelemetry.
+pub(crate) trait Sink: Send + Sync + 'static {
+    /// Takes one record; `lines` gives its lines, written once for all.
+    fn take(&self, entry: &Entry<'_>, lines: &mut Lines);
+}
+
+/// Writes each record in a format to a writer.
+struct Writes<W> {
+    format: LogFormat,
+    writer: W,
+    /// The UTC day of the last line written (`yyyymmdd`; 0 before the
+    /// first): the brief format dates the first line of each day.
+    day: std::sync::atomic::AtomicU32,
+}
+
+impl<W> Writes<W> {
+    /// Whether a brief line of `step` logged at `timestamp` shows its
+    /// date: it starts an invocation, or it is the first line written on
+    /// its UTC day (the first line of all included).
+    fn dated(&self, timestamp: &str, step: &str) -> bool {
+        let day = utc_day(timestamp);
+        let before = self.day.swap(day, std::sync::atomic::Ordering::Relaxed);
+        step == "start" || before != day
+    }
+}
+
+impl<W> Sink for Writes<W>
+where
+    W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
+{
+    fn take(&self, entry: &Entry<'_>, lines: &mut Lines) {
+        let line = match self.format {
+            LogFormat::Json => lines.json(entry),
+            LogFormat::Pretty => {
+                let dated = self.dated(entry.timestamp, entry.step);
+                lines.human(LogFormat::Pretty, entry, dated)
+            }
+            LogFormat::PrettyFull => lines.human(LogFormat::PrettyFull, entry, false),
+        };
+        // A log line that cannot be written must not fail the function.
+        let _ = self.writer.make_writer().write_all(line.as_bytes());
+    }
+}
+
+/// The `tracing` layer that writes contract records in a [`LogFormat`]
+/// (or several: [`ContractLayer::also`]), scrubbing every secret value
+/// from every line.
+///
+/// [`crate::record::init_logging`] installs one for the process; the
+/// testkit installs its own per test. A subscriber has one: ccfn hands
+/// its records to the first it finds.
+pub struct ContractLayer {
+    sinks: Vec<Box<dyn Sink>>,
+    filter: Targets,
+    /// Whether no other layer is installed beside it: then the records'
+    /// `tracing` events, which only other layers read, are not emitted.
+    alone: bool,
+}
+
+impl fmt::Debug for ContractLayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ContractLayer")
+            .field("sinks", &self.sinks.len())
+            .field("filter", &self.filter)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ContractLayer {
+    /// A layer writing `format` to `writer`, every level of every target.
+    pub fn new<W>(format: LogFormat, writer: W) -> Self
+    where
+        W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
+    {
+        ContractLayer {
+            sinks: Vec::new(),
+            filter: Targets::new().with_default(Level::TRACE),
+            alone: false,
+        }
+        .also(format, writer)
+    }
+
+    /// Writes every record in `format` to `writer` too; each record is
+    /// formatted once per format, whatever the number of writers.
+    ///
+    /// ```
+    /// use ccfn_core::record::{ContractLayer, LogFormat};
+    ///
+    /// let layer = ContractLayer::new(LogFormat::Json, std::io::sink)
+    ///     .also(LogFormat::Pretty, std::io::stderr);
+    /// # drop(layer);
+    /// ```
+    #[must_use]
+    pub fn also<W>(mut self, format: LogFormat, writer: W) -> Self
+    where
+        W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
+    {
+        self.sinks.push(Box::new(Writes {
+            format,
+            writer,
+            day: std::sync::atomic::AtomicU32::new(0),
+        }));
+        self
+    }
+
+    /// Keeps only what `filter` enables; critical records (the task
+    /// creation result) are written whatever it says.
+    #[must_use]
+    pub fn with_filter(mut self, filter: Targets) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// Hands every record to `sink` too.
+    pub(crate) fn with_sink(mut self, sink: Box<dyn Sink>) -> Self {
+        self.sinks.push(sink);
+        self
+    }
+
+    /// Marks it as the subscriber's only layer (ccfn's own installation).
+    pub(crate) fn alone(mut self) -> Self {
+        self.alone = true;
+        self
+    }
+
+    /// Whether it writes a contract record at `level`.
+    pub(crate) fn enables(&self, level: Level) -> bool {
+        self.filter.would_enable(TARGET, &level)
+    }
+
+    /// Whether events or spans of `metadata` are always this layer's:
+    /// critical records, held lines written out, the invocation span, and
+    /// what the filter enables.
+    fn always(&self, metadata: &Metadata<'_>) -> bool {
+        matches!(metadata.target(), CRITICAL_TARGET | BUFFERED_TARGET)
+            || (metadata.is_span() && metadata.name() == SPAN_NAME)
+            || self
+                .filter
+                .would_enable(metadata.target(), metadata.level())
+    }
+
+    /// Hands `entry` to every sink.
+    fn write(&self, entry: &Entry<'_>) {
+        LINES.with(|lines| match lines.try_borrow_mut() {
+            Ok(mut lines) => {
+                lines.clear();
+                for sink in &self.sinks {
+                    sink.take(entry, &mut lines);
+                }
+                lines.shrink();
+            }
+            // A record written while this thread writes another.
+            Err(_) => {
+                let mut lines = Lines::default();
+                for sink in &self.sinks {
+                    sink.take(entry, &mut lines);
+                }
+            }
+        });
+    }
+
+    /// Writes one of ccfn's records, at `level`.
+    fn write_record<R: Record>(
+        &self,
+        dispatch: &Dispatch,
+        level: Level,
+        message: &str,
+        record: &R,
+    ) {
+        let step: &'static Step = R::STEP;
+        with_identity(dispatch, |identity| {
+            with_timestamp(|timestamp| {
+                self.write(&Entry {
+                    timestamp,
+                    level: level.as_str(),
+                    identity,
+                    step: step.name(),
+                    message,
+                    fields: record,
+                    own_call_sid: step.fields().contains(&"call_sid"),
+                });
+            });
+        });
+    }
+
+    /// Writes a handler's own line, from its fields, logged at
+    /// `timestamp`.
+    fn write_handler_line(
+        &self,
+        identity: Identity<'_>,
+        level: &Level,
+        target: &str,
+        event: &EventVisitor,
+        timestamp: &str,
+    ) {
+        let fields = HandlerFields::new(target, event);
+        self.write(&Entry {
+            timestamp,
+            level: level.as_str(),
+            identity,
+            step: "log",
+            message: &event.message,
+            fields: &fields,
+            own_call_sid: false,
+        });
+    }
+}
+
+/// A handler's fields as its record's: its target, its own `step` (as
+/// `user_step`), then each field, a sensitive name's value redacted and a
+/// name every record has renamed `fields.<name>`.
+struct HandlerFields<'a> {
+    target: &'a str,
+    user_step: Option<&'a str>,
+    others: &'a [(String, Value)],
+}
+
+impl<'a> HandlerFields<'a> {
+    fn new(target: &'a str, event: &'a EventVisitor) -> Self {
+        HandlerFields {
+            target,
+            user_step: event.step.as_deref(),
+            others: &event.others,
+        }
+    }
+}
+
+impl Fields for HandlerFields<'_> {
+    fn each(&self, f: &mut dyn FnMut(&str, &dyn FieldValue)) {
+        f("target", &self.target);
+        if let Some(user_step) = self.user_step {
+            f("user_step", &user_step);
+        }
+        for (key, value) in self.others {
+            let value: &dyn FieldValue = if crate::secret::is_sensitive_name(key) {
+                &crate::secret::REDACTED
+            } else {
+                value
+            };
+            let key: Cow<'_, str> = if is_reserved(key) {
+                Cow::Owned(format!("fields.{key}"))
+            } else {
+                Cow::Borrowed(key)
+            };
+            f(&key, value);
+        }
+    }
+}
+
+/// Calls `f` with the identity of the invocation this thread polls, or
+/// else of the invocation span `dispatch` is in, if any.
+fn with_identity<R>(dispatch: &Dispatch, f: impl FnOnce(Identity<'_>) -> R) -> R {
+    if scope::in_invocation() {
+        return scope::with_current(|invocation| f(Identity::of(Some(invocation))));
+    }
+    let registry = dispatch.downcast_ref::<tracing_subscriber::Registry>();
+    let current = dispatch.current_span();
+    let span = registry.zip(current.id()).and_then(|(registry, id)| {
+        registry
+            .span(id)?
+            .scope()
+            .find(|span| span.extensions().get::<Invocation>().is_some())
+    });
+    let extensions = span.as_ref().map(|span| span.extensions());
+    f(Identity::of(
+        extensions.as_ref().and_then(|e| e.get::<Invocation>()),
+    ))
+}
+
+/// Hands `record` to the [`ContractLayer`] of the current dispatcher, at
+/// `level` (whatever its filter says when `critical`), then emits its
+/// `tracing` event for the other layers, if there may be any.
+pub(crate) fn dispatch<R: Record>(level: Level, critical: bool, message: &str, record: &R) {
+    let others = tracing::dispatcher::get_default(|dispatch| {
+        let Some(layer) = dispatch.downcast_ref::<ContractLayer>() else {
+            return true;
+        };
+        if critical || layer.enables(level) {
+            let level = if critical { Level::INFO } else { level };
+            layer.write_record(dispatch, level, message, record);
+        }
+        !layer.alone
+    });
+    // Emitted outside `get_default`: inside it, `tracing` sends events to
+    // no subscriber.
+    if others {
+        record.event(level, critical, message);
+    }
+}
+
+/// Whether a contract record at `level` would be written by the
+/// subscriber in place: when not, its fields need not be built.
+pub(crate) fn enabled(level: Level) -> bool {
+    let layer = tracing::dispatcher::get_default(|dispatch| {
+        dispatch
+            .downcast_ref::<ContractLayer>()
+            .map(|layer| layer.enables(level))
+    });
+    layer.unwrap_or_else(|| match level {
+        Level::ERROR => tracing::enabled!(target: "ccfn", Level::ERROR),
+        Level::WARN => tracing::enabled!(target: "ccfn", Level::WARN),
+        Level::INFO => tracing::enabled!(target: "ccfn", Level::INFO),
+        Level::DEBUG => tracing::enabled!(target: "ccfn", Level::DEBUG),
+        _ => tracing::enabled!(target: "ccfn", Level::TRACE),
+    })
+}
+
+/// Writes a held `debug` line again, as it was when it was logged, then
+/// emits an event of [`BUFFERED_TARGET`] with its message for the other
+/// layers, if there may be any.
+pub(crate) fn dispatch_held(held: &Held) {
+    let others = tracing::dispatcher::get_default(|dispatch| {
+        let Some(layer) = dispatch.downcast_ref::<ContractLayer>() else {
+            return true;
+        };
+        with_identity(dispatch, |identity| {
+            layer.write_handler_line(
+                identity,
+                &Level::DEBUG,
+                &held.target,
+                &held.event,
+                &held.timestamp,
+            );
+        });
+        !layer.alone
+    });
+    if others {
+        tracing::event!(target: "ccfn::buffered", Level::DEBUG, "{}", held.event.message);
+    }
+}
+
+/// Whether an event of `metadata` is one of ccfn's records (handed to the
+/// layer directly) or a held line written again.
+fn is_ccfn_own(metadata: &Metadata<'_>) -> bool {
+    match metadata.target() {
+        BUFFERED_TARGET => true,
+        TARGET | CRITICAL_TARGET => metadata.fields().field("step").is_some(),
+        _ => false,
+    }
+}
+
+#[derive(Default)]
+struct InvocationVisitor {
+    function: Option<String>,
+    invocation_id: Option<String>,
+    call_sid: Option<String>,
+}
+
+impl Visit for InvocationVisitor {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        let slot = match field.name() {
+            "function" => &mut self.function,
+            "invocation_id" => &mut self.invocation_id,
+            "call_sid" => &mut self.call_sid,
+            _ => return,
+        };
+        *slot = Some(value.to_owned());
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.record_str(field, &format!("{value:?}"));
+    }
+}
+
+impl<S> Layer<S> for ContractLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
+        if self.always(metadata) {
+            Interest::always()
+        } else if buffer::may_hold(metadata) {
+            // Held back only while an invocation that holds it is polled.
+            Interest::sometimes()
+        } else {
+            Interest::never()
+        }
+    }
+
+    fn enabled(&self, metadata: &Metadata<'_>, _ctx: LayerContext<'_, S>) -> bool {
+        self.always(metadata) || scope::holds_now(metadata)
+    }
+
+    fn event_enabled(&self, event: &Event<'_>, _ctx: LayerContext<'_, S>) -> bool {
+        // A line the filter leaves out that the invocation holds back is
+        // held once, here, and goes to no layer now.
+        let meta = event.metadata();
+        if *meta.level() != Level::DEBUG || self.filter.would_enable(meta.target(), meta.level()) {
+            return true;
+        }
+        if !scope::holds_now(meta) {
+            return true;
+        }
+        // Its fields are read before the time is: a value's `Debug` may
+        // log, and the time's buffer must not be borrowed then.
+        let mut visitor = EventVisitor::default();
+        event.record(&mut visitor);
+        with_timestamp(|timestamp| scope::hold(meta.target(), timestamp, visitor));
+        false
+    }
+
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: LayerContext<'_, S>) {
+        // The span stays enabled for other layers, but its identity is
+        // only read for lines written outside the invocation's own polls:
+        // with this layer's filter off for ccfn, there are none worth
+        // its cost (a critical line there goes without it).
+        if attrs.metadata().name() != SPAN_NAME || !self.filter.would_enable(TARGET, &Level::ERROR)
+        {
+            return;
+        }
+        let mut visitor = InvocationVisitor::default();
+        attrs.record(&mut visitor);
+        if let (Some(span), Some(function), Some(invocation_id)) =
+            (ctx.span(id), visitor.function, visitor.invocation_id)
+        {
+            let mut extensions = span.extensions_mut();
+            if extensions.get_mut::<Invocation>().is_none() {
+                extensions.insert(Invocation::new(
+                    function,
+                    invocation_id,
+                    visitor.call_sid,
+                    Vec::new(),
+                ));
+            }
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, ctx: LayerContext<'_, S>) {
+        let meta = event.metadata();
+        if is_ccfn_own(meta) {
+            return;
+        }
+        // Its fields are read before the time is: a value's `Debug` may
+        // log.
+        let mut visitor = EventVisitor::default();
+        event.record(&mut visitor);
+        let write = |identity: Identity<'_>| {
+            with_timestamp(|timestamp| {
+                self.write_handler_line(identity, meta.level(), meta.target(), &visitor, timestamp);
+            });
+        };
+        if scope::in_invocation() {
+            scope::with_current(|invocation| write(Identity::of(Some(invocation))));
+        } else {
+            let span = ctx.event_scope(event).and_then(|mut scope| {
+                scope.find(|span| span.extensions().get::<Invocation>().is_some())
+            });
+            let extensions = span.as_ref().map(|span| span.extensions());
+            write(Identity::of(
+                extensions.as_ref().and_then(|e| e.get::<Invocation>()),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn brief_dates_a_start_line_and_the_first_line_of_each_utc_day() {
+        let layer = Writes {
+            format: LogFormat::Pretty,
+            writer: std::io::sink,
+            day: std::sync::atomic::AtomicU32::new(0),
+        };
+        assert!(
+            layer.dated("2026-11-26T23:59:58.000Z", "runtime"),
+            "the first line"
+        );
+        assert!(!layer.dated("2026-11-26T23:59:59.000Z", "log"));
+        assert!(layer.dated("2026-11-26T23:59:59.500Z", "start"));
+        assert!(!layer.dated("2026-11-26T23:59:59.999Z", "end"));
+        assert!(
+            layer.dated("2026-11-27T00:00:00.000Z", "metrics"),
+            "a new day"
+        );
+        assert!(!layer.dated("2026-11-27T00:00:00.001Z", "end"));
+        assert_eq!(utc_day("2026-11-27T00:00:00.001Z"), 20_261_127);
+        assert_eq!(utc_day("[timestamp]"), 0);
+    }
+}

@@ -1,0 +1,294 @@
+//! A record's fields, typed: each field of a catalogue record has its own
+//! type (a number, a flag, borrowed text, a list, a JSON value from
+//! upstream), and every sink reads it through [`FieldValue`] in the form it
+//! writes (JSON text, a human line, a span attribute, a captured value),
+//! straight from where the value lives. Nothing is written twice and no
+//! sink reads another's output.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::text::json::{push_str, push_value};
+
+/// What a field's value is, as the sinks that do not write JSON see it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Shape<'a> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A whole number.
+    U64(u64),
+    /// A whole number that may be negative.
+    I64(i64),
+    /// A number with a fraction (not finite is written `null`).
+    F64(f64),
+    /// Text.
+    Str(&'a str),
+    /// A JSON object or array.
+    Composite,
+}
+
+/// A typed field value, borrowed from where it lives.
+pub(crate) trait FieldValue {
+    /// What it is.
+    fn shape(&self) -> Shape<'_>;
+
+    /// Appends it as compact JSON, byte for byte what `serde_json` writes.
+    fn write_json(&self, out: &mut String);
+
+    /// Appends it as indented JSON, as `serde_json::to_string_pretty`
+    /// writes it; what the human format shows of an object or array.
+    fn write_pretty(&self, out: &mut String) {
+        self.write_json(out);
+    }
+
+    /// It as a JSON value (what the testkit captures).
+    fn to_value(&self) -> Value;
+}
+
+/// The shape of a scalar, for the implementations below.
+fn scalar_json(shape: Shape<'_>, out: &mut String) {
+    match shape {
+        Shape::Null | Shape::Composite => out.push_str("null"),
+        Shape::Bool(true) => out.push_str("true"),
+        Shape::Bool(false) => out.push_str("false"),
+        Shape::U64(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Shape::I64(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Shape::F64(n) => push_value(out, &Value::from(n)),
+        Shape::Str(text) => push_str(out, text),
+    }
+}
+
+fn scalar_value(shape: Shape<'_>) -> Value {
+    match shape {
+        Shape::Null | Shape::Composite => Value::Null,
+        Shape::Bool(b) => Value::Bool(b),
+        Shape::U64(n) => Value::from(n),
+        Shape::I64(n) => Value::from(n),
+        Shape::F64(n) => Value::from(n),
+        Shape::Str(text) => Value::from(text),
+    }
+}
+
+macro_rules! scalar {
+    ($($ty:ty => |$v:ident| $shape:expr),* $(,)?) => {$(
+        impl FieldValue for $ty {
+            fn shape(&self) -> Shape<'_> {
+                let $v = self;
+                $shape
+            }
+
+            fn write_json(&self, out: &mut String) {
+                scalar_json(self.shape(), out);
+            }
+
+            fn to_value(&self) -> Value {
+                scalar_value(self.shape())
+            }
+        }
+    )*};
+}
+
+scalar! {
+    str => |text| Shape::Str(text),
+    String => |text| Shape::Str(text),
+    bool => |b| Shape::Bool(*b),
+    u16 => |n| Shape::U64(u64::from(*n)),
+    u32 => |n| Shape::U64(u64::from(*n)),
+    u64 => |n| Shape::U64(*n),
+    usize => |n| Shape::U64(*n as u64),
+    u128 => |n| Shape::U64(u64::try_from(*n).unwrap_or(u64::MAX)),
+    i64 => |n| Shape::I64(*n),
+    f64 => |n| Shape::F64(*n),
+}
+
+impl<T: FieldValue + ?Sized> FieldValue for &T {
+    fn shape(&self) -> Shape<'_> {
+        (**self).shape()
+    }
+
+    fn write_json(&self, out: &mut String) {
+        (**self).write_json(out);
+    }
+
+    fn write_pretty(&self, out: &mut String) {
+        (**self).write_pretty(out);
+    }
+
+    fn to_value(&self) -> Value {
+        (**self).to_value()
+    }
+}
+
+/// `None` is `null`.
+impl<T: FieldValue> FieldValue for Option<T> {
+    fn shape(&self) -> Shape<'_> {
+        self.as_ref().map_or(Shape::Null, FieldValue::shape)
+    }
+
+    fn write_json(&self, out: &mut String) {
+        match self {
+            Some(value) => value.write_json(out),
+            None => out.push_str("null"),
+        }
+    }
+
+    fn write_pretty(&self, out: &mut String) {
+        match self {
+            Some(value) => value.write_pretty(out),
+            None => out.push_str("null"),
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        self.as_ref().map_or(Value::Null, FieldValue::to_value)
+    }
+}
+
+/// A JSON value: an event, a response body, a task's attributes.
+impl FieldValue for Value {
+    fn shape(&self) -> Shape<'_> {
+        match self {
+            Value::Null => Shape::Null,
+            Value::Bool(b) => Shape::Bool(*b),
+            Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(n), _) => Shape::U64(n),
+                (None, Some(n)) => Shape::I64(n),
+                _ => Shape::F64(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Value::String(text) => Shape::Str(text),
+            Value::Array(_) | Value::Object(_) => Shape::Composite,
+        }
+    }
+
+    fn write_json(&self, out: &mut String) {
+        push_value(out, self);
+    }
+
+    fn write_pretty(&self, out: &mut String) {
+        out.push_str(&serde_json::to_string_pretty(self).unwrap_or_default());
+    }
+
+    fn to_value(&self) -> Value {
+        self.clone()
+    }
+}
+
+/// A list of strings, written as a JSON array.
+macro_rules! strings {
+    ($($ty:ty),*) => {$(
+        impl FieldValue for [$ty] {
+            fn shape(&self) -> Shape<'_> {
+                Shape::Composite
+            }
+
+            fn write_json(&self, out: &mut String) {
+                out.push('[');
+                for (at, item) in self.iter().enumerate() {
+                    if at > 0 {
+                        out.push(',');
+                    }
+                    push_str(out, item);
+                }
+                out.push(']');
+            }
+
+            fn write_pretty(&self, out: &mut String) {
+                out.push_str(&serde_json::to_string_pretty(self).unwrap_or_default());
+            }
+
+            fn to_value(&self) -> Value {
+                Value::from_iter(self.iter().map(|item| Value::from(&**item)))
+            }
+        }
+    )*};
+}
+strings!(&str, String);
+
+/// A record's fields, in order: each one's name and value.
+pub(crate) trait Fields {
+    /// Calls `f` with each field, in the order they are written.
+    fn each(&self, f: &mut dyn FnMut(&str, &dyn FieldValue));
+}
+
+/// The members of a JSON object as a record's fields: a record read back.
+pub(crate) struct Members<'a, I>(pub(crate) I)
+where
+    I: Iterator<Item = (&'a str, &'a Value)> + Clone;
+
+impl<'a, I> Fields for Members<'a, I>
+where
+    I: Iterator<Item = (&'a str, &'a Value)> + Clone,
+{
+    fn each(&self, f: &mut dyn FnMut(&str, &dyn FieldValue)) {
+        for (name, value) in self.0.clone() {
+            f(name, value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_are_written_as_serde_json_writes_them() {
+        let event = json!({"CallSid": "CA1", "n": [1, 2.5, null]});
+        let list = ["a", "b\"c"];
+        let owned = [String::from("d")];
+        let values: [(&str, &dyn FieldValue); 10] = [
+            ("text", &"a \"quoted\"\nline"),
+            ("missing", &None::<&str>),
+            ("count", &7_usize),
+            ("negative", &-3_i64),
+            ("ratio", &0.25),
+            ("infinite", &f64::INFINITY),
+            ("flag", &true),
+            ("event", &event),
+            ("list", &list.as_slice()),
+            ("owned", &owned.as_slice()),
+        ];
+        let expected = json!({
+            "text": "a \"quoted\"\nline",
+            "missing": null,
+            "count": 7,
+            "negative": -3,
+            "ratio": 0.25,
+            "infinite": null,
+            "flag": true,
+            "event": event,
+            "list": ["a", "b\"c"],
+            "owned": ["d"],
+        });
+        for (name, value) in values {
+            let mut json = String::new();
+            value.write_json(&mut json);
+            assert_eq!(
+                json,
+                serde_json::to_string(&expected[name]).unwrap(),
+                "{name}"
+            );
+            assert_eq!(value.to_value(), expected[name], "{name}");
+            let mut pretty = String::new();
+            value.write_pretty(&mut pretty);
+            assert_eq!(
+                pretty,
+                serde_json::to_string_pretty(&expected[name]).unwrap(),
+                "{name}"
+            );
+        }
+        assert_eq!("x".shape(), Shape::Str("x"));
+        assert_eq!(json!(-1).shape(), Shape::I64(-1));
+        assert_eq!(json!(1.5).shape(), Shape::F64(1.5));
+        assert_eq!(event.shape(), Shape::Composite);
+        assert_eq!(Some(3_u64).shape(), Shape::U64(3));
+        assert_eq!(u128::MAX.shape(), Shape::U64(u64::MAX));
+    }
+}
