@@ -1,6 +1,7 @@
-//! The invocations the inspector keeps: a bounded ring in memory, fed the
-//! JSON lines of a [`ContractLayer`](crate::record::ContractLayer) of its
-//! own, so it holds exactly what the log holds, scrubbed alike.
+//! The invocations the inspector keeps: a bounded ring in memory, fed
+//! each record by the process's [`ContractLayer`](crate::record::ContractLayer)
+//! as a sink: its JSON line (the very line the log writes, scrubbed
+//! alike) and what its row shows, read from the record's fields.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
