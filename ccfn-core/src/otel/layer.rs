@@ -26,7 +26,7 @@ impl<S: Subscriber> Layer<S> for OtelLayer {
         if !scope::in_invocation() {
             return;
         }
-        let Some(cx) = scope::with_current(|invocation| invocation.otel().cloned()) else {
+        let Some(cx) = scope::with_current(|it| it.observed::<opentelemetry::Context>()) else {
             return;
         };
         let span = cx.span();

@@ -1054,8 +1054,7 @@ where
         .with(ContractLayer::new(format, writer).with_filter(filter))
         .with(beside);
     // Each record inside an invocation also becomes an event of its span.
-    #[cfg(feature = "otel")]
-    let subscriber = subscriber.with(crate::otel::layer::OtelLayer);
+    let subscriber = subscriber.with(crate::observe::record_layer());
     tracing::subscriber::set_global_default(subscriber).map_err(|_| {
         crate::error::Error::new(
             crate::error::ErrorKind::Function,

@@ -39,6 +39,9 @@ const RANKS: &[(&str, u32)] = &[
     ("record/panic", 10),
     ("record/writer", 12),
     ("record", 13),
+    // The observer hook the invocations, clients and runtime report to,
+    // and the exporter built in (it names OpenTelemetry's record layer).
+    ("observe", 11),
     // OpenTelemetry export.
     ("otel/ids", 4),
     ("otel/settings", 4),
