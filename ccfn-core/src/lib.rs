@@ -82,6 +82,7 @@ pub mod function;
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzz;
+mod observe;
 #[cfg(feature = "otel")]
 pub mod otel;
 pub mod params;

@@ -145,17 +145,13 @@ impl TlsRoots {
     /// `builder` trusting these certificates only: how ccfn's clients,
     /// and the `ccfn` command's, are built.
     pub fn apply(&self, builder: reqwest::ClientBuilder) -> reqwest::ClientBuilder {
-        builder.tls_certs_only(self.certificates.iter().cloned())
+        builder.tls_certs_only(self.certificates())
     }
 
-    /// [`TlsRoots::apply`] for a blocking client: the OpenTelemetry
-    /// exporters'.
-    #[cfg(feature = "otel")]
-    pub(crate) fn apply_blocking(
-        &self,
-        builder: reqwest::blocking::ClientBuilder,
-    ) -> reqwest::blocking::ClientBuilder {
-        builder.tls_certs_only(self.certificates.iter().cloned())
+    /// The certificates, for a client [`TlsRoots::apply`] cannot build
+    /// (the OpenTelemetry exporters' blocking one).
+    pub(crate) fn certificates(&self) -> impl Iterator<Item = reqwest::Certificate> + '_ {
+        self.certificates.iter().cloned()
     }
 
     /// No certificates at all: plain HTTP only.

@@ -516,12 +516,9 @@ impl ApiRequest {
         self.log_request(&method, &url);
         let limit = self.time_limit();
         // Ends as a call that got no response unless finished below.
-        #[cfg(feature = "otel")]
-        let traced = crate::otel::ClientSpan::start(method.as_str(), &url);
-        #[cfg(feature = "otel")]
-        let traceparent = traced.traceparent();
-        #[cfg(not(feature = "otel"))]
-        let traceparent = None;
+        let traced = crate::observe::observer()
+            .and_then(|observer| observer.start_call(method.as_str(), &url));
+        let traceparent = traced.as_ref().and_then(|traced| traced.traceparent());
         let call = Call {
             method: &method,
             url: &url,
@@ -538,8 +535,9 @@ impl ApiRequest {
         let response = call.send_within(request, &limit, started).await?;
         let response = call.read_bounded(response, &limit, started).await?;
         call.log_response(&response);
-        #[cfg(feature = "otel")]
-        traced.finish(response.status, response.body.len());
+        if let Some(traced) = traced {
+            traced.finish(response.status, response.body.len());
+        }
         alert_if_slow(&call.config, &method, &url, response.elapsed, true);
         Ok(response)
     }

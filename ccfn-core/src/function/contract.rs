@@ -78,18 +78,19 @@ where
         );
         // Made once the invocation's secrets are known: everything it
         // exports is scrubbed of them, as its lines are.
-        #[cfg(feature = "otel")]
-        let otel = crate::otel::start_invocation(&crate::otel::InvocationStart {
-            function: meta.name(),
-            invocation_id: invocation_id.as_str(),
-            call_sid: event.call_sid(),
-            flow_sid: event.flow_sid(),
-            execution_sid: event.execution_sid(),
-            mode: event.mode(),
-            traceparent: event.header("traceparent"),
-            tracestate: event.header("tracestate"),
-            request: event.server_request(),
-            secrets: &secrets,
+        let observed = crate::observe::observer().and_then(|observer| {
+            observer.start_invocation(&crate::observe::InvocationStart {
+                function: meta.name(),
+                invocation_id: invocation_id.as_str(),
+                call_sid: event.call_sid(),
+                flow_sid: event.flow_sid(),
+                execution_sid: event.execution_sid(),
+                mode: event.mode(),
+                traceparent: event.header("traceparent"),
+                tracestate: event.header("tracestate"),
+                request: event.server_request(),
+                secrets: &secrets,
+            })
         });
         let invocation = Invocation::new(
             meta.name().to_owned(),
@@ -102,9 +103,8 @@ where
             meta.debug_buffer_bytes()
                 .unwrap_or_else(|| context.debug_buffer_bytes()),
             meta.module_path(),
-        );
-        #[cfg(feature = "otel")]
-        let invocation = invocation.with_otel(otel.as_ref().and_then(|otel| otel.cx.clone()));
+        )
+        .with_observed(observed.as_ref().and_then(|observed| observed.scope()));
         let callback = Callback::new(invocation_id.clone());
         let result = InInvocation::new(
             invocation,
@@ -113,10 +113,9 @@ where
         .instrument(span)
         .await;
         let completion = Completion::new(invocation_id, result);
-        #[cfg(feature = "otel")]
-        if let Some(otel) = &otel {
+        if let Some(observed) = observed {
             let error = completion.result().err().map(|error| error.kind().as_str());
-            crate::otel::end_invocation(otel, completion.status(), error);
+            observed.end(completion.status(), error);
         }
         completion
     })
@@ -561,9 +560,8 @@ fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Optio
     let elapsed = started.elapsed();
     let memory = metrics::rss_bytes_sampled();
     let limit = context.memory_limit();
-    #[cfg(feature = "otel")]
-    if let Some(memory) = memory {
-        crate::otel::memory(meta.name(), memory);
+    if let (Some(observer), Some(memory)) = (crate::observe::observer(), memory) {
+        observer.memory(meta.name(), memory);
     }
     info!(
         "Execution metrics",
@@ -727,8 +725,7 @@ mod error_rate {
 
 /// Logs an `alert` record.
 pub(crate) fn alert(kind: &str, message: &str, value: Value, threshold: Value) {
-    #[cfg(feature = "otel")]
-    crate::otel::alert(kind);
+    crate::observe::alert(kind);
     emit(
         &format!("ALERT: {message}"),
         &crate::record::Alert {
@@ -740,12 +737,13 @@ pub(crate) fn alert(kind: &str, message: &str, value: Value, threshold: Value) {
 }
 
 fn end(meta: &'static FunctionMeta, started: Instant, ok: bool) {
-    #[cfg(feature = "otel")]
-    crate::otel::invocation(
-        meta.name(),
-        if ok { "success" } else { "error" },
-        started.elapsed(),
-    );
+    if let Some(observer) = crate::observe::observer() {
+        observer.invocation(
+            meta.name(),
+            if ok { "success" } else { "error" },
+            started.elapsed(),
+        );
+    }
     info!(
         &format!("=== FUNCTION END: {} ===", meta.name()),
         crate::record::End {

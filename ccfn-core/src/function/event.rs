@@ -382,22 +382,20 @@ impl Event {
     }
 
     /// Records what the request the event came in says of itself.
-    #[cfg_attr(not(all(feature = "runtime", feature = "otel")), allow(dead_code))]
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
     pub(crate) fn set_request(&mut self, request: RequestInfo) {
         self.request = Some(Box::new(request));
     }
 
     /// What the request the event came in says of itself, when it came
     /// over HTTP and telemetry is exported.
-    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     pub(crate) fn request(&self) -> Option<&RequestInfo> {
         self.request.as_deref()
     }
 
-    /// The request, as the invocation's span takes it.
-    #[cfg(feature = "otel")]
-    pub(crate) fn server_request(&self) -> Option<crate::otel::ServerRequest<'_>> {
-        self.request().map(|request| crate::otel::ServerRequest {
+    /// The request, as the observer of the invocation takes it.
+    pub(crate) fn server_request(&self) -> Option<crate::observe::ServerRequest<'_>> {
+        self.request().map(|request| crate::observe::ServerRequest {
             method: &request.method,
             path: &request.path,
             route: &request.route,

@@ -10,11 +10,12 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 
 use super::pipeline::{self as metrics, pipeline};
 use super::scrub::current as scrubbed;
+use crate::observe::ObservedCall;
 use crate::record::scope;
 
 /// The span and metric of one external call: ended by [`ClientSpan::finish`]
 /// with its response, or, dropped before, as a call that got none.
-pub(crate) struct ClientSpan {
+pub(super) struct ClientSpan {
     cx: Option<Context>,
     started: Instant,
     attributes: Vec<KeyValue>,
@@ -25,7 +26,7 @@ impl ClientSpan {
     /// Starts the span of a call of `method` to `url` (as logged: without
     /// credentials, sensitive query values redacted), a child of the
     /// invocation this thread polls.
-    pub(crate) fn start(method: &str, url: &str) -> ClientSpan {
+    pub(super) fn start(method: &str, url: &str) -> ClientSpan {
         let (host, port) = host_and_port(url);
         // The conventions require the port: the scheme's when the URL
         // names none.
@@ -39,7 +40,7 @@ impl ClientSpan {
             attributes.push(KeyValue::new("server.port", i64::from(port)));
         }
         let parent = if scope::in_invocation() {
-            scope::with_current(|invocation| invocation.otel().cloned())
+            scope::with_current(|invocation| invocation.observed::<Context>())
         } else {
             None
         };
@@ -65,7 +66,7 @@ impl ClientSpan {
     }
 
     /// The `traceparent` header that continues this call's trace upstream.
-    pub(crate) fn traceparent(&self) -> Option<String> {
+    pub(super) fn traceparent(&self) -> Option<String> {
         struct One(Option<String>);
         impl Injector for One {
             fn set(&mut self, key: &str, value: String) {
@@ -81,7 +82,7 @@ impl ClientSpan {
     }
 
     /// Ends the call with its response: `status`, `bytes` of body.
-    pub(crate) fn finish(mut self, status: u16, bytes: usize) {
+    pub(super) fn finish(mut self, status: u16, bytes: usize) {
         self.done = true;
         let status_attribute = KeyValue::new("http.response.status_code", i64::from(status));
         let mut attributes = self.attributes.clone();
@@ -103,6 +104,16 @@ impl ClientSpan {
             }
             span.end();
         }
+    }
+}
+
+impl ObservedCall for ClientSpan {
+    fn traceparent(&self) -> Option<String> {
+        ClientSpan::traceparent(self)
+    }
+
+    fn finish(self: Box<Self>, status: u16, bytes: usize) {
+        ClientSpan::finish(*self, status, bytes);
     }
 }
 

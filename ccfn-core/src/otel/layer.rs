@@ -21,7 +21,7 @@ impl crate::record::layer::Sink for OtelSink {
         let Some(invocation) = entry.identity.invocation else {
             return;
         };
-        let Some(cx) = invocation.otel() else {
+        let Some(cx) = invocation.observed::<opentelemetry::Context>() else {
             return;
         };
         let span = cx.span();

@@ -52,31 +52,64 @@ mod span;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 
+use std::time::Duration;
+
 use crate::config::Source;
 use crate::error::{Error, ErrorKind};
+#[cfg(feature = "clients")]
+use crate::observe::ObservedCall;
+use crate::observe::{Export, InvocationStart, ObservedInvocation, Observer};
 use pipeline::{pipeline, Pipeline, PIPELINE};
 use settings::Settings;
 
-#[cfg(feature = "clients")]
-pub(crate) use client::ClientSpan;
-pub(crate) use pipeline::{invocation, memory};
-pub(crate) use span::{end_invocation, start_invocation, InvocationStart, ServerRequest};
+/// What the invocations, the clients and the runtime tell export, through
+/// [`crate::observe`]: installed by [`init`] once the pipeline runs.
+struct OtelObserver;
 
-/// Whether telemetry is exported in this process: what the runtime asks
-/// before it gathers what a request says of itself for it.
-#[cfg_attr(not(feature = "runtime"), allow(dead_code))]
-pub(crate) fn exporting() -> bool {
-    PIPELINE.get().is_some()
+impl Observer for OtelObserver {
+    fn start_invocation(&self, start: &InvocationStart<'_>) -> Option<Box<dyn ObservedInvocation>> {
+        span::start_invocation(start)
+            .map(|telemetry| Box::new(telemetry) as Box<dyn ObservedInvocation>)
+    }
+
+    fn invocation(&self, function: &'static str, outcome: &'static str, elapsed: Duration) {
+        pipeline::invocation(function, outcome, elapsed);
+    }
+
+    fn memory(&self, function: &'static str, bytes: u64) {
+        pipeline::memory(function, bytes);
+    }
+
+    fn alert(&self, function: &str, kind: &str) {
+        pipeline::alert(function, kind);
+    }
+
+    #[cfg(feature = "clients")]
+    fn start_call(&self, method: &str, url: &str) -> Option<Box<dyn ObservedCall>> {
+        Some(Box::new(client::ClientSpan::start(method, url)))
+    }
+
+    fn flush(&self) {
+        flush();
+    }
 }
 
-/// Counts an alert of `kind`, for the function this thread invokes.
-pub(crate) fn alert(kind: &str) {
-    if crate::record::scope::in_invocation() {
-        crate::record::scope::with_current(|invocation| {
-            pipeline::alert(invocation.function(), kind)
-        });
-    } else {
-        pipeline::alert("-", kind);
+/// OpenTelemetry as the crate's exporter: its record sink goes into the
+/// logging, and the runtime starts it with [`init`].
+impl Export for layer::OtelSink {
+    const BUILT: bool = true;
+    type Running = Telemetry;
+
+    fn sink() -> Option<Box<dyn crate::record::layer::Sink>> {
+        Some(Box::new(layer::OtelSink))
+    }
+
+    fn start<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> {
+        init(source)
+    }
+
+    fn destination(running: &Telemetry) -> &str {
+        running.destination()
     }
 }
 
@@ -212,6 +245,13 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
             "OpenTelemetry export is already started in this process; call otel::init once",
         ));
     }
+    // From now on the invocations and the clients report to the pipeline.
+    if crate::observe::install(Box::new(OtelObserver)).is_err() {
+        return Err(Error::new(
+            ErrorKind::Configuration,
+            "another observer is installed in this process: OpenTelemetry export cannot start",
+        ));
+    }
     Ok(Some(Telemetry {
         traces,
         metrics: meters,
@@ -239,7 +279,9 @@ fn exporter_client(
     roots: &crate::tls::TlsRoots,
     timeout: std::time::Duration,
 ) -> Result<reqwest::blocking::Client, Error> {
-    let builder = roots.apply_blocking(reqwest::blocking::Client::builder().timeout(timeout));
+    let builder = reqwest::blocking::Client::builder()
+        .timeout(timeout)
+        .tls_certs_only(roots.certificates());
     let built = std::thread::Builder::new()
         .name("ccfn-otel-client".to_owned())
         .spawn(move || builder.build())

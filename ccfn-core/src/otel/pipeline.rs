@@ -33,7 +33,7 @@ fn instruments() -> Option<&'static Instruments> {
 
 /// Counts an invocation of `function` that ended with `outcome`
 /// (`success` or `error`) after `elapsed`.
-pub(crate) fn invocation(function: &'static str, outcome: &'static str, elapsed: Duration) {
+pub(super) fn invocation(function: &'static str, outcome: &'static str, elapsed: Duration) {
     if let Some(instruments) = instruments() {
         let attributes = [
             KeyValue::new("faas.name", function),
@@ -62,7 +62,7 @@ pub(super) fn coldstart(function: &str) {
 }
 
 /// Records the memory in use at the end of an invocation of `function`.
-pub(crate) fn memory(function: &'static str, bytes: u64) {
+pub(super) fn memory(function: &'static str, bytes: u64) {
     if let Some(instruments) = instruments() {
         instruments.memory.record(
             bytes,

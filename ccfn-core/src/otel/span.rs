@@ -11,55 +11,14 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use super::ids;
 use super::pipeline::{self, pipeline};
 use super::scrub;
-
-/// What an invocation's span is made of.
-#[derive(Debug, Default)]
-pub(crate) struct InvocationStart<'a> {
-    pub(crate) function: &'static str,
-    pub(crate) invocation_id: &'a str,
-    pub(crate) call_sid: Option<&'a str>,
-    pub(crate) flow_sid: Option<&'a str>,
-    pub(crate) execution_sid: Option<&'a str>,
-    pub(crate) mode: &'a str,
-    /// The request's `traceparent` and `tracestate` headers.
-    pub(crate) traceparent: Option<&'a str>,
-    pub(crate) tracestate: Option<&'a str>,
-    /// What the request says of itself, when it came over HTTP.
-    pub(crate) request: Option<ServerRequest<'a>>,
-    /// The invocation's secrets ([`crate::secret::invocation_secrets`]):
-    /// scrubbed from everything it exports, as from its lines.
-    pub(crate) secrets: &'a [Box<str>],
-}
-
-/// What a request over HTTP says of itself, under the names of the HTTP
-/// server semantic conventions (given by the runtime, through the event).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct ServerRequest<'a> {
-    /// `http.request.method`.
-    pub(crate) method: &'a str,
-    /// `url.path`.
-    pub(crate) path: &'a str,
-    /// `http.route`.
-    pub(crate) route: &'a str,
-    /// `url.scheme`.
-    pub(crate) scheme: &'a str,
-    /// `server.address`, `server.port`.
-    pub(crate) host: Option<&'a str>,
-    pub(crate) port: Option<u16>,
-    /// `client.address`.
-    pub(crate) client: Option<&'a str>,
-    /// `user_agent.original`.
-    pub(crate) user_agent: Option<&'a str>,
-    /// `network.protocol.version`.
-    pub(crate) version: Option<&'static str>,
-}
+use crate::observe::{InvocationStart, ObservedInvocation, ServerRequest};
 
 /// An invocation's telemetry, from its start to its answer: its span,
 /// and what its `http.server.request.duration` is recorded with.
 #[derive(Debug)]
-pub(crate) struct InvocationTelemetry {
+pub(super) struct InvocationTelemetry {
     /// The context of its span, when traces are exported.
-    pub(crate) cx: Option<Context>,
+    pub(super) cx: Option<Context>,
     started: Instant,
     /// The duration's attributes known at the start, scrubbed; none when
     /// the invocation did not come over HTTP.
@@ -134,7 +93,7 @@ fn span_attributes(
 /// exported), a child of the caller's `traceparent` when it sends a valid
 /// one, else the root of its call's trace; `None` when nothing is
 /// exported. Every value is scrubbed with the invocation's secrets.
-pub(crate) fn start_invocation(start: &InvocationStart<'_>) -> Option<InvocationTelemetry> {
+pub(super) fn start_invocation(start: &InvocationStart<'_>) -> Option<InvocationTelemetry> {
     static STARTED: AtomicBool = AtomicBool::new(false);
     let cold = !STARTED.swap(true, Ordering::Relaxed);
     if cold {
@@ -205,7 +164,7 @@ pub(crate) fn start_invocation(start: &InvocationStart<'_>) -> Option<Invocation
 /// with, and the kind of its error (`validation`, `timeout`...) when it
 /// failed: its span, and its `http.server.request.duration`, whose
 /// `error.type` is that kind, else a 5xx status.
-pub(crate) fn end_invocation(telemetry: &InvocationTelemetry, status: u16, error: Option<&str>) {
+pub(super) fn end_invocation(telemetry: &InvocationTelemetry, status: u16, error: Option<&str>) {
     let status_code = KeyValue::new("http.response.status_code", i64::from(status));
     let error_type = error
         .map(str::to_owned)
@@ -227,5 +186,19 @@ pub(crate) fn end_invocation(telemetry: &InvocationTelemetry, status: u16, error
             span.set_attribute(KeyValue::new("error.type", error_type));
         }
         span.end();
+    }
+}
+
+impl ObservedInvocation for InvocationTelemetry {
+    /// The context of its span, when traces are exported: what its
+    /// records become events of, and its calls children of.
+    fn scope(&self) -> Option<Box<dyn std::any::Any + Send + Sync>> {
+        self.cx
+            .clone()
+            .map(|cx| Box::new(cx) as Box<dyn std::any::Any + Send + Sync>)
+    }
+
+    fn end(self: Box<Self>, status: u16, error: Option<&str>) {
+        end_invocation(&self, status, error);
     }
 }

@@ -246,9 +246,11 @@ where
     if let Some(beside) = beside {
         layer = layer.with_sink(beside);
     }
-    // Each record inside an invocation also becomes an event of its span.
-    #[cfg(feature = "otel")]
-    let layer = layer.with_sink(Box::new(crate::otel::layer::OtelSink));
+    // With export built in, each record inside an invocation also becomes
+    // an event of its span.
+    if let Some(exporter) = crate::observe::record_sink() {
+        layer = layer.with_sink(exporter);
+    }
     let subscriber = tracing_subscriber::registry().with(layer);
     tracing::subscriber::set_global_default(subscriber).map_err(|_| {
         crate::error::Error::new(

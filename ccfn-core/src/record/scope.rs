@@ -36,9 +36,9 @@ pub(crate) struct Invocation {
     routed_queue: std::sync::OnceLock<String>,
     /// Where its `debug` lines are held back, when they are.
     debug_buffer: Option<super::buffer::DebugBuffer>,
-    /// Its span, when traces are exported.
-    #[cfg(feature = "otel")]
-    otel: Option<opentelemetry::Context>,
+    /// What the process's observer carries for it while it runs (see
+    /// [`crate::observe`]): under OpenTelemetry, its span's context.
+    observed: Option<Box<dyn std::any::Any + Send + Sync>>,
     /// The Lambda invocation it serves, when it runs on Lambda.
     pub(super) lambda: Option<OnLambda>,
 }
@@ -83,27 +83,30 @@ impl Invocation {
             deadline: None,
             routed_queue: std::sync::OnceLock::new(),
             debug_buffer: None,
-            #[cfg(feature = "otel")]
-            otel: None,
+            observed: None,
             lambda: ON_LAMBDA.try_with(OnLambda::clone).ok(),
         }
     }
 
-    /// The same invocation, recorded in the span of `cx`.
-    #[cfg(feature = "otel")]
-    pub(crate) fn with_otel(mut self, cx: Option<opentelemetry::Context>) -> Self {
-        self.otel = cx;
+    /// The same invocation, carrying `observed` for the process's
+    /// observer.
+    pub(crate) fn with_observed(
+        mut self,
+        observed: Option<Box<dyn std::any::Any + Send + Sync>>,
+    ) -> Self {
+        self.observed = observed;
         self
     }
 
-    /// The context of its span, when traces are exported.
-    #[cfg(feature = "otel")]
-    pub(crate) fn otel(&self) -> Option<&opentelemetry::Context> {
-        self.otel.as_ref()
+    /// What it carries for the observer, when that is a `T`: how the
+    /// observer finds its own again (a copy: it is a handle). Unused
+    /// without an exporter built in.
+    #[allow(dead_code)]
+    pub(crate) fn observed<T: std::any::Any + Clone>(&self) -> Option<T> {
+        self.observed.as_deref()?.downcast_ref::<T>().cloned()
     }
 
     /// The function invoked.
-    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     pub(crate) fn function(&self) -> &str {
         &self.function
     }

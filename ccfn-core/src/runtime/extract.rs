@@ -235,12 +235,10 @@ impl Parameters {
                 event.push_header(name, value);
             }
         }
-        #[cfg(feature = "otel")]
-        if crate::otel::exporting() {
+        // Gathered for the observer only.
+        if crate::observe::active() {
             event.set_request(request_info(&parts, &endpoint.registered.url_path()));
         }
-        #[cfg(not(feature = "otel"))]
-        let _ = endpoint;
         (event, parts)
     }
 }
@@ -252,7 +250,6 @@ impl Parameters {
 /// client's address (the proxy's, then the connection's peer, then the
 /// platform's source IP), the path with any nest prefix, and the
 /// function's `route`.
-#[cfg_attr(not(feature = "otel"), allow(dead_code))]
 pub(super) fn request_info(parts: &Parts, route: &str) -> RequestInfo {
     let text = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
     // A proxy chain lists the client first.

@@ -275,10 +275,7 @@ impl Runtime {
         if let Some(inspector) = &self.inspector {
             inspector.filtered(!whole);
         }
-        #[cfg(feature = "otel")]
         let telemetry = start_telemetry(&self.context)?;
-        #[cfg(not(feature = "otel"))]
-        warn_no_telemetry(&self.context);
         #[cfg(feature = "clients")]
         warn_builtin_roots(&self.context);
         let addr = self.config.addr;
@@ -312,8 +309,7 @@ impl Runtime {
         reporter.abort();
         let _ = reporter.await;
         // What is left is exported while its failures can still be logged.
-        #[cfg(feature = "otel")]
-        drop(telemetry);
+        crate::observe::stop_export(telemetry);
         drop(logs);
         result
     }
@@ -410,7 +406,6 @@ impl Runtime {
         let env = crate::config::Env::load()?;
         lambda::check_environment(|setting| setting.text(&env).is_some())?;
         let logs = crate::record::init_logging()?;
-        #[cfg(feature = "otel")]
         let telemetry = start_telemetry(&self.context)?;
         let router = self.router()?.layer(axum::middleware::from_fn_with_state(
             logs.writer(),
@@ -419,8 +414,7 @@ impl Runtime {
         let result = lambda_http::run(router)
             .await
             .map_err(|e| Error::msg(format!("the Lambda runtime failed: {e}")));
-        #[cfg(feature = "otel")]
-        drop(telemetry);
+        crate::observe::stop_export(telemetry);
         drop(logs);
         result
     }
@@ -507,8 +501,9 @@ mod lambda {
             None => next.run(request).await,
         };
         // The process may be frozen as soon as the platform has the reply.
-        #[cfg(feature = "otel")]
-        let _ = tokio::task::spawn_blocking(crate::otel::flush).await;
+        if crate::observe::active() {
+            let _ = tokio::task::spawn_blocking(crate::observe::flush).await;
+        }
         writer.written(WRITTEN_WITHIN).await;
         response
     }
@@ -543,13 +538,20 @@ mod lambda {
 }
 
 /// Starts OpenTelemetry export as the context's `OTEL_*` values say, and
-/// says where it goes.
-#[cfg(feature = "otel")]
-fn start_telemetry(context: &Context) -> Result<Option<crate::otel::Telemetry>, Error> {
-    let telemetry = crate::otel::init(context)?;
+/// says where it goes; in a binary built without an exporter, says that
+/// nothing is exported if an endpoint is set.
+fn start_telemetry(context: &Context) -> Result<Option<crate::observe::Running>, Error> {
+    if !crate::observe::EXPORTER_BUILT {
+        warn_no_telemetry(context);
+        return Ok(None);
+    }
+    let telemetry = crate::observe::start_export(context)?;
     if let Some(telemetry) = &telemetry {
         emit(
-            &format!("exporting OpenTelemetry {}", telemetry.destination()),
+            &format!(
+                "exporting OpenTelemetry {}",
+                crate::observe::destination(telemetry)
+            ),
             &crate::record::Runtime::BARE,
         );
     }
@@ -558,7 +560,6 @@ fn start_telemetry(context: &Context) -> Result<Option<crate::otel::Telemetry>, 
 
 /// Says that an OpenTelemetry endpoint is set in a binary that cannot
 /// export to it, rather than export nothing without a word.
-#[cfg(not(feature = "otel"))]
 fn warn_no_telemetry(context: &Context) {
     if let Some(name) = otel_endpoint_set(context) {
         emit_at(
@@ -590,7 +591,6 @@ fn warn_builtin_roots(context: &Context) {
 }
 
 /// The first OpenTelemetry endpoint variable `context` sets, if any.
-#[cfg_attr(feature = "otel", allow(dead_code))]
 fn otel_endpoint_set(context: &Context) -> Option<&'static str> {
     use crate::config::{
         OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,

@@ -38,14 +38,6 @@ pub(super) struct Limits {
     peers: bool,
 }
 
-/// Whether OpenTelemetry export is on in this process.
-fn telemetry_exported() -> bool {
-    #[cfg(feature = "otel")]
-    return crate::otel::exporting();
-    #[cfg(not(feature = "otel"))]
-    false
-}
-
 impl Limits {
     /// The limits `config` sets.
     pub(super) fn of(config: &RuntimeConfig) -> Self {
@@ -53,7 +45,7 @@ impl Limits {
             max_connections: config.max_connections,
             header_timeout: config.header_timeout,
             // Telemetry exports the peer as the request's `client.address`.
-            peers: config.serves_inspector() || telemetry_exported(),
+            peers: config.serves_inspector() || crate::observe::active(),
         }
     }
 
