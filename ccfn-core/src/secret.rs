@@ -431,8 +431,7 @@ fn userinfo_spans(text: &str) -> Vec<std::ops::Range<usize>> {
     let bytes = text.as_bytes();
     let mut spans = Vec::new();
     let mut from = 0;
-    while let Some(found) = text[from..].find("://") {
-        let at = from + found;
+    while let Some(at) = find_scheme_end(text, from) {
         from = at + 3;
         if !scheme_before(bytes, at) {
             continue;
@@ -513,7 +512,7 @@ pub fn redact_url_userinfo(text: &str) -> std::borrow::Cow<'_, str> {
 /// ```
 #[must_use]
 pub fn display_url(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains("://") {
+    if find_scheme_end(text, 0).is_none() {
         return std::borrow::Cow::Borrowed(text);
     }
     let edits = url_edits(text);
@@ -531,6 +530,15 @@ pub fn display_url(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Where the next `://` at or after `from` in `text` is.
+fn find_scheme_end(text: &str, from: usize) -> Option<usize> {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("://"));
+    FINDER
+        .find(text.as_bytes().get(from..)?)
+        .map(|found| from + found)
+}
+
 /// Whether `b` ends a URL written in a text.
 fn ends_url(b: u8) -> bool {
     matches!(b, b'"' | b'\'' | b'<' | b'>' | b'`' | b'\\')
@@ -545,8 +553,7 @@ fn url_edits(text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
     let bytes = text.as_bytes();
     let mut edits: Vec<(std::ops::Range<usize>, &'static str)> = Vec::new();
     let mut from = 0;
-    while let Some(found) = text[from..].find("://") {
-        let at = from + found;
+    while let Some(at) = find_scheme_end(text, from) {
         from = at + 3;
         if !scheme_before(bytes, at) {
             continue;

@@ -19,6 +19,7 @@ use crate::function::meta::FunctionMeta;
 use crate::function::meta::Kind;
 use crate::function::metrics;
 use crate::record::panic;
+use crate::record::value::SharedText;
 use crate::record::{emit, InInvocation, Invocation, SPAN_NAME};
 use crate::secret::{invocation_secrets, is_sensitive_name};
 
@@ -213,12 +214,11 @@ where
 fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> (Value, Option<String>) {
     let name = meta.name();
     // Logged in `start` and `error`: not built when neither is written.
-    let event_json = if crate::record::enabled(Level::ERROR) {
-        event.to_log_json()
+    let (event_json, domain) = if crate::record::enabled(Level::ERROR) {
+        (event.to_log_json(), context.domain_name().map(shown_domain))
     } else {
-        Value::Null
+        (Value::Null, None)
     };
-    let domain = context.domain_name().map(shown_domain);
 
     info!(
         &format!("=== FUNCTION START: {name} ==="),
@@ -351,7 +351,8 @@ fn log_success(meta: &FunctionMeta, context: &Context, started: Instant, reply: 
     // A voice document is already in full in `voice_response`
     // (phase returned): the success record points at it rather than
     // write it a third time.
-    let result = match (meta.kind(), reply) {
+    // Built only when the record is written.
+    let result = || match (meta.kind(), reply) {
         (Kind::Voice, Reply::Voice(voice)) => {
             json!({ "voice_response": "returned", "bytes": voice.xml().len() })
         }
@@ -359,7 +360,7 @@ fn log_success(meta: &FunctionMeta, context: &Context, started: Instant, reply: 
     };
     info!(
         "Function completed successfully",
-        crate::record::Success { result: &result }
+        crate::record::Success { result: &result() }
     );
 }
 
@@ -404,20 +405,25 @@ fn voice_records(context: &Context, reply: &Reply) {
     let (workflow_sid, queue) = match reply {
         Reply::Voice(voice) => {
             let built = voice.built().unwrap_or(voice.xml());
+            let modified = built != voice.xml();
+            // The contract asks for the document before and after any
+            // change; unchanged, it is escaped once for both records.
+            let built = SharedText::new(built);
             info!(
                 "Voice response as first built",
                 crate::record::VoiceResponse {
                     phase: "built",
-                    twiml: built,
+                    twiml: &built,
                     modified: None
                 }
             );
+            let changed = modified.then(|| SharedText::new(voice.xml()));
             info!(
                 "Voice response as returned",
                 crate::record::VoiceResponse {
                     phase: "returned",
-                    twiml: voice.xml(),
-                    modified: Some(built != voice.xml())
+                    twiml: changed.as_ref().unwrap_or(&built),
+                    modified: Some(modified)
                 }
             );
             (voice.workflow_sid(), voice.queue())

@@ -487,7 +487,7 @@ catalogue! {
     EMAIL_ERROR = "email_error" as EmailError<'a>, [Error] { error: &'a str, #[headline] kind: &'a str, domain: &'a str } optional { #[headline] status: u16 };
 
     /// The voice document as first built and as returned.
-    VOICE_RESPONSE = "voice_response" as VoiceResponse<'a>, [Info] { phase: &'a str, twiml: &'a str } optional { #[headline] modified: bool };
+    VOICE_RESPONSE = "voice_response" as VoiceResponse<'a>, [Info] { phase: &'a str, twiml: &'a super::value::SharedText<'a> } optional { #[headline] modified: bool };
 
     /// The task-routing configuration of a voice function.
     TASKROUTER_CONFIG = "taskrouter_config" as TaskrouterConfig<'a>, [Info] { workspace_sid: Option<&'a str>, #[headline] workflow_sid: Option<&'a str>, #[headline] queue: Option<&'a str> };

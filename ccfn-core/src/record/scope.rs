@@ -157,26 +157,39 @@ impl JsonIdentity {
         call_sid: Option<&str>,
         lambda: Option<&OnLambda>,
     ) -> Self {
-        let member = |name: &str, value: Option<&str>| {
-            let mut out = String::new();
+        use crate::text::json::push_str;
+        let member = |out: &mut String, name: &str, value: Option<&str>| {
             if let Some(value) = value {
-                out.push(',');
-                crate::text::json::push_str(&mut out, name);
-                out.push(':');
-                crate::text::json::push_str(&mut out, value);
+                out.push_str(",\"");
+                out.push_str(name);
+                out.push_str("\":");
+                push_str(out, value);
             }
-            out
         };
+        let mut function_and_id = String::with_capacity(
+            32 + function.map_or(0, str::len) + invocation_id.map_or(0, str::len),
+        );
+        member(&mut function_and_id, "function", function);
+        member(&mut function_and_id, "invocation_id", invocation_id);
+        let mut call_sid_member = String::new();
+        member(&mut call_sid_member, "call_sid", call_sid);
+        let mut lambda_members = String::new();
+        if let Some(lambda) = lambda {
+            member(
+                &mut lambda_members,
+                "function_request_id",
+                Some(&lambda.request_id),
+            );
+            lambda_members.push_str(if lambda.cold_start {
+                ",\"cold_start\":true"
+            } else {
+                ",\"cold_start\":false"
+            });
+        }
         JsonIdentity {
-            function_and_id: member("function", function) + &member("invocation_id", invocation_id),
-            call_sid: member("call_sid", call_sid),
-            lambda: lambda.map_or_else(String::new, |lambda| {
-                format!(
-                    "{},\"cold_start\":{}",
-                    member("function_request_id", Some(&lambda.request_id)),
-                    lambda.cold_start
-                )
-            }),
+            function_and_id,
+            call_sid: call_sid_member,
+            lambda: lambda_members,
         }
     }
 }

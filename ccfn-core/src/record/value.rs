@@ -211,6 +211,47 @@ macro_rules! strings {
 }
 strings!(&str, String);
 
+/// Text that several records carry (the voice document, as built and as
+/// returned): its JSON form is written once, by the first record, and
+/// copied by the others.
+pub(crate) struct SharedText<'a> {
+    text: &'a str,
+    json: std::cell::OnceCell<String>,
+}
+
+impl<'a> SharedText<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        SharedText {
+            text,
+            json: std::cell::OnceCell::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for SharedText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.text.fmt(f)
+    }
+}
+
+impl FieldValue for SharedText<'_> {
+    fn shape(&self) -> Shape<'_> {
+        Shape::Str(self.text)
+    }
+
+    fn write_json(&self, out: &mut String) {
+        out.push_str(self.json.get_or_init(|| {
+            let mut json = String::with_capacity(self.text.len() + 16);
+            push_str(&mut json, self.text);
+            json
+        }));
+    }
+
+    fn to_value(&self) -> Value {
+        Value::from(self.text)
+    }
+}
+
 /// A record's fields, in order: each one's name and value.
 pub(crate) trait Fields {
     /// Calls `f` with each field, in the order they are written.
@@ -290,5 +331,12 @@ mod tests {
         assert_eq!(event.shape(), Shape::Composite);
         assert_eq!(Some(3_u64).shape(), Shape::U64(3));
         assert_eq!(u128::MAX.shape(), Shape::U64(u64::MAX));
+        let shared = SharedText::new("<Say voice=\"alice\">Hi</Say>");
+        for _ in 0..2 {
+            let mut json = String::new();
+            shared.write_json(&mut json);
+            assert_eq!(json, serde_json::to_string(shared.text).unwrap());
+        }
+        assert_eq!(shared.shape(), Shape::Str(shared.text));
     }
 }

@@ -50,52 +50,60 @@ pub(crate) fn push_str(out: &mut String, text: &str) {
     let bytes = text.as_bytes();
     let mut copied = 0;
     let mut at = 0;
-    loop {
-        // Eight bytes at a time while none of them needs escaping.
-        while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-            if needs_escape(u64::from_le_bytes(*word)) {
-                break;
-            }
-            at += 8;
-        }
-        // Fewer than eight left: test them as one word too, padded with
-        // spaces.
-        let rest = bytes.get(at..).unwrap_or_default();
-        if rest.len() < 8 {
-            let mut word = [b' '; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            if !needs_escape(u64::from_le_bytes(word)) {
-                break;
-            }
-        }
-        let Some(&byte) = bytes.get(at) else { break };
-        let escape = ESCAPE[usize::from(byte)];
-        at += 1;
-        if escape == 0 {
-            continue;
-        }
+    while let Some(found) = next_escape(bytes, at) {
+        let byte = bytes[found];
         // An escaped byte is ASCII, so both ends are character boundaries.
-        out.push_str(&text[copied..at - 1]);
-        copied = at;
-        if escape == b'u' {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0xF)]));
-        } else {
-            out.push('\\');
-            out.push(char::from(escape));
+        out.push_str(&text[copied..found]);
+        match ESCAPE[usize::from(byte)] {
+            b'u' => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(byte >> 4)]));
+                out.push(char::from(HEX[usize::from(byte & 0xF)]));
+            }
+            escape => {
+                out.push('\\');
+                out.push(char::from(escape));
+            }
         }
+        at = found + 1;
+        copied = at;
     }
     out.push_str(&text[copied..]);
     out.push('"');
 }
 
-/// Whether any byte of `word` is a control character, `"` or `\`.
+/// Where the first byte at or after `at` that needs escaping is, looking
+/// at eight bytes at a time (the last few padded with spaces).
+fn next_escape(bytes: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        let (word, last) = match bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+            Some(word) => (*word, false),
+            None => {
+                let rest = bytes.get(at..).unwrap_or_default();
+                let mut word = [b' '; 8];
+                word[..rest.len()].copy_from_slice(rest);
+                (word, true)
+            }
+        };
+        let found = escapes(u64::from_le_bytes(word));
+        if found != 0 {
+            // The lowest marked byte is exact (see `escapes`).
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        if last {
+            return None;
+        }
+        at += 8;
+    }
+}
+
+/// The bytes of `word` that are a control character, `"` or `\`, each
+/// marked by its high bit.
 ///
-/// Each test is exact as a whole: a byte's high bit is set only if that
-/// byte, or one below it, matches; bytes of 0x80 and above never match.
-fn needs_escape(word: u64) -> bool {
+/// The lowest mark is exact: a byte's high bit is set only if that byte,
+/// or one below it, matches; bytes of 0x80 and above never match.
+fn escapes(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = |n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word;
@@ -103,7 +111,7 @@ fn needs_escape(word: u64) -> bool {
         let zeroed = word ^ (ONES * u64::from(b));
         zeroed.wrapping_sub(ONES) & !zeroed
     };
-    (below(0x20) | equal(b'"') | equal(b'\\')) & HIGH != 0
+    (below(0x20) | equal(b'"') | equal(b'\\')) & HIGH
 }
 
 /// For each byte: 0 when it stands for itself, else the letter after the
