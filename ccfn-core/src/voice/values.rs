@@ -1,8 +1,11 @@
 //! The values attributes take: HTTP methods, the platform's enumerations,
 //! lists of them, and the few values with a shape of their own.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
+
+use super::tree::{needs_no_escaping, Value};
 
 /// A value the platform does not know for an attribute of a fixed set,
 /// from [`FromStr`] on one of this module's enums.
@@ -31,11 +34,16 @@ impl std::error::Error for UnknownValue {}
 pub trait Token: sealed::Sealed {
     /// Writes the value as the markup has it.
     fn write_token(&self, out: &mut String);
+
+    /// The value as the markup has it, when that is a fixed string.
+    fn as_static(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 impl Token for u32 {
     fn write_token(&self, out: &mut String) {
-        out.push_str(&self.to_string());
+        out.push_str(Value::from(*self).as_str());
     }
 }
 
@@ -56,6 +64,15 @@ impl Token for u32 {
 pub trait Values<T: Token> {
     /// The values joined by single spaces.
     fn join(self) -> String;
+
+    /// [`Values::join`], without allocating when that is one value of a
+    /// fixed set (a single enum value).
+    fn joined(self) -> Cow<'static, str>
+    where
+        Self: Sized,
+    {
+        Cow::Owned(self.join())
+    }
 }
 
 fn join<'a, T: Token + 'a>(values: impl IntoIterator<Item = &'a T>) -> String {
@@ -72,6 +89,13 @@ fn join<'a, T: Token + 'a>(values: impl IntoIterator<Item = &'a T>) -> String {
 impl<T: Token> Values<T> for T {
     fn join(self) -> String {
         join([&self])
+    }
+
+    fn joined(self) -> Cow<'static, str> {
+        match self.as_static() {
+            Some(text) => Cow::Borrowed(text),
+            None => Cow::Owned(self.join()),
+        }
     }
 }
 
@@ -121,6 +145,15 @@ impl fmt::Display for SpeechTimeout {
         match self {
             SpeechTimeout::Auto => f.write_str("auto"),
             SpeechTimeout::Seconds(seconds) => write!(f, "{seconds}"),
+        }
+    }
+}
+
+impl From<SpeechTimeout> for Value {
+    fn from(timeout: SpeechTimeout) -> Self {
+        match timeout {
+            SpeechTimeout::Auto => Value::Plain("auto"),
+            SpeechTimeout::Seconds(seconds) => Value::from(seconds),
         }
     }
 }
@@ -235,7 +268,16 @@ macro_rules! values {
             fn write_token(&self, out: &mut String) {
                 out.push_str(self.as_str());
             }
+
+            fn as_static(&self) -> Option<&'static str> {
+                Some(self.as_str())
+            }
         }
+
+        // Written without escaping (`Value::Plain`): checked here.
+        const _: () = {
+            $( assert!(needs_no_escaping($value), concat!("`", $value, "` needs escaping")); )*
+        };
     )*};
 }
 
