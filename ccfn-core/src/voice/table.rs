@@ -277,7 +277,15 @@ macro_rules! attribute {
     ($(#[$doc:meta])* $fn:ident $name:literal SpeechTimeout) => {
         $(#[$doc])*
         pub fn $fn(&mut self, value: impl Into<$crate::voice::values::SpeechTimeout>) -> &mut Self {
-            self.0.set($name, Into::<$crate::voice::values::SpeechTimeout>::into(value), Self::SLOTS);
+            let value = match value.into() {
+                $crate::voice::values::SpeechTimeout::Auto => {
+                    $crate::voice::tree::Value::Plain("auto")
+                }
+                $crate::voice::values::SpeechTimeout::Seconds(seconds) => {
+                    $crate::voice::tree::Value::from(seconds)
+                }
+            };
+            self.0.set($name, value, Self::SLOTS);
             self
         }
     };

@@ -25,8 +25,8 @@ pub(super) enum Value {
     /// ([`Values::joined`](super::Values::joined)).
     Text(Cow<'static, str>),
     /// A value of a fixed set (an enum's, `true`, `auto`, ...): written as
-    /// it is, having no character that needs escaping (checked when the
-    /// crate compiles, see [`needs_no_escaping`]).
+    /// it is, having no character that needs escaping (the enums' values
+    /// are checked when the crate compiles, in `values.rs`).
     Plain(&'static str),
     /// A number, as its decimal digits.
     Number(Digits),
@@ -112,22 +112,6 @@ impl Digits {
         // Only ASCII digits were written.
         std::str::from_utf8(&self.bytes[usize::from(self.start)..]).unwrap_or_default()
     }
-}
-
-/// Whether `text` can be written in an attribute or element text as it
-/// is: it holds nothing but ASCII letters, digits and `-_.:+/ #*`. Every
-/// value of a fixed set is checked with this when the crate compiles.
-pub(super) const fn needs_no_escaping(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        if !matches!(bytes[at], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b':' | b'+' | b'/' | b' ' | b'#' | b'*')
-        {
-            return false;
-        }
-        at += 1;
-    }
-    true
 }
 
 /// What an element holds after its first text: elements and more text, in

@@ -5,8 +5,6 @@ use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
-use super::tree::{needs_no_escaping, Value};
-
 /// A value the platform does not know for an attribute of a fixed set,
 /// from [`FromStr`] on one of this module's enums.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +41,7 @@ pub trait Token: sealed::Sealed {
 
 impl Token for u32 {
     fn write_token(&self, out: &mut String) {
-        out.push_str(Value::from(*self).as_str());
+        out.push_str(&self.to_string());
     }
 }
 
@@ -149,15 +147,6 @@ impl fmt::Display for SpeechTimeout {
     }
 }
 
-impl From<SpeechTimeout> for Value {
-    fn from(timeout: SpeechTimeout) -> Self {
-        match timeout {
-            SpeechTimeout::Auto => Value::Plain("auto"),
-            SpeechTimeout::Seconds(seconds) => Value::from(seconds),
-        }
-    }
-}
-
 impl FromStr for SpeechTimeout {
     type Err = UnknownValue;
 
@@ -220,6 +209,22 @@ impl From<TaskBody> for String {
     fn from(body: TaskBody) -> Self {
         body.0
     }
+}
+
+/// Whether `text` can be written in an attribute or element text as it
+/// is: it holds nothing but ASCII letters, digits and `-_.:+/ #*`. Every
+/// value of a fixed set is checked with this when the crate compiles.
+const fn needs_no_escaping(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if !matches!(bytes[at], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b':' | b'+' | b'/' | b' ' | b'#' | b'*')
+        {
+            return false;
+        }
+        at += 1;
+    }
+    true
 }
 
 /// Declares enums of fixed values: `as_str`, [`FromStr`], [`Token`].
