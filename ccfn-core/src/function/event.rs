@@ -72,6 +72,33 @@ impl Text {
         }
     }
 
+    /// Whether the text, read in `sent`, is `text`: the lengths are
+    /// compared first, without reading the range.
+    pub(crate) fn is(&self, sent: &str, text: &str) -> bool {
+        match self {
+            Text::Sent { start, end } => {
+                end - start == text.len()
+                    && sent.as_bytes().get(*start..*end) == Some(text.as_bytes())
+            }
+            Text::Own(own) => own == text,
+        }
+    }
+
+    /// Whether the text, read in `sent`, is `text` in ASCII letters of
+    /// either case.
+    fn is_ignoring_case(&self, sent: &str, text: &str) -> bool {
+        match self {
+            Text::Sent { start, end } => {
+                end - start == text.len()
+                    && sent
+                        .as_bytes()
+                        .get(*start..*end)
+                        .is_some_and(|sent| sent.eq_ignore_ascii_case(text.as_bytes()))
+            }
+            Text::Own(own) => own.eq_ignore_ascii_case(text),
+        }
+    }
+
     /// The text appended to `sent`, as a range of it.
     pub(crate) fn sent(text: &str, sent: &mut String) -> Text {
         let start = sent.len();
@@ -102,9 +129,9 @@ impl From<Value> for ParamValue {
 
 /// One parameter of an [`Event`].
 #[derive(Clone, Debug)]
-struct Entry {
-    name: Text,
-    value: ParamValue,
+pub(crate) struct Entry {
+    pub(crate) name: Text,
+    pub(crate) value: ParamValue,
 }
 
 /// What the request an event came in says of itself, as the HTTP server
@@ -207,17 +234,10 @@ impl Event {
 
     /// The event of a request: `params` and `headers`, whose
     /// [`Text::Sent`] ranges are read in `sent`.
-    pub(crate) fn from_sent(
-        sent: String,
-        params: impl IntoIterator<Item = (Text, ParamValue)>,
-        headers: Vec<(Text, Text)>,
-    ) -> Event {
+    pub(crate) fn from_sent(sent: String, params: Vec<Entry>, headers: Vec<(Text, Text)>) -> Event {
         Event {
             sent,
-            params: params
-                .into_iter()
-                .map(|(name, value)| Entry { name, value })
-                .collect(),
+            params,
             headers,
             ..Event::default()
         }
@@ -246,7 +266,7 @@ impl Event {
                 let mut index = 0;
                 self.params.retain(|entry| {
                     index += 1;
-                    index - 1 <= at || entry.name.get(sent) != name
+                    index - 1 <= at || !entry.name.is(sent, &name)
                 });
             }
             None => self.params.push(Entry {
@@ -261,7 +281,7 @@ impl Event {
     pub fn remove(&mut self, name: &str) -> &mut Self {
         self.values.take();
         let sent = &self.sent;
-        self.params.retain(|entry| entry.name.get(sent) != name);
+        self.params.retain(|entry| !entry.name.is(sent, name));
         self
     }
 
@@ -283,7 +303,7 @@ impl Event {
     fn position(&self, name: &str) -> Option<usize> {
         self.params
             .iter()
-            .position(|entry| self.text(&entry.name) == name)
+            .position(|entry| entry.name.is(&self.sent, name))
     }
 
     /// The value of parameter `at` as JSON (the values of text
@@ -370,7 +390,7 @@ impl Event {
         self.params
             .iter()
             .enumerate()
-            .filter(move |(_, entry)| self.text(&entry.name) == name)
+            .filter(move |(_, entry)| entry.name.is(&self.sent, name))
             .map(|(at, _)| self.value_at(at))
     }
 
@@ -560,8 +580,9 @@ impl Event {
     /// The first value of header `name` (case-insensitive).
     #[must_use]
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers()
-            .find_map(|(n, v)| n.eq_ignore_ascii_case(name).then_some(v))
+        self.headers
+            .iter()
+            .find_map(|(n, v)| n.is_ignoring_case(&self.sent, name).then(|| self.text(v)))
     }
 
     /// Adds a request header.
@@ -958,11 +979,14 @@ mod tests {
     /// written one after the other into one text, each a range of it.
     fn sent(params: &[(&str, &str)], headers: &[(&str, &str)]) -> Event {
         let mut sent = String::new();
-        let params: Vec<(Text, ParamValue)> = params
+        let params = params
             .iter()
             .map(|(name, value)| {
                 let name = Text::sent(name, &mut sent);
-                (name, ParamValue::Text(Text::sent(value, &mut sent)))
+                Entry {
+                    name,
+                    value: ParamValue::Text(Text::sent(value, &mut sent)),
+                }
             })
             .collect();
         let headers = headers

@@ -14,7 +14,7 @@ use axum::http::{header, HeaderMap, StatusCode, Version};
 use super::answer::{nest_prefix, Rejection};
 use super::params::{parse_form, parse_json};
 use super::state::Endpoint;
-use crate::function::event::{Event, ParamValue, RequestInfo, Text};
+use crate::function::event::{Entry, Event, ParamValue, RequestInfo, Text};
 use crate::secret::echo;
 use crate::signature::{self, SignedBody};
 
@@ -87,7 +87,7 @@ pub(super) struct Parameters {
     parts: Parts,
     kind: BodyKind,
     bytes: Bytes,
-    body: Vec<(Text, ParamValue)>,
+    body: Vec<Entry>,
     query: Vec<(Text, Text)>,
 }
 
@@ -156,11 +156,17 @@ impl FromRequest<Arc<Endpoint>> for Parameters {
                 (_, true) => Vec::new(),
                 (BodyKind::Json, false) => parse_json(&bytes)?
                     .into_iter()
-                    .map(|(name, value)| (Text::Own(name), ParamValue::from(value)))
+                    .map(|(name, value)| Entry {
+                        name: Text::Own(name),
+                        value: ParamValue::from(value),
+                    })
                     .collect(),
                 (BodyKind::Form, false) => parse_form(&bytes, "body")?
                     .into_iter()
-                    .map(|(name, value)| (name, ParamValue::Text(value)))
+                    .map(|(name, value)| Entry {
+                        name,
+                        value: ParamValue::Text(value),
+                    })
                     .collect(),
             };
             Ok((query, body))
@@ -200,21 +206,21 @@ impl FromRequest<Arc<Endpoint>> for Parameters {
 /// The `CallSid` values of a request's parameters, the body's first (its
 /// ranges read in `body_text`, the query's in `query_text`).
 fn call_sids<'a>(
-    body: &'a [(Text, ParamValue)],
+    body: &'a [Entry],
     body_text: &'a str,
     query: &'a [(Text, Text)],
     query_text: &'a str,
 ) -> impl Iterator<Item = &'a str> {
     let body = body
         .iter()
-        .filter(move |(name, _)| name.get(body_text) == "CallSid")
-        .filter_map(move |(_, value)| match value {
+        .filter(move |entry| entry.name.is(body_text, "CallSid"))
+        .filter_map(move |entry| match &entry.value {
             ParamValue::Text(text) => Some(text.get(body_text)),
             ParamValue::Json(_) => None,
         });
     let query = query
         .iter()
-        .filter(move |(name, _)| name.get(query_text) == "CallSid")
+        .filter(move |(name, _)| name.is(query_text, "CallSid"))
         .map(move |(_, value)| value.get(query_text));
     body.chain(query)
 }
@@ -252,13 +258,14 @@ impl Parameters {
             parts,
             kind,
             bytes,
-            body,
+            mut body,
             mut query,
         } = self;
         let body_text = body_text(kind, &bytes);
         let query_text = parts.uri.query().unwrap_or_default();
         if !query.is_empty() && !body.is_empty() {
-            let in_body: HashSet<&str> = body.iter().map(|(name, _)| name.get(body_text)).collect();
+            let in_body: HashSet<&str> =
+                body.iter().map(|entry| entry.name.get(body_text)).collect();
             query.retain(|(name, _)| !in_body.contains(name.get(query_text)));
         }
         let header_bytes: usize = parts
@@ -284,13 +291,11 @@ impl Parameters {
                 headers.push((name, Text::sent(value, &mut sent)));
             }
         }
-        let query = query.into_iter().map(|(name, value)| {
-            (
-                name.shifted(query_at),
-                ParamValue::Text(value.shifted(query_at)),
-            )
-        });
-        let mut event = Event::from_sent(sent, body.into_iter().chain(query), headers);
+        body.extend(query.into_iter().map(|(name, value)| Entry {
+            name: name.shifted(query_at),
+            value: ParamValue::Text(value.shifted(query_at)),
+        }));
+        let mut event = Event::from_sent(sent, body, headers);
         #[cfg(feature = "otel")]
         if crate::otel::exporting() {
             event.set_request(request_info(&parts, &endpoint.registered.url_path()));
@@ -478,12 +483,12 @@ impl FromRequest<Arc<Endpoint>> for Signed<Parameters> {
                 form = parameters
                     .body
                     .iter()
-                    .map(|(name, value)| {
-                        let value = match value {
+                    .map(|entry| {
+                        let value = match &entry.value {
                             ParamValue::Text(text) => text.get(body_text),
                             ParamValue::Json(_) => "",
                         };
-                        (name.get(body_text).to_owned(), value.to_owned())
+                        (entry.name.get(body_text).to_owned(), value.to_owned())
                     })
                     .collect();
                 SignedBody::Form(&form)

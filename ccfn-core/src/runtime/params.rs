@@ -17,18 +17,14 @@ use crate::function::event::Text;
 /// is not UTF-8 once decoded; the message says which and where.
 pub(crate) fn parse_form(input: &[u8], what: &str) -> Result<Vec<(Text, Text)>, String> {
     let whole = std::str::from_utf8(input).is_ok();
-    let piece = |bytes: &[u8]| -> Result<Text, String> {
-        if bytes.iter().any(|b| matches!(b, b'+' | b'%')) {
+    let piece = |start: usize, end: usize, escaped: bool| -> Result<Text, String> {
+        let bytes = &input[start..end];
+        if escaped {
             return decode(bytes).map(Text::Own);
         }
         if whole {
-            // `bytes` is a part of `input`, split at ASCII bytes: on
-            // character boundaries.
-            let start = bytes.as_ptr() as usize - input.as_ptr() as usize;
-            return Ok(Text::Sent {
-                start,
-                end: start + bytes.len(),
-            });
+            // Split at ASCII bytes: on character boundaries.
+            return Ok(Text::Sent { start, end });
         }
         std::str::from_utf8(bytes)
             .map(|text| Text::Own(text.to_owned()))
@@ -40,24 +36,39 @@ pub(crate) fn parse_form(input: &[u8], what: &str) -> Result<Vec<(Text, Text)>, 
             Text::Own(text) => std::borrow::Cow::Borrowed(text),
         }
     }
-    let mut pairs = Vec::with_capacity(input.iter().filter(|b| **b == b'&').count() + 1);
-    for (index, part) in input.split(|b| *b == b'&').enumerate() {
-        if part.is_empty() {
-            continue;
+    // One pass: each pair ends at a `&` or at the end; its name at its
+    // first `=`; whether the name and the value have anything to decode
+    // is noted on the way.
+    let mut pairs = Vec::new();
+    let mut index = 0;
+    let mut start = 0;
+    let mut equals = None;
+    let mut escaped = [false; 2];
+    for at in 0..=input.len() {
+        match input.get(at) {
+            Some(b'=') if equals.is_none() => equals = Some(at),
+            Some(b'+' | b'%') => escaped[usize::from(equals.is_some())] = true,
+            Some(b'&') | None => {
+                if at > start {
+                    let (name_end, value_start) =
+                        equals.map_or((at, at), |equals| (equals, equals + 1));
+                    let name = piece(start, name_end, escaped[0])
+                        .map_err(|e| format!("{what}: pair {} has {e} in its name", index + 1))?;
+                    let value = piece(value_start, at, escaped[1]).map_err(|e| {
+                        format!(
+                            "{what}: parameter `{}` has {e}",
+                            crate::secret::echo(&text(&name, input))
+                        )
+                    })?;
+                    pairs.push((name, value));
+                }
+                index += 1;
+                start = at + 1;
+                equals = None;
+                escaped = [false; 2];
+            }
+            Some(_) => {}
         }
-        let (name, value) = match part.iter().position(|b| *b == b'=') {
-            Some(at) => (&part[..at], &part[at + 1..]),
-            None => (part, &part[..0]),
-        };
-        let name =
-            piece(name).map_err(|e| format!("{what}: pair {} has {e} in its name", index + 1))?;
-        let value = piece(value).map_err(|e| {
-            format!(
-                "{what}: parameter `{}` has {e}",
-                crate::secret::echo(&text(&name, input))
-            )
-        })?;
-        pairs.push((name, value));
     }
     Ok(pairs)
 }
