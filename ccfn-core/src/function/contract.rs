@@ -66,7 +66,7 @@ where
             call_sid = event.call_sid(),
         );
         let mut sensitive = Vec::new();
-        for (name, value) in event.iter() {
+        for (name, value) in event.secret_candidates() {
             sensitive_values(value, is_sensitive_name(name), &mut sensitive);
         }
         let secrets = invocation_secrets(

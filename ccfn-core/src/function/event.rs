@@ -1,5 +1,7 @@
 //! The invocation event: the request's parameters, in order.
 
+use std::sync::OnceLock;
+
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
@@ -22,14 +24,114 @@ use crate::secret::{is_sensitive_name, redact_json, REDACTED};
 /// ```
 #[derive(Clone, Default)]
 pub struct Event {
-    params: Vec<(String, Value)>,
-    headers: Vec<(String, String)>,
+    /// The text the request's parameters and headers were read from, as
+    /// far as they needed no decoding: a [`Text::Sent`] is a range of it.
+    /// Empty for an event built by code.
+    sent: String,
+    params: Vec<Entry>,
+    headers: Vec<(Text, Text)>,
+    /// The parameters as JSON values, made when first asked for
+    /// ([`Event::iter`], [`Event::get_value`], ...): index for index those
+    /// of `params`, `Null` where a parameter's value is already JSON.
+    values: OnceLock<Box<[Value]>>,
     /// The function being invoked, whose declarations reads are checked
     /// against.
     function: Option<&'static FunctionMeta>,
     /// What the request it came in says of itself, when it came over
     /// HTTP and telemetry is exported (for the invocation's span).
     request: Option<Box<RequestInfo>>,
+}
+
+/// A parameter's name or string value, or a header's name or value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Text {
+    /// Bytes `start..end` of the text it was read from (the event's own,
+    /// once in an event): text that needed no decoding.
+    Sent { start: usize, end: usize },
+    /// Text of its own: decoded, or given by code.
+    Own(String),
+}
+
+impl Text {
+    /// The text, reading a [`Text::Sent`] in `sent`.
+    pub(crate) fn get<'a>(&'a self, sent: &'a str) -> &'a str {
+        match self {
+            Text::Sent { start, end } => sent.get(*start..*end).unwrap_or_default(),
+            Text::Own(text) => text,
+        }
+    }
+
+    /// The same text, read in a text `by` bytes further on.
+    pub(crate) fn shifted(self, by: usize) -> Text {
+        match self {
+            Text::Sent { start, end } => Text::Sent {
+                start: start + by,
+                end: end + by,
+            },
+            own @ Text::Own(_) => own,
+        }
+    }
+
+    /// Whether the text, read in `sent`, is `text`: the lengths are
+    /// compared first, without reading the range.
+    pub(crate) fn is(&self, sent: &str, text: &str) -> bool {
+        match self {
+            Text::Sent { start, end } => {
+                end - start == text.len()
+                    && sent.as_bytes().get(*start..*end) == Some(text.as_bytes())
+            }
+            Text::Own(own) => own == text,
+        }
+    }
+
+    /// Whether the text, read in `sent`, is `text` in ASCII letters of
+    /// either case.
+    fn is_ignoring_case(&self, sent: &str, text: &str) -> bool {
+        match self {
+            Text::Sent { start, end } => {
+                end - start == text.len()
+                    && sent
+                        .as_bytes()
+                        .get(*start..*end)
+                        .is_some_and(|sent| sent.eq_ignore_ascii_case(text.as_bytes()))
+            }
+            Text::Own(own) => own.eq_ignore_ascii_case(text),
+        }
+    }
+
+    /// The text appended to `sent`, as a range of it.
+    pub(crate) fn sent(text: &str, sent: &mut String) -> Text {
+        let start = sent.len();
+        sent.push_str(text);
+        Text::Sent {
+            start,
+            end: sent.len(),
+        }
+    }
+}
+
+/// A parameter's value: text, or any other JSON value (from a JSON body,
+/// or given by code).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ParamValue {
+    Text(Text),
+    Json(Box<Value>),
+}
+
+impl From<Value> for ParamValue {
+    fn from(value: Value) -> Self {
+        match value {
+            Value::String(text) => ParamValue::Text(Text::Own(text)),
+            other => ParamValue::Json(Box::new(other)),
+        }
+    }
+}
+
+/// One parameter of an [`Event`].
+#[derive(Clone, Debug)]
+pub(crate) struct Entry {
+    pub(crate) name: Text,
+    pub(crate) value: ParamValue,
 }
 
 /// What the request an event came in says of itself, as the HTTP server
@@ -63,7 +165,13 @@ pub(crate) struct RequestInfo {
 /// Equal parameters and headers, whichever function reads them.
 impl PartialEq for Event {
     fn eq(&self, other: &Self) -> bool {
-        self.params == other.params && self.headers == other.headers
+        self.params.len() == other.params.len()
+            && self.headers.len() == other.headers.len()
+            && self.params.iter().zip(&other.params).all(|(a, b)| {
+                self.text(&a.name) == other.text(&b.name)
+                    && self.value_eq(&a.value, other, &b.value)
+            })
+            && self.headers().eq(other.headers())
     }
 }
 
@@ -81,12 +189,18 @@ impl std::fmt::Debug for Event {
         let params: Vec<(&str, String)> = self
             .params
             .iter()
-            .map(|(n, v)| (n.as_str(), shown(n, v.to_string())))
+            .map(|entry| {
+                let name = self.text(&entry.name);
+                let value = match &entry.value {
+                    ParamValue::Text(text) => Value::from(self.text(text)).to_string(),
+                    ParamValue::Json(value) => value.to_string(),
+                };
+                (name, shown(name, value))
+            })
             .collect();
         let headers: Vec<(&str, String)> = self
-            .headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), shown(n, v.clone())))
+            .headers()
+            .map(|(n, v)| (n, shown(n, v.to_owned())))
             .collect();
         f.debug_struct("Event")
             .field("params", &params)
@@ -118,35 +232,110 @@ impl Event {
         event
     }
 
+    /// The event of a request: `params` and `headers`, whose
+    /// [`Text::Sent`] ranges are read in `sent`.
+    pub(crate) fn from_sent(sent: String, params: Vec<Entry>, headers: Vec<(Text, Text)>) -> Event {
+        Event {
+            sent,
+            params,
+            headers,
+            ..Event::default()
+        }
+    }
+
     /// Appends a parameter; an existing one of the same name is kept.
     pub fn push(&mut self, name: impl Into<String>, value: impl Into<Value>) -> &mut Self {
-        self.params.push((name.into(), value.into()));
+        self.values.take();
+        self.params.push(Entry {
+            name: Text::Own(name.into()),
+            value: ParamValue::from(value.into()),
+        });
         self
     }
 
     /// Sets a parameter: replaces every value of that name with this one,
     /// at the place of the first.
     pub fn set(&mut self, name: impl Into<String>, value: impl Into<Value>) -> &mut Self {
+        self.values.take();
         let name = name.into();
-        let value = value.into();
-        match self.params.iter().position(|(n, _)| *n == name) {
+        let value = ParamValue::from(value.into());
+        match self.position(&name) {
             Some(at) => {
-                self.params[at].1 = value;
+                self.params[at].value = value;
+                let sent = &self.sent;
                 let mut index = 0;
-                self.params.retain(|(n, _)| {
+                self.params.retain(|entry| {
                     index += 1;
-                    index - 1 <= at || *n != name
+                    index - 1 <= at || !entry.name.is(sent, &name)
                 });
             }
-            None => self.params.push((name, value)),
+            None => self.params.push(Entry {
+                name: Text::Own(name),
+                value,
+            }),
         }
         self
     }
 
     /// Removes every value of `name`.
     pub fn remove(&mut self, name: &str) -> &mut Self {
-        self.params.retain(|(n, _)| n != name);
+        self.values.take();
+        let sent = &self.sent;
+        self.params.retain(|entry| !entry.name.is(sent, name));
         self
+    }
+
+    /// `text`, read in this event.
+    fn text<'a>(&'a self, text: &'a Text) -> &'a str {
+        text.get(&self.sent)
+    }
+
+    /// Whether `a` (of this event) and `b` (of `other`) are the same value.
+    fn value_eq(&self, a: &ParamValue, other: &Event, b: &ParamValue) -> bool {
+        match (a, b) {
+            (ParamValue::Text(a), ParamValue::Text(b)) => self.text(a) == other.text(b),
+            (ParamValue::Json(a), ParamValue::Json(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// Where the first parameter named `name` is.
+    fn position(&self, name: &str) -> Option<usize> {
+        self.params
+            .iter()
+            .position(|entry| entry.name.is(&self.sent, name))
+    }
+
+    /// The value of parameter `at` as JSON (the values of text
+    /// parameters are made, all at once, the first time one is asked
+    /// for).
+    fn value_at(&self, at: usize) -> &Value {
+        match &self.params[at].value {
+            ParamValue::Json(value) => value,
+            ParamValue::Text(_) => &self.values()[at],
+        }
+    }
+
+    /// The parameters as JSON values, `Null` where [`Event::value_at`]
+    /// reads the parameter's own.
+    fn values(&self) -> &[Value] {
+        self.values.get_or_init(|| {
+            self.params
+                .iter()
+                .map(|entry| match &entry.value {
+                    ParamValue::Text(text) => Value::from(self.text(text)),
+                    ParamValue::Json(_) => Value::Null,
+                })
+                .collect()
+        })
+    }
+
+    /// The first value of `name` when it is a string, unchecked.
+    fn lookup_str(&self, name: &str) -> Option<&str> {
+        match &self.params[self.position(name)?].value {
+            ParamValue::Text(text) => Some(self.text(text)),
+            ParamValue::Json(_) => None,
+        }
     }
 
     /// The first value of `name`, when it is a string.
@@ -157,7 +346,8 @@ impl Event {
     /// once: a misspelt name is always `None`.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.get_value(name).and_then(Value::as_str)
+        self.check(name);
+        self.lookup_str(name)
     }
 
     /// A parameter the function declares in `required = [..]`, which the
@@ -199,14 +389,30 @@ impl Event {
         self.check(name);
         self.params
             .iter()
-            .filter_map(move |(n, v)| (n == name).then_some(v))
+            .enumerate()
+            .filter(move |(_, entry)| entry.name.is(&self.sent, name))
+            .map(|(at, _)| self.value_at(at))
     }
 
     /// The first value of `name`, unchecked: for ccfn's own reads.
     pub(crate) fn lookup(&self, name: &str) -> Option<&Value> {
+        self.position(name).map(|at| self.value_at(at))
+    }
+
+    /// The parameters whose values the invocation's secrets can be taken
+    /// from, as [`Event::iter`] gives them: those under a sensitive name
+    /// (see [`is_sensitive_name`]), and JSON arrays and objects, whose
+    /// members may have one. The others (text, numbers, booleans and null
+    /// under other names) hold none, and are not made into JSON values.
+    pub(crate) fn secret_candidates(&self) -> impl Iterator<Item = (&str, &Value)> {
         self.params
             .iter()
-            .find_map(|(n, v)| (n == name).then_some(v))
+            .enumerate()
+            .filter(|(_, entry)| {
+                matches!(&entry.value, ParamValue::Json(value) if value.is_array() || value.is_object())
+                    || is_sensitive_name(self.text(&entry.name))
+            })
+            .map(|(at, entry)| (self.text(&entry.name), self.value_at(at)))
     }
 
     /// Warns once when the function does not declare `name`.
@@ -283,14 +489,16 @@ impl Event {
     #[must_use]
     pub fn is_present(&self, name: &str) -> bool {
         self.check(name);
-        self.lookup(name)
-            .and_then(Value::as_str)
+        self.lookup_str(name)
             .is_some_and(|value| !value.trim().is_empty())
     }
 
     /// Every parameter, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
-        self.params.iter().map(|(n, v)| (n.as_str(), v))
+        self.params
+            .iter()
+            .enumerate()
+            .map(|(at, entry)| (self.text(&entry.name), self.value_at(at)))
     }
 
     /// The distinct parameter names, in order of first appearance.
@@ -299,7 +507,7 @@ impl Event {
         let mut seen = std::collections::HashSet::with_capacity(self.params.len());
         self.params
             .iter()
-            .map(|(name, _)| name.as_str())
+            .map(|entry| self.text(&entry.name))
             .filter(|name| seen.insert(*name))
             .collect()
     }
@@ -364,7 +572,9 @@ impl Event {
     /// The request headers the function was invoked with (hop-by-hop and
     /// proxy headers dropped). They are never logged.
     pub fn headers(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.headers.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+        self.headers
+            .iter()
+            .map(|(n, v)| (self.text(n), self.text(v)))
     }
 
     /// The first value of header `name` (case-insensitive).
@@ -372,12 +582,13 @@ impl Event {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
-            .find_map(|(n, v)| n.eq_ignore_ascii_case(name).then_some(v.as_str()))
+            .find_map(|(n, v)| n.is_ignoring_case(&self.sent, name).then(|| self.text(v)))
     }
 
     /// Adds a request header.
     pub fn push_header(&mut self, name: impl Into<String>, value: impl Into<String>) -> &mut Self {
-        self.headers.push((name.into(), value.into()));
+        self.headers
+            .push((Text::Own(name.into()), Text::Own(value.into())));
         self
     }
 
@@ -421,18 +632,20 @@ impl Event {
         // Names already turned into arrays: a value that is itself an array
         // must not be mistaken for one.
         let mut grouped: std::collections::HashSet<&str> = std::collections::HashSet::new();
-        for (name, value) in &self.params {
-            let value = match (redact, is_sensitive_name(name)) {
-                (true, true) => Value::from(REDACTED),
-                (true, false) if !value.is_string() => redact_json(value),
-                _ => value.clone(),
+        for entry in &self.params {
+            let name = self.text(&entry.name);
+            let value = match (redact, is_sensitive_name(name), &entry.value) {
+                (true, true, _) => Value::from(REDACTED),
+                (_, _, ParamValue::Text(text)) => Value::from(self.text(text)),
+                (true, false, ParamValue::Json(value)) => redact_json(value),
+                (false, _, ParamValue::Json(value)) => Value::clone(value),
             };
             match map.get_mut(name) {
                 None => {
-                    map.insert(name.clone(), value);
+                    map.insert(name.to_owned(), value);
                 }
                 Some(existing) => {
-                    if grouped.contains(name.as_str()) {
+                    if grouped.contains(name) {
                         if let Value::Array(values) = existing {
                             values.push(value);
                         }
@@ -758,6 +971,136 @@ mod tests {
         assert_eq!(event.to_log_json(), json!({"a": "9", "b": "2"}));
         event.set("c", "4").remove("b");
         assert_eq!(event.keys(), ["a", "c"]);
+    }
+
+    /// The event the runtime makes of `name=value` pairs and headers
+    /// written one after the other into one text, each a range of it.
+    fn sent(params: &[(&str, &str)], headers: &[(&str, &str)]) -> Event {
+        let mut sent = String::new();
+        let params = params
+            .iter()
+            .map(|(name, value)| {
+                let name = Text::sent(name, &mut sent);
+                Entry {
+                    name,
+                    value: ParamValue::Text(Text::sent(value, &mut sent)),
+                }
+            })
+            .collect();
+        let headers = headers
+            .iter()
+            .map(|(name, value)| {
+                let name = Text::sent(name, &mut sent);
+                (name, Text::sent(value, &mut sent))
+            })
+            .collect();
+        Event::from_sent(sent, params, headers)
+    }
+
+    #[test]
+    fn an_event_read_in_its_sent_text_is_the_event_of_its_pairs() {
+        let pairs = [
+            ("CallSid", "CA1"),
+            ("Tag", "a"),
+            ("mode", " callback "),
+            ("Tag", "b"),
+            ("Empty", ""),
+        ];
+        let headers = [("x-request-id", "r1"), ("traceparent", "00-ab")];
+        let read = sent(&pairs, &headers);
+        let mut built = Event::from_pairs(pairs);
+        for (name, value) in headers {
+            built.push_header(name, value);
+        }
+        assert_eq!(read, built);
+        assert_eq!(built, read);
+        assert_eq!(read.get("CallSid"), Some("CA1"));
+        assert_eq!(read.get("Tag"), Some("a"));
+        assert_eq!(read.get("Missing"), None);
+        assert_eq!(read.get_value("Tag"), Some(&json!("a")));
+        assert_eq!(
+            read.get_all("Tag").collect::<Vec<_>>(),
+            [&json!("a"), &json!("b")]
+        );
+        assert_eq!(read.mode(), "callback");
+        assert!(read.is_present("CallSid") && !read.is_present("Empty"));
+        assert_eq!(read.keys(), ["CallSid", "Tag", "mode", "Empty"]);
+        assert_eq!(
+            read.iter().collect::<Vec<_>>(),
+            built.iter().collect::<Vec<_>>()
+        );
+        assert_eq!(read.to_log_json(), built.to_log_json());
+        assert_eq!(format!("{read:?}"), format!("{built:?}"));
+        assert_eq!(read.header("X-Request-ID"), Some("r1"));
+        assert_eq!(
+            read.headers().collect::<Vec<_>>(),
+            [("x-request-id", "r1"), ("traceparent", "00-ab")]
+        );
+        assert_eq!(
+            serde_json::to_string(&read).unwrap(),
+            serde_json::to_string(&built).unwrap()
+        );
+        // A different value, name or header makes a different event.
+        assert_ne!(read, sent(&[("CallSid", "CA2")], &headers));
+        assert_ne!(read, Event::from_pairs(pairs));
+        let mut numbered = Event::from_pairs(pairs);
+        numbered.set("Empty", 0);
+        assert_ne!(numbered, built);
+    }
+
+    #[test]
+    fn changes_after_a_read_are_seen_by_the_next() {
+        let mut event = sent(&[("a", "1"), ("b", "2"), ("a", "3")], &[]);
+        assert_eq!(event.iter().count(), 3);
+        event.set("a", json!({"x": 1}));
+        assert_eq!(
+            event.iter().collect::<Vec<_>>(),
+            [("a", &json!({"x": 1})), ("b", &json!("2"))]
+        );
+        assert_eq!(event.get("a"), None, "not a string");
+        event.push("c", "4").remove("b");
+        assert_eq!(
+            event.iter().collect::<Vec<_>>(),
+            [("a", &json!({"x": 1})), ("c", &json!("4"))]
+        );
+        event.set("a", "5");
+        assert_eq!(event.get("a"), Some("5"));
+        assert_eq!(event.get_value("a"), Some(&json!("5")));
+        let clone = event.clone();
+        assert_eq!(
+            clone.iter().collect::<Vec<_>>(),
+            event.iter().collect::<Vec<_>>()
+        );
+    }
+
+    /// Exactly the parameters the secret collection can take a value from:
+    /// sensitive names whatever the value, arrays and objects whatever the
+    /// name; in order.
+    #[test]
+    fn secret_candidates_are_sensitive_names_and_structured_values() {
+        let mut event = sent(
+            &[("CallSid", "CA1"), ("Password", "pw-1"), ("Note", "n")],
+            &[],
+        );
+        event
+            .push("List", json!(["a"]))
+            .push("Customer", json!({"token": "t-1"}))
+            .push("Count", 3)
+            .push("ApiKey", 42)
+            .push("Flag", true);
+        assert_eq!(
+            event.secret_candidates().collect::<Vec<_>>(),
+            [
+                ("Password", &json!("pw-1")),
+                ("List", &json!(["a"])),
+                ("Customer", &json!({"token": "t-1"})),
+                ("ApiKey", &json!(42)),
+            ]
+        );
+        assert_eq!(
+            sent(&[("CallSid", "CA1")], &[]).secret_candidates().count(),
+            0
+        );
     }
 
     #[test]

@@ -10,12 +10,11 @@ use axum::body::{to_bytes, Bytes};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, StatusCode, Version};
-use serde_json::Value;
 
 use super::answer::{nest_prefix, Rejection};
 use super::params::{parse_form, parse_json};
 use super::state::Endpoint;
-use crate::function::event::{Event, RequestInfo};
+use crate::function::event::{Entry, Event, ParamValue, RequestInfo, Text};
 use crate::secret::echo;
 use crate::signature::{self, SignedBody};
 
@@ -80,12 +79,26 @@ enum BodyKind {
 /// A function's parameters, from its body and query string, read under
 /// the runtime's limits (body size, read time, parameter count), with the
 /// request they came with.
+///
+/// A form's names and values that needed no decoding are not copied: they
+/// are [`Text::Sent`] ranges of the body (see [`body_text`]) or of the
+/// query string.
 pub(super) struct Parameters {
     parts: Parts,
     kind: BodyKind,
     bytes: Bytes,
-    body: Vec<(String, Value)>,
-    query: Vec<(String, Value)>,
+    body: Vec<Entry>,
+    query: Vec<(Text, Text)>,
+}
+
+/// The text the body's [`Text::Sent`] ranges are read in: a form body,
+/// when it is UTF-8 (they are made only then); nothing for a JSON body,
+/// whose parameters are decoded.
+fn body_text(kind: BodyKind, bytes: &[u8]) -> &str {
+    match kind {
+        BodyKind::Form => std::str::from_utf8(bytes).unwrap_or_default(),
+        BodyKind::Json => "",
+    }
 }
 
 impl FromRequest<Arc<Endpoint>> for Parameters {
@@ -141,8 +154,20 @@ impl FromRequest<Arc<Endpoint>> for Parameters {
         let parsed = parse_form(query.as_bytes(), "query string").and_then(|query| {
             let body = match (kind, bytes.is_empty()) {
                 (_, true) => Vec::new(),
-                (BodyKind::Json, false) => parse_json(&bytes)?,
-                (BodyKind::Form, false) => parse_form(&bytes, "body")?,
+                (BodyKind::Json, false) => parse_json(&bytes)?
+                    .into_iter()
+                    .map(|(name, value)| Entry {
+                        name: Text::Own(name),
+                        value: ParamValue::from(value),
+                    })
+                    .collect(),
+                (BodyKind::Form, false) => parse_form(&bytes, "body")?
+                    .into_iter()
+                    .map(|(name, value)| Entry {
+                        name,
+                        value: ParamValue::Text(value),
+                    })
+                    .collect(),
             };
             Ok((query, body))
         });
@@ -161,7 +186,12 @@ impl FromRequest<Arc<Endpoint>> for Parameters {
                     config.max_params
                 ),
             )
-            .about_call(call_sids(&body, &query)));
+            .about_call(call_sids(
+                &body,
+                body_text(kind, &bytes),
+                &query,
+                parts.uri.query().unwrap_or_default(),
+            )));
         }
         Ok(Parameters {
             parts,
@@ -173,15 +203,26 @@ impl FromRequest<Arc<Endpoint>> for Parameters {
     }
 }
 
-/// The `CallSid` values of a request's parameters, the body's first.
+/// The `CallSid` values of a request's parameters, the body's first (its
+/// ranges read in `body_text`, the query's in `query_text`).
 fn call_sids<'a>(
-    body: &'a [(String, Value)],
-    query: &'a [(String, Value)],
+    body: &'a [Entry],
+    body_text: &'a str,
+    query: &'a [(Text, Text)],
+    query_text: &'a str,
 ) -> impl Iterator<Item = &'a str> {
-    body.iter()
-        .chain(query)
-        .filter(|(name, _)| name == "CallSid")
-        .filter_map(|(_, value)| value.as_str())
+    let body = body
+        .iter()
+        .filter(move |entry| entry.name.is(body_text, "CallSid"))
+        .filter_map(move |entry| match &entry.value {
+            ParamValue::Text(text) => Some(text.get(body_text)),
+            ParamValue::Json(_) => None,
+        });
+    let query = query
+        .iter()
+        .filter(move |(name, _)| name.is(query_text, "CallSid"))
+        .map(move |(_, value)| value.get(query_text));
+    body.chain(query)
 }
 
 /// Headers that describe the connection or a proxy, not the request: not
@@ -208,21 +249,35 @@ impl Parameters {
     /// those of the connection or a proxy. When telemetry is exported, the
     /// event also carries what the request says of itself (see
     /// [`request_info`]), its route being `endpoint`'s.
+    ///
+    /// Nothing is copied name by name: the event keeps one text, the form
+    /// body, the query string and the headers it is given one after the
+    /// other, and reads each name and value that needed no decoding in it.
     pub(super) fn into_event(self, endpoint: &Endpoint) -> (Event, Parts) {
         let Parameters {
             parts,
-            body,
+            kind,
+            bytes,
+            mut body,
             mut query,
-            ..
         } = self;
+        let body_text = body_text(kind, &bytes);
+        let query_text = parts.uri.query().unwrap_or_default();
         if !query.is_empty() && !body.is_empty() {
-            let in_body: HashSet<&str> = body.iter().map(|(name, _)| name.as_str()).collect();
-            query.retain(|(name, _)| !in_body.contains(name.as_str()));
+            let in_body: HashSet<&str> =
+                body.iter().map(|entry| entry.name.get(body_text)).collect();
+            query.retain(|(name, _)| !in_body.contains(name.get(query_text)));
         }
-        let mut event = Event::new();
-        for (name, value) in body.into_iter().chain(query) {
-            event.push(name, value);
-        }
+        let header_bytes: usize = parts
+            .headers
+            .iter()
+            .map(|(name, value)| name.as_str().len() + value.len())
+            .sum();
+        let mut sent = String::with_capacity(body_text.len() + query_text.len() + header_bytes);
+        sent.push_str(body_text);
+        let query_at = sent.len();
+        sent.push_str(query_text);
+        let mut headers = Vec::with_capacity(parts.headers.len());
         for (name, value) in &parts.headers {
             let name = name.as_str();
             if DROPPED_HEADERS.contains(&name)
@@ -232,9 +287,15 @@ impl Parameters {
                 continue;
             }
             if let Ok(value) = value.to_str() {
-                event.push_header(name, value);
+                let name = Text::sent(name, &mut sent);
+                headers.push((name, Text::sent(value, &mut sent)));
             }
         }
+        body.extend(query.into_iter().map(|(name, value)| Entry {
+            name: name.shifted(query_at),
+            value: ParamValue::Text(value.shifted(query_at)),
+        }));
+        let mut event = Event::from_sent(sent, body, headers);
         // Gathered for the observer only.
         if crate::observe::active() {
             event.set_request(request_info(&parts, &endpoint.registered.url_path()));
@@ -357,6 +418,20 @@ fn body_kind(headers: &HeaderMap) -> Result<BodyKind, String> {
     let Some(value) = headers.get(header::CONTENT_TYPE) else {
         return Ok(BodyKind::Form);
     };
+    // The two media types read, as they are sent, without a copy; the
+    // rest (white space beyond ASCII's, other types) as below.
+    let sent = value.as_bytes();
+    let sent = sent
+        .split(|byte| *byte == b';')
+        .next()
+        .unwrap_or_default()
+        .trim_ascii();
+    if sent.eq_ignore_ascii_case(b"application/x-www-form-urlencoded") {
+        return Ok(BodyKind::Form);
+    }
+    if sent.eq_ignore_ascii_case(b"application/json") {
+        return Ok(BodyKind::Json);
+    }
     // Only the media type is named back: its parameters may carry
     // anything (`; access_token=...`).
     let essence = String::from_utf8_lossy(value.as_bytes())
@@ -398,13 +473,20 @@ impl FromRequest<Arc<Endpoint>> for Signed<Parameters> {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
         let form: Vec<(String, String)>;
+        let body_text = body_text(parameters.kind, &parameters.bytes);
         let body = match parameters.kind {
             BodyKind::Json => SignedBody::Json(&parameters.bytes),
             BodyKind::Form => {
                 form = parameters
                     .body
                     .iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+                    .map(|entry| {
+                        let value = match &entry.value {
+                            ParamValue::Text(text) => text.get(body_text),
+                            ParamValue::Json(_) => "",
+                        };
+                        (entry.name.get(body_text).to_owned(), value.to_owned())
+                    })
                     .collect();
                 SignedBody::Form(&form)
             }
@@ -417,7 +499,12 @@ impl FromRequest<Arc<Endpoint>> for Signed<Parameters> {
                 StatusCode::FORBIDDEN,
                 error.to_string(),
             )
-            .about_call(call_sids(&parameters.body, &parameters.query))),
+            .about_call(call_sids(
+                &parameters.body,
+                body_text,
+                &parameters.query,
+                parameters.parts.uri.query().unwrap_or_default(),
+            ))),
         }
     }
 }
@@ -559,6 +646,38 @@ mod tests {
             request_info(&parts, "/f").client.as_deref(),
             Some("198.51.100.4")
         );
+    }
+
+    #[test]
+    fn the_content_type_chooses_the_parser() {
+        let kind = |value: &[u8]| {
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                header::CONTENT_TYPE,
+                axum::http::HeaderValue::from_bytes(value).unwrap(),
+            );
+            body_kind(&headers)
+        };
+        assert!(matches!(body_kind(&HeaderMap::new()), Ok(BodyKind::Form)));
+        for form in [
+            &b"application/x-www-form-urlencoded"[..],
+            b" Application/X-WWW-Form-UrlEncoded ; charset=utf-8",
+        ] {
+            assert!(matches!(kind(form), Ok(BodyKind::Form)));
+        }
+        for json in [
+            &b"application/json"[..],
+            b"APPLICATION/JSON;charset=utf-8",
+            // White space beyond ASCII's, trimmed as text.
+            "\u{a0}application/json\u{a0}; x=1".as_bytes(),
+        ] {
+            assert!(matches!(kind(json), Ok(BodyKind::Json)), "{json:?}");
+        }
+        assert_eq!(
+            kind(b"Text/Plain; access_token=abc").err().unwrap(),
+            "unsupported content type `text/plain`: send application/x-www-form-urlencoded or application/json"
+        );
+        assert!(kind(b"application/jsonx").is_err());
     }
 
     #[test]

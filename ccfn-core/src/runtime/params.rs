@@ -2,57 +2,106 @@
 
 use serde_json::Value;
 
+use crate::function::event::Text;
+
 /// Parses `application/x-www-form-urlencoded` text into ordered pairs,
 /// decoding `+` and percent escapes exactly once.
+///
+/// A name or value with nothing to decode is not copied: it is a
+/// [`Text::Sent`] range of `input` (only when the whole of `input` is
+/// UTF-8, so that it can be read as a `str`); the others are decoded into
+/// [`Text::Own`].
 ///
 /// # Errors
 /// A `%` not followed by two hexadecimal digits, or a name or value that
 /// is not UTF-8 once decoded; the message says which and where.
-pub(crate) fn parse_form(input: &[u8], what: &str) -> Result<Vec<(String, Value)>, String> {
-    let mut pairs = Vec::new();
-    for (index, part) in input.split(|b| *b == b'&').enumerate() {
-        if part.is_empty() {
-            continue;
+pub(crate) fn parse_form(input: &[u8], what: &str) -> Result<Vec<(Text, Text)>, String> {
+    let whole = std::str::from_utf8(input).is_ok();
+    let piece = |start: usize, end: usize, escaped: bool| -> Result<Text, String> {
+        let bytes = &input[start..end];
+        if escaped {
+            return decode(bytes).map(Text::Own);
         }
-        let (name, value) = match part.iter().position(|b| *b == b'=') {
-            Some(at) => (&part[..at], &part[at + 1..]),
-            None => (part, &part[..0]),
-        };
-        let name =
-            decode(name).map_err(|e| format!("{what}: pair {} has {e} in its name", index + 1))?;
-        let value = decode(value)
-            .map_err(|e| format!("{what}: parameter `{}` has {e}", crate::secret::echo(&name)))?;
-        pairs.push((name, Value::String(value)));
+        if whole {
+            // Split at ASCII bytes: on character boundaries.
+            return Ok(Text::Sent { start, end });
+        }
+        std::str::from_utf8(bytes)
+            .map(|text| Text::Own(text.to_owned()))
+            .map_err(|_| "bytes that are not UTF-8".to_owned())
+    };
+    fn text<'a>(piece: &'a Text, input: &'a [u8]) -> std::borrow::Cow<'a, str> {
+        match piece {
+            Text::Sent { start, end } => String::from_utf8_lossy(&input[*start..*end]),
+            Text::Own(text) => std::borrow::Cow::Borrowed(text),
+        }
+    }
+    // One pass: each pair ends at a `&` or at the end; its name at its
+    // first `=`; whether the name and the value have anything to decode
+    // is noted on the way.
+    let mut pairs = Vec::new();
+    let mut index = 0;
+    let mut start = 0;
+    let mut equals = None;
+    let mut escaped = [false; 2];
+    for at in 0..=input.len() {
+        match input.get(at) {
+            Some(b'=') if equals.is_none() => equals = Some(at),
+            Some(b'+' | b'%') => escaped[usize::from(equals.is_some())] = true,
+            Some(b'&') | None => {
+                if at > start {
+                    let (name_end, value_start) =
+                        equals.map_or((at, at), |equals| (equals, equals + 1));
+                    let name = piece(start, name_end, escaped[0])
+                        .map_err(|e| format!("{what}: pair {} has {e} in its name", index + 1))?;
+                    let value = piece(value_start, at, escaped[1]).map_err(|e| {
+                        format!(
+                            "{what}: parameter `{}` has {e}",
+                            crate::secret::echo(&text(&name, input))
+                        )
+                    })?;
+                    pairs.push((name, value));
+                }
+                index += 1;
+                start = at + 1;
+                equals = None;
+                escaped = [false; 2];
+            }
+            Some(_) => {}
+        }
     }
     Ok(pairs)
 }
 
+/// `bytes` with `+` and percent escapes decoded, the runs between them
+/// copied whole.
 fn decode(bytes: &[u8]) -> Result<String, String> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut at = 0;
-    while at < bytes.len() {
-        match bytes[at] {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let hex = |b: Option<&u8>| b.and_then(|b| (*b as char).to_digit(16));
-                match (hex(bytes.get(at + 1)), hex(bytes.get(at + 2))) {
-                    (Some(high), Some(low)) => {
-                        out.push(u8::try_from(high * 16 + low).unwrap_or(b'?'));
-                        at += 2;
-                    }
-                    _ => {
-                        let escape = String::from_utf8_lossy(&bytes[at..bytes.len().min(at + 3)])
-                            .into_owned();
-                        return Err(format!(
-                            "a malformed percent escape `{escape}` (expected `%` and two hexadecimal digits)"
-                        ));
-                    }
-                }
-            }
-            byte => out.push(byte),
+    while let Some(offset) = bytes[at..].iter().position(|b| matches!(b, b'+' | b'%')) {
+        out.extend_from_slice(&bytes[at..at + offset]);
+        at += offset;
+        if bytes[at] == b'+' {
+            out.push(b' ');
+            at += 1;
+            continue;
         }
-        at += 1;
+        let hex = |b: Option<&u8>| b.and_then(|b| (*b as char).to_digit(16));
+        match (hex(bytes.get(at + 1)), hex(bytes.get(at + 2))) {
+            (Some(high), Some(low)) => {
+                out.push(u8::try_from(high * 16 + low).unwrap_or(b'?'));
+                at += 3;
+            }
+            _ => {
+                let escape =
+                    String::from_utf8_lossy(&bytes[at..bytes.len().min(at + 3)]).into_owned();
+                return Err(format!(
+                    "a malformed percent escape `{escape}` (expected `%` and two hexadecimal digits)"
+                ));
+            }
+        }
     }
+    out.extend_from_slice(&bytes[at..]);
     String::from_utf8(out).map_err(|_| "bytes that are not UTF-8".to_owned())
 }
 
@@ -186,12 +235,20 @@ mod tests {
         );
     }
 
-    fn pairs(input: &str) -> Vec<(String, String)> {
-        parse_form(input.as_bytes(), "body")
-            .unwrap()
+    /// The pairs of `input`, read in it where they were not decoded.
+    pub(super) fn read(input: &[u8], pairs: Vec<(Text, Text)>) -> Vec<(String, String)> {
+        let input = String::from_utf8_lossy(input);
+        pairs
             .into_iter()
-            .map(|(k, v)| (k, v.as_str().unwrap().to_owned()))
+            .map(|(k, v)| (k.get(&input).to_owned(), v.get(&input).to_owned()))
             .collect()
+    }
+
+    fn pairs(input: &str) -> Vec<(String, String)> {
+        read(
+            input.as_bytes(),
+            parse_form(input.as_bytes(), "body").unwrap(),
+        )
     }
 
     #[test]
@@ -270,15 +327,60 @@ mod properties {
 
     use super::{parse_form, parse_json};
 
-    /// The parsed pairs as text (form values are always strings).
-    fn texts(pairs: Vec<(String, Value)>) -> Vec<(String, String)> {
-        pairs
-            .into_iter()
-            .map(|(name, value)| match value {
-                Value::String(value) => (name, value),
-                other => panic!("the form value {other:?} of `{name}` is not a string"),
-            })
-            .collect()
+    /// The pairs parsed from `input` as text.
+    fn texts(input: &[u8]) -> Vec<(String, String)> {
+        super::tests::read(input, parse_form(input, "body").unwrap())
+    }
+
+    /// The form parser as first written, byte by byte, every name and
+    /// value decoded into a string of its own: what `parse_form` must
+    /// still read from any input.
+    fn reference(input: &[u8], what: &str) -> Result<Vec<(String, String)>, String> {
+        fn decode(bytes: &[u8]) -> Result<String, String> {
+            let mut out = Vec::with_capacity(bytes.len());
+            let mut at = 0;
+            while at < bytes.len() {
+                match bytes[at] {
+                    b'+' => out.push(b' '),
+                    b'%' => {
+                        let hex = |b: Option<&u8>| b.and_then(|b| (*b as char).to_digit(16));
+                        match (hex(bytes.get(at + 1)), hex(bytes.get(at + 2))) {
+                            (Some(high), Some(low)) => {
+                                out.push(u8::try_from(high * 16 + low).unwrap());
+                                at += 2;
+                            }
+                            _ => {
+                                let escape =
+                                    String::from_utf8_lossy(&bytes[at..bytes.len().min(at + 3)]);
+                                return Err(format!(
+                                    "a malformed percent escape `{escape}` (expected `%` and two hexadecimal digits)"
+                                ));
+                            }
+                        }
+                    }
+                    byte => out.push(byte),
+                }
+                at += 1;
+            }
+            String::from_utf8(out).map_err(|_| "bytes that are not UTF-8".to_owned())
+        }
+        let mut pairs = Vec::new();
+        for (index, part) in input.split(|b| *b == b'&').enumerate() {
+            if part.is_empty() {
+                continue;
+            }
+            let (name, value) = match part.iter().position(|b| *b == b'=') {
+                Some(at) => (&part[..at], &part[at + 1..]),
+                None => (part, &part[..0]),
+            };
+            let name = decode(name)
+                .map_err(|e| format!("{what}: pair {} has {e} in its name", index + 1))?;
+            let value = decode(value).map_err(|e| {
+                format!("{what}: parameter `{}` has {e}", crate::secret::echo(&name))
+            })?;
+            pairs.push((name, value));
+        }
+        Ok(pairs)
     }
 
     /// `application/x-www-form-urlencoded` as browsers and the platform
@@ -353,11 +455,20 @@ mod properties {
         /// same pairs.
         #[test]
         fn form_never_panics_and_accepted_input_reencodes(input in form_bytes()) {
-            if let Ok(pairs) = parse_form(&input, "body") {
-                let pairs = texts(pairs);
-                let again = parse_form(encode(&pairs).as_bytes(), "body").unwrap();
-                prop_assert_eq!(texts(again), pairs);
+            if parse_form(&input, "body").is_ok() {
+                let pairs = texts(&input);
+                prop_assert_eq!(texts(encode(&pairs).as_bytes()), pairs);
             }
+        }
+
+        /// Whatever the bytes, the pairs (read in the input where they
+        /// were not decoded) or the error are exactly those of the parser
+        /// that decoded every name and value into a string of its own.
+        #[test]
+        fn ranges_read_what_decoding_everything_reads(input in form_bytes()) {
+            let parsed = parse_form(&input, "query string")
+                .map(|pairs| super::tests::read(&input, pairs));
+            prop_assert_eq!(parsed, reference(&input, "query string"));
         }
 
         /// What a standard encoder writes parses back to exactly the pairs
@@ -371,8 +482,7 @@ mod properties {
         /// skipped; a bare `name` without `=` reads as an empty value).
         #[test]
         fn encoded_pairs_round_trip(pairs in prop::collection::vec((text(), text()), 0..8)) {
-            let parsed = parse_form(encode(&pairs).as_bytes(), "body").unwrap();
-            prop_assert_eq!(texts(parsed), pairs);
+            prop_assert_eq!(texts(encode(&pairs).as_bytes()), pairs);
         }
 
         /// Every byte of the names and values written as a percent escape,
@@ -393,8 +503,7 @@ mod properties {
                 .map(|(name, value)| format!("{}={}", escape(name), escape(value)))
                 .collect::<Vec<_>>()
                 .join("&");
-            let parsed = parse_form(input.as_bytes(), "query string").unwrap();
-            prop_assert_eq!(texts(parsed), pairs);
+            prop_assert_eq!(texts(input.as_bytes()), pairs);
         }
 
         /// Any bytes give `Ok` or `Err`, never a panic.

@@ -38,11 +38,8 @@ fn escape_with(
     let bytes = s.as_bytes();
     let mut copied = 0;
     let mut at = 0;
-    while let Some(offset) = bytes[at..]
-        .iter()
-        .position(|&byte| stops[usize::from(byte)])
-    {
-        at += offset;
+    while let Some(stop) = next_stop(bytes, at, stops) {
+        at = stop;
         let byte = bytes[at];
         // Every byte stopped at here starts a character, so `copied` and
         // `at` stay on character boundaries.
@@ -66,6 +63,39 @@ fn escape_with(
         copied = at;
     }
     out.push_str(&s[copied..]);
+}
+
+/// The first byte at or after `at` that `stops` marks: eight bytes at a
+/// time while none of them can be one (see [`may_stop`]), then byte by
+/// byte.
+fn next_stop(bytes: &[u8], mut at: usize, stops: &[bool; 256]) -> Option<usize> {
+    let marked = |chunk: &[u8]| chunk.iter().position(|&byte| stops[usize::from(byte)]);
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        if may_stop(word)
+            && let Some(offset) = marked(chunk)
+        {
+            return Some(at + offset);
+        }
+        at += 8;
+    }
+    marked(&bytes[at..]).map(|offset| at + offset)
+}
+
+/// Whether one of the eight bytes of `word` may be one that either table
+/// marks: a control (below 0x20), a byte of a character beyond ASCII, or
+/// one of `" & < >`. Each test is exact for "some byte is": a word it
+/// passes holds none of them.
+fn may_stop(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    // `"` (0x22) and `&` (0x26) differ by one bit, as `<` (0x3C) and `>`
+    // (0x3E) do: each pair is one comparison.
+    let quote_or_amp = has_zero((word | (ONES * 0x04)) ^ (ONES * 0x26));
+    let angle = has_zero((word | (ONES * 0x02)) ^ (ONES * 0x3E));
+    (control | word | quote_or_amp | angle) & HIGH != 0
 }
 
 /// Element text: `& < >` and carriage return.
@@ -116,6 +146,50 @@ mod tests {
             }
         }
         out
+    }
+
+    /// Every byte in every lane of a word, among plain letters: the word
+    /// test flags exactly the bytes it says it does.
+    #[test]
+    fn the_word_test_flags_exactly_its_bytes() {
+        for byte in 0..=255u8 {
+            let expected = !(0x20..0x80).contains(&byte) || b"\"&<>".contains(&byte);
+            for lane in 0..8 {
+                let mut word = [b'a'; 8];
+                word[lane] = byte;
+                assert_eq!(
+                    may_stop(u64::from_le_bytes(word)),
+                    expected,
+                    "byte {byte:#04x} in lane {lane}"
+                );
+            }
+        }
+        assert!(!may_stop(u64::from_le_bytes(*b"plain ok")));
+    }
+
+    /// A byte to escape at every offset of a longer text, so that it falls
+    /// in every lane of a word and in the tail after the last whole word.
+    #[test]
+    fn escapes_are_found_at_every_offset() {
+        let specials = [
+            "&", "<", ">", "\"", "\t", "\n", "\r", "\u{1}", "\u{FFFE}", "\u{FFFF}", "é", "😀",
+        ];
+        for special in specials {
+            for before in 0..20 {
+                for after in [0, 1, 7, 8, 9, 17] {
+                    let s = format!(
+                        "{}{special}{}",
+                        "a b".repeat(before)[..before].to_owned(),
+                        "z".repeat(after)
+                    );
+                    let (mut text, mut attr) = (String::new(), String::new());
+                    escape_text(&s, &mut text);
+                    escape_attr(&s, &mut attr);
+                    assert_eq!(text, naive(&s, false), "{s:?}");
+                    assert_eq!(attr, naive(&s, true), "{s:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -17,6 +17,9 @@
 //!   holding a space-separated list takes one value or several
 //!   ([`Values`]). Voices, languages and ring tones are free text: the
 //!   platform's lists of them are long and grow.
+//! - Only text is kept as a `String`: a number, a boolean, an enum's value
+//!   or a list of one value is kept as the digits or `&'static str` it is
+//!   written as, so setting it allocates nothing.
 //! - For what the platform adds later, every element has
 //!   [`attr`](Say::attr) (any attribute) and [`child`](Say::child) (any
 //!   element, as a [`GenericElement`]), so nothing is out of reach.

@@ -5,7 +5,9 @@
 //! Attribute kinds: `text` (`impl Into<String>`), `u32`, `bool`,
 //! `SpeechTimeout` (`impl Into<SpeechTimeout>`), an enum with `as_str`
 //! (`Method`, `Trim`, ...), or `[E]`: a space-separated list of `E`s
-//! (`impl Values<E>`). A child is `method = "helperName" -> Type`, with
+//! (`impl Values<E>`). Only `text` is kept as a `String`: numbers are kept
+//! as their digits, and the values of a fixed set (booleans, enums, a
+//! list of one value) as the `&'static str` they are written as. A child is `method = "helperName" -> Type`, with
 //! `(param)` when it is created with text (`impl Into<String>`, none when
 //! empty) or `(param: T)` for text given as `impl Into<T>` where
 //! `String: From<T>`.
@@ -55,6 +57,10 @@ macro_rules! element {
         }
 
         impl $ty {
+            /// The room the first attribute set makes in the list: one
+            /// per attribute with a setter, up to a few.
+            const SLOTS: usize = <[&str]>::len(&[$($aname),*]);
+
             $( attribute!($(#[$adoc])* $afn $aname $kind); )*
 
             /// Sets attribute `name` to `value`, for an attribute without a
@@ -71,7 +77,7 @@ macro_rules! element {
             ) -> &mut Self {
                 let name = name.into();
                 $crate::voice::tree::check_name(&name);
-                self.0.set(name, value.into());
+                self.0.set(name, Into::<String>::into(value), Self::SLOTS);
                 self
             }
 
@@ -250,42 +256,54 @@ macro_rules! attribute {
     ($(#[$doc:meta])* $fn:ident $name:literal text) => {
         $(#[$doc])*
         pub fn $fn(&mut self, value: impl Into<String>) -> &mut Self {
-            self.0.set($name, value.into());
+            self.0.set($name, Into::<String>::into(value), Self::SLOTS);
             self
         }
     };
     ($(#[$doc:meta])* $fn:ident $name:literal u32) => {
         $(#[$doc])*
         pub fn $fn(&mut self, value: u32) -> &mut Self {
-            self.0.set($name, value.to_string());
+            self.0.set($name, value, Self::SLOTS);
             self
         }
     };
     ($(#[$doc:meta])* $fn:ident $name:literal bool) => {
         $(#[$doc])*
         pub fn $fn(&mut self, value: bool) -> &mut Self {
-            self.0.set($name, if value { "true" } else { "false" }.to_owned());
+            self.0.set($name, value, Self::SLOTS);
             self
         }
     };
     ($(#[$doc:meta])* $fn:ident $name:literal SpeechTimeout) => {
         $(#[$doc])*
         pub fn $fn(&mut self, value: impl Into<$crate::voice::values::SpeechTimeout>) -> &mut Self {
-            self.0.set($name, value.into().to_string());
+            let value = match value.into() {
+                $crate::voice::values::SpeechTimeout::Auto => {
+                    $crate::voice::tree::Value::Plain("auto")
+                }
+                $crate::voice::values::SpeechTimeout::Seconds(seconds) => {
+                    $crate::voice::tree::Value::from(seconds)
+                }
+            };
+            self.0.set($name, value, Self::SLOTS);
             self
         }
     };
     ($(#[$doc:meta])* $fn:ident $name:literal [$e:ident]) => {
         $(#[$doc])*
         pub fn $fn(&mut self, values: impl $crate::voice::values::Values<$e>) -> &mut Self {
-            self.0.set($name, values.join());
+            self.0.set(
+                $name,
+                $crate::voice::tree::Value::Text(values.joined()),
+                Self::SLOTS,
+            );
             self
         }
     };
     ($(#[$doc:meta])* $fn:ident $name:literal $e:ident) => {
         $(#[$doc])*
         pub fn $fn(&mut self, value: $e) -> &mut Self {
-            self.0.set($name, value.as_str().to_owned());
+            self.0.set($name, $crate::voice::tree::Value::Plain(value.as_str()), Self::SLOTS);
             self
         }
     };

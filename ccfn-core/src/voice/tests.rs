@@ -176,6 +176,47 @@ fn attribute_replacement_keeps_position() {
 }
 
 #[test]
+fn numbers_and_fixed_values_are_written_and_compared_as_their_text() {
+    let mut typed = VoiceResponse::new();
+    typed
+        .gather()
+        .num_digits(0)
+        .timeout(4_294_967_295)
+        .speech_timeout(10)
+        .action_on_empty_result(true)
+        .method(Method::Post)
+        .input(GatherInput::Speech);
+    typed
+        .gather()
+        .speech_timeout(SpeechTimeout::Auto)
+        .num_digits(7);
+    let mut generic = VoiceResponse::new();
+    generic
+        .gather()
+        .attr("numDigits", "0")
+        .attr("timeout", "4294967295")
+        .attr("speechTimeout", "10")
+        .attr("actionOnEmptyResult", "true")
+        .attr("method", "POST")
+        .attr("input", "speech");
+    generic
+        .gather()
+        .attr("speechTimeout", "auto")
+        .attr("numDigits", "7");
+    assert_eq!(
+        typed.to_xml(),
+        doc(concat!(
+            r#"<Gather numDigits="0" timeout="4294967295" speechTimeout="10" actionOnEmptyResult="true" method="POST" input="speech"/>"#,
+            r#"<Gather speechTimeout="auto" numDigits="7"/>"#,
+        ))
+    );
+    assert_eq!(typed.to_xml(), generic.to_xml());
+    assert_eq!(typed, generic);
+    generic.gather().num_digits(12);
+    assert_ne!(typed, generic);
+}
+
+#[test]
 fn typed_enums() {
     assert_eq!(Method::Get.as_str(), "GET");
     assert_eq!(Method::Post.as_str(), "POST");

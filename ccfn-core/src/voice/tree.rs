@@ -11,9 +11,107 @@ use crate::text::xml::{escape_attr, escape_text};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct El {
     pub(super) tag: Cow<'static, str>,
-    attrs: Vec<(Cow<'static, str>, String)>,
+    attrs: Vec<(Cow<'static, str>, Value)>,
     pub(super) text: String,
     pub(super) children: Vec<Node>,
+}
+
+/// An attribute's value as kept until the document is written: only text
+/// given by the caller is a `String`; values of a fixed set and numbers
+/// are kept without allocating.
+#[derive(Debug, Clone)]
+pub(super) enum Value {
+    /// Text, escaped when written: the caller's, or a list of values
+    /// ([`Values::joined`](super::Values::joined)).
+    Text(Cow<'static, str>),
+    /// A value of a fixed set (an enum's, `true`, `auto`, ...): written as
+    /// it is, having no character that needs escaping (the enums' values
+    /// are checked when the crate compiles, in `values.rs`).
+    Plain(&'static str),
+    /// A number, as its decimal digits.
+    Number(Digits),
+}
+
+impl Value {
+    /// The value as written before escaping.
+    pub(super) fn as_str(&self) -> &str {
+        match self {
+            Value::Text(text) => text,
+            Value::Plain(text) => text,
+            Value::Number(digits) => digits.as_str(),
+        }
+    }
+
+    /// Appends the value, escaped for an attribute, to `out`.
+    fn write(&self, out: &mut String) {
+        match self {
+            Value::Text(text) => escape_attr(text, out),
+            Value::Plain(text) => out.push_str(text),
+            Value::Number(digits) => out.push_str(digits.as_str()),
+        }
+    }
+}
+
+/// Equal when written the same: `loop_(3)` and `attr("loop", "3")` set
+/// equal values.
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Value {}
+
+impl From<u32> for Value {
+    fn from(number: u32) -> Self {
+        Value::Number(Digits::new(number))
+    }
+}
+
+impl From<bool> for Value {
+    fn from(value: bool) -> Self {
+        Value::Plain(if value { "true" } else { "false" })
+    }
+}
+
+impl From<String> for Value {
+    fn from(text: String) -> Self {
+        Value::Text(Cow::Owned(text))
+    }
+}
+
+/// The decimal digits of a `u32`, kept inline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Digits {
+    bytes: [u8; 10],
+    /// Where the digits start in `bytes` (they end at its end).
+    start: u8,
+}
+
+impl Digits {
+    fn new(mut number: u32) -> Self {
+        let mut bytes = [b'0'; 10];
+        let mut start = bytes.len();
+        loop {
+            start -= 1;
+            // `number % 10` is a digit: the cast cannot truncate.
+            bytes[start] = b'0' + (number % 10) as u8;
+            number /= 10;
+            if number == 0 {
+                break;
+            }
+        }
+        Digits {
+            bytes,
+            // At most 10: the cast cannot truncate.
+            start: start as u8,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        // Only ASCII digits were written.
+        std::str::from_utf8(&self.bytes[usize::from(self.start)..]).unwrap_or_default()
+    }
 }
 
 /// What an element holds after its first text: elements and more text, in
@@ -35,12 +133,26 @@ impl El {
     }
 
     /// Sets attribute `name`, replacing an earlier value in place (keeping
-    /// its position) or appending a new attribute.
-    pub(super) fn set(&mut self, name: impl Into<Cow<'static, str>>, value: String) {
+    /// its position) or appending a new attribute. `slots` is the room
+    /// the first attribute makes: the number of attributes the element
+    /// has setters for (at most [`MAX_SLOTS`]), so that setting them does
+    /// not grow the list again and again.
+    pub(super) fn set(
+        &mut self,
+        name: impl Into<Cow<'static, str>>,
+        value: impl Into<Value>,
+        slots: usize,
+    ) {
         let name = name.into();
+        let value = value.into();
         match self.attrs.iter_mut().find(|(n, _)| *n == name) {
             Some(slot) => slot.1 = value,
-            None => self.attrs.push((name, value)),
+            None => {
+                if self.attrs.capacity() == 0 {
+                    self.attrs.reserve_exact(slots.clamp(1, MAX_SLOTS));
+                }
+                self.attrs.push((name, value));
+            }
         }
     }
 
@@ -94,7 +206,7 @@ impl El {
             out.push(' ');
             out.push_str(name);
             out.push_str("=\"");
-            escape_attr(value, out);
+            value.write(out);
             out.push('"');
         }
         if self.text.is_empty() && self.children.is_empty() {
@@ -114,6 +226,9 @@ impl El {
         out.push('>');
     }
 }
+
+/// The most room an element's attribute list makes at once.
+pub(super) const MAX_SLOTS: usize = 8;
 
 /// A builder type over one [`El`].
 pub(super) trait Element {
@@ -181,7 +296,7 @@ impl GenericElement {
     ) -> &mut Self {
         let name = name.into();
         check_name(&name);
-        self.0.set(name, value.into());
+        self.0.set(name, Into::<String>::into(value), 1);
         self
     }
 

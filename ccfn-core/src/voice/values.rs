@@ -1,6 +1,7 @@
 //! The values attributes take: HTTP methods, the platform's enumerations,
 //! lists of them, and the few values with a shape of their own.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -31,6 +32,11 @@ impl std::error::Error for UnknownValue {}
 pub trait Token: sealed::Sealed {
     /// Writes the value as the markup has it.
     fn write_token(&self, out: &mut String);
+
+    /// The value as the markup has it, when that is a fixed string.
+    fn as_static(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 impl Token for u32 {
@@ -56,6 +62,15 @@ impl Token for u32 {
 pub trait Values<T: Token> {
     /// The values joined by single spaces.
     fn join(self) -> String;
+
+    /// [`Values::join`], without allocating when that is one value of a
+    /// fixed set (a single enum value).
+    fn joined(self) -> Cow<'static, str>
+    where
+        Self: Sized,
+    {
+        Cow::Owned(self.join())
+    }
 }
 
 fn join<'a, T: Token + 'a>(values: impl IntoIterator<Item = &'a T>) -> String {
@@ -72,6 +87,13 @@ fn join<'a, T: Token + 'a>(values: impl IntoIterator<Item = &'a T>) -> String {
 impl<T: Token> Values<T> for T {
     fn join(self) -> String {
         join([&self])
+    }
+
+    fn joined(self) -> Cow<'static, str> {
+        match self.as_static() {
+            Some(text) => Cow::Borrowed(text),
+            None => Cow::Owned(self.join()),
+        }
     }
 }
 
@@ -189,6 +211,22 @@ impl From<TaskBody> for String {
     }
 }
 
+/// Whether `text` can be written in an attribute or element text as it
+/// is: it holds nothing but ASCII letters, digits and `-_.:+/ #*`. Every
+/// value of a fixed set is checked with this when the crate compiles.
+const fn needs_no_escaping(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if !matches!(bytes[at], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b':' | b'+' | b'/' | b' ' | b'#' | b'*')
+        {
+            return false;
+        }
+        at += 1;
+    }
+    true
+}
+
 /// Declares enums of fixed values: `as_str`, [`FromStr`], [`Token`].
 macro_rules! values {
     ($( $(#[$doc:meta])* $name:ident { $( $variant:ident = $value:literal, )* } )*) => {$(
@@ -235,7 +273,16 @@ macro_rules! values {
             fn write_token(&self, out: &mut String) {
                 out.push_str(self.as_str());
             }
+
+            fn as_static(&self) -> Option<&'static str> {
+                Some(self.as_str())
+            }
         }
+
+        // Written without escaping (`Value::Plain`): checked here.
+        const _: () = {
+            $( assert!(needs_no_escaping($value), concat!("`", $value, "` needs escaping")); )*
+        };
     )*};
 }
 

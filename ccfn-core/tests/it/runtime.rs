@@ -427,6 +427,20 @@ async fn parameters_merge_body_over_query_and_keep_repeated_keys() {
         json!({"Name": "json", "Count": "2", "Extra": "1"})
     );
 
+    // A body that is not UTF-8 as sent (a character split by an escape),
+    // which is once decoded; the query string after it.
+    let split = post(
+        &server.url("/features/test/echo?Extra=q%20x&Plain=p&Raw=query"),
+        FORM,
+        &b"Name=%C3%A9t%C3%A9&Raw=\xc3%A9&Tag=t"[..],
+    )
+    .await;
+    assert_eq!(split.status(), 200);
+    assert_eq!(
+        json_body(split).await["params"],
+        json!({"Name": "été", "Raw": "é", "Tag": "t", "Extra": "q x", "Plain": "p"})
+    );
+
     let get = get(server.url("/features/test/echo?Name=get"))
         .await
         .unwrap();
