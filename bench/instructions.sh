@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per request of the examples server, counted by callgrind:
 # a figure that does not move with what else the machine is doing, unlike
-# times. Runs the release server under valgrind, zeroes the counts once
-# it answers (start-up is not per request), drives the wait-experience
+# times. Runs the release server under valgrind, counting from the
+# moment it answers (start-up is not per request), drives the wait-experience
 # path with wrk (4 connections) for DURATION, and prints the server's
 # instructions divided by the requests answered, for the
 # floor (bench/floor: axum alone, the same route and answer, no
@@ -44,7 +44,7 @@ run() {
   local name="$1" filter="$2" server="${3:-example-contact-center}"
   shift $(($# < 3 ? $# : 3))
   env CCFN_INSPECTOR=off "$@" CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" TOKIO_WORKER_THREADS=1 \
-    valgrind --tool=callgrind --callgrind-out-file="$OUT/$name.callgrind" \
+    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$OUT/$name.callgrind" \
     "./target/release/$server" >"$OUT/$name.log" 2>"$OUT/$name.stderr" &
   local pid=$!
   for _ in $(seq 100); do
@@ -52,10 +52,10 @@ run() {
     sleep 0.2
   done
   # Start-up (the CA certificates read and decoded, the clients built)
-  # is not per request: the counts start once the server answers. The
-  # zeroing is taken up on the server's next activity, so requests are
+  # is not per request: counting starts once the server answers. The
+  # switch is taken up on the server's next activity, so requests are
   # sent until it has been (one or two of them may be counted).
-  callgrind_control -z "$pid" >/dev/null &
+  callgrind_control -i on "$pid" >/dev/null 2>&1 &
   local zeroing=$!
   while kill -0 "$zeroing" 2>/dev/null; do
     curl -s -o /dev/null -X POST -H "Content-Type: $POST_TYPE" --data "$POST_BODY" "$URL"
