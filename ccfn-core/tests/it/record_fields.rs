@@ -104,6 +104,59 @@ fn another_layer_receives_every_field_of_a_task_attributes_record() {
     );
 }
 
+/// Beside ccfn's own layer, which receives each record directly, another
+/// layer still receives the record's event with every field; each record
+/// is written once, and the JSON line and the captured value agree.
+#[test]
+fn beside_the_contract_layer_another_layer_still_receives_every_record() {
+    let events = Events::default();
+    let lines = ccfn_testkit::LogBuffer::default();
+    let captured = record::Captured::default();
+    let subscriber = tracing_subscriber::registry()
+        .with(record::ContractLayer::new(record::LogFormat::Json, lines.clone()).capture(&captured))
+        .with(Capture(Arc::clone(&events)));
+    let dir = std::env::temp_dir().join(format!("ccfn-record-beside-{}", std::process::id()));
+    let store = TaskStore::new(dir.join("tasks.jsonl"));
+    tracing::subscriber::with_default(subscriber, || {
+        store
+            .create_task(&NewTask::new(
+                "WW0123456789abcdef0123456789abcdef",
+                json!({"type": "callback"}),
+            ))
+            .unwrap();
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let steps = |records: &[serde_json::Map<String, serde_json::Value>]| -> Vec<String> {
+        records
+            .iter()
+            .map(|record| record["step"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let written: Vec<_> = lines
+        .contents()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(
+        written,
+        captured.records(),
+        "each line is its captured record"
+    );
+    let seen: Vec<String> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|fields| fields.get("step").cloned())
+        .collect();
+    assert_eq!(
+        seen,
+        steps(&written),
+        "the other layer sees every record once"
+    );
+    assert!(seen.contains(&"task_attributes".to_owned()), "{seen:?}");
+}
+
 /// A record's fields are written once, as JSON members, and copied into
 /// its line after the header: so no field may be named like a header
 /// member (`call_sid` excepted: a record's own takes the header's place),
