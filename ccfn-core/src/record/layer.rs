@@ -92,8 +92,13 @@ impl Lines {
     /// first sink that asks.
     pub(crate) fn json(&mut self, entry: &Entry<'_>) -> &str {
         if !self.json_written {
-            LogFormat::Json.write(entry, false, &mut self.json);
-            scrub(&mut self.json, entry.identity.secrets());
+            let message = super::format::json::write(entry, &mut self.json);
+            // What comes before the message is ccfn's own: the time, the
+            // level, the step, and who wrote it (scrubbed once, when the
+            // invocation's identity was first written).
+            let mut rest = self.json.split_off(message);
+            scrub(&mut rest, entry.identity.secrets());
+            self.json.push_str(&rest);
             self.json.push('\n');
             self.json_written = true;
         }
@@ -599,5 +604,35 @@ mod tests {
         assert!(!layer.dated("2026-11-27T00:00:00.001Z", "end"));
         assert_eq!(utc_day("2026-11-27T00:00:00.001Z"), 20_261_127);
         assert_eq!(utc_day("[timestamp]"), 0);
+    }
+
+    #[test]
+    fn a_json_line_is_scrubbed_from_its_message_on_and_its_identity_once() {
+        let canary = "canary-call-sid-4f1e9a";
+        let secrets = crate::secret::invocation_secrets([canary, "canary-message-77d0c3"]);
+        let invocation = Invocation::new(
+            "f".into(),
+            "abc".into(),
+            Some(format!("CA{canary}")),
+            secrets,
+        );
+        let fields = super::super::value::Members(std::iter::empty());
+        let entry = Entry {
+            timestamp: "2026-11-26T10:00:00.000Z",
+            level: "INFO",
+            identity: Identity::of(Some(&invocation)),
+            step: "log",
+            message: "said canary-message-77d0c3",
+            fields: &fields,
+            own_call_sid: false,
+        };
+        for _ in 0..2 {
+            let mut lines = Lines::default();
+            let line = lines.json(&entry);
+            assert_eq!(
+                line,
+                "{\"timestamp\":\"2026-11-26T10:00:00.000Z\",\"level\":\"INFO\",\"function\":\"f\",\"invocation_id\":\"abc\",\"call_sid\":\"CA[REDACTED]\",\"step\":\"log\",\"message\":\"said [REDACTED]\"}\n"
+            );
+        }
     }
 }

@@ -131,12 +131,22 @@ impl Invocation {
 
     pub(super) fn json(&self) -> &JsonIdentity {
         self.json.get_or_init(|| {
-            JsonIdentity::new(
+            let mut identity = JsonIdentity::new(
                 Some(&self.function),
                 Some(&self.invocation_id),
                 self.call_sid.as_deref(),
                 self.lambda.as_ref(),
-            )
+            );
+            // Scrubbed once for all its lines (the call SID is the
+            // caller's to choose).
+            for part in [
+                &mut identity.function_and_id,
+                &mut identity.call_sid,
+                &mut identity.lambda,
+            ] {
+                scrub(part, &self.secrets);
+            }
+            identity
         })
     }
 }

@@ -21,8 +21,10 @@ fn push_name(out: &mut String, name: &str) {
     }
 }
 
-/// Writes `entry` as one JSON object (without the final newline).
-pub(super) fn write(entry: &Entry<'_>, out: &mut String) {
+/// Writes `entry` as one JSON object (without the final newline); returns
+/// where its message begins (`,"message":`): what comes before is the
+/// time, the level, who wrote it and the step.
+pub(crate) fn write(entry: &Entry<'_>, out: &mut String) -> usize {
     out.push_str("{\"timestamp\":");
     push_str(out, entry.timestamp);
     out.push_str(",\"level\":");
@@ -49,6 +51,7 @@ pub(super) fn write(entry: &Entry<'_>, out: &mut String) {
     out.push_str(&written.lambda);
     out.push_str(",\"step\":");
     push_str(out, entry.step);
+    let message = out.len();
     out.push_str(",\"message\":");
     push_str(out, entry.message);
     entry.fields.each(&mut |name, value| {
@@ -56,6 +59,7 @@ pub(super) fn write(entry: &Entry<'_>, out: &mut String) {
         value.write_json(out);
     });
     out.push('}');
+    message
 }
 
 #[cfg(test)]

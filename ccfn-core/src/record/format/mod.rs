@@ -3,7 +3,7 @@
 //! ([`human`]).
 
 mod human;
-mod json;
+pub(crate) mod json;
 
 use std::str::FromStr;
 
@@ -94,7 +94,9 @@ impl LogFormat {
     /// caller scrubs the whole line afterwards.
     pub(super) fn write(self, entry: &Entry<'_>, dated: bool, out: &mut String) {
         match self {
-            LogFormat::Json => json::write(entry, out),
+            LogFormat::Json => {
+                json::write(entry, out);
+            }
             LogFormat::Pretty => human::write_brief(entry, dated, out),
             LogFormat::PrettyFull => human::write_full(entry, out),
         }
