@@ -723,6 +723,28 @@ pub(crate) fn scrub(line: &mut String, also: &[Box<str>]) {
     while replace_once(line, also, "") {}
 }
 
+/// [`scrub`] for the part of `line` from byte `from` on (a character
+/// boundary); the line is left as it is, and not copied, when that part
+/// holds no URL and no secret.
+pub(crate) fn scrub_from(line: &mut String, from: usize, also: &[Box<str>]) {
+    let rest = &line[from..];
+    let registered = ANY.load(Ordering::Acquire) && {
+        let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
+        match &registry.finder {
+            Some(finder) => finder.find(rest).is_some(),
+            None => registry.forms.iter().any(|form| rest.contains(&**form)),
+        }
+    };
+    let touched = registered
+        || find_scheme_end(rest, 0).is_some()
+        || also.iter().any(|secret| rest.contains(&**secret));
+    if touched {
+        let mut rest = line.split_off(from);
+        scrub(&mut rest, also);
+        line.push_str(&rest);
+    }
+}
+
 /// Replaces each secret found in `line` with `with`; whether any was.
 fn replace_once(line: &mut String, also: &[Box<str>], with: &str) -> bool {
     let mut found = false;
@@ -788,6 +810,24 @@ pub(crate) fn echo(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scrub_from_scrubs_the_rest_of_a_line_and_leaves_a_clean_one_alone() {
+        let also = invocation_secrets(["canary-from-9d3b21"]);
+        let mut line =
+            String::from("head canary-from-9d3b21|tail canary-from-9d3b21 https://u:p@h/");
+        scrub_from(&mut line, 24, &also);
+        assert_eq!(
+            line,
+            "head canary-from-9d3b21|tail [REDACTED] https://[REDACTED]@h/"
+        );
+        let mut clean = String::with_capacity(64);
+        clean.push_str("head|nothing to see");
+        let before = clean.as_ptr();
+        scrub_from(&mut clean, 5, &also);
+        assert_eq!(clean, "head|nothing to see");
+        assert_eq!(clean.as_ptr(), before, "not copied");
+    }
 
     #[test]
     fn the_fast_table_is_the_word_list() {

@@ -96,9 +96,7 @@ impl Lines {
             // What comes before the message is ccfn's own: the time, the
             // level, the step, and who wrote it (scrubbed once, when the
             // invocation's identity was first written).
-            let mut rest = self.json.split_off(message);
-            scrub(&mut rest, entry.identity.secrets());
-            self.json.push_str(&rest);
+            crate::secret::scrub_from(&mut self.json, message, entry.identity.secrets());
             self.json.push('\n');
             self.json_written = true;
         }

@@ -75,7 +75,7 @@ pub(crate) fn push_str(out: &mut String, text: &str) {
 
 /// Where the first byte at or after `at` that needs escaping is: sixteen
 /// bytes at a time where the processor compares sixteen at once, then
-/// eight at a time (the last few padded with spaces).
+/// eight at a time, then the last few one by one.
 fn next_escape(bytes: &[u8], mut at: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<16>) {
@@ -85,26 +85,20 @@ fn next_escape(bytes: &[u8], mut at: usize) -> Option<usize> {
         }
         at += 16;
     }
-    loop {
-        let (word, last) = match bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-            Some(word) => (*word, false),
-            None => {
-                let rest = bytes.get(at..).unwrap_or_default();
-                let mut word = [b' '; 8];
-                word[..rest.len()].copy_from_slice(rest);
-                (word, true)
-            }
-        };
-        let found = escapes(u64::from_le_bytes(word));
+    while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        let found = escapes(u64::from_le_bytes(*word));
         if found != 0 {
             // The lowest marked byte is exact (see `escapes`).
             return Some(at + (found.trailing_zeros() / 8) as usize);
         }
-        if last {
-            return None;
-        }
         at += 8;
     }
+    // Fewer than eight left: one by one, which costs less than copying
+    // them into a word (most strings of a record are short).
+    let rest = bytes.get(at..).unwrap_or_default();
+    rest.iter()
+        .position(|&byte| ESCAPE[usize::from(byte)] != 0)
+        .map(|found| at + found)
 }
 
 /// The bytes of `chunk` that are a control character, `"` or `\\`, one
