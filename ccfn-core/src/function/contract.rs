@@ -15,11 +15,12 @@ use crate::function::callback::{
 };
 use crate::function::context::Context;
 use crate::function::event::Event;
+use crate::function::event::Logged;
 use crate::function::meta::FunctionMeta;
 use crate::function::meta::Kind;
 use crate::function::metrics;
 use crate::record::panic;
-use crate::record::value::SharedText;
+use crate::record::value::{FieldValue, SharedText};
 use crate::record::{emit, InInvocation, Invocation, SPAN_NAME};
 use crate::secret::{invocation_secrets, is_sensitive_name};
 
@@ -170,7 +171,13 @@ where
     // declares.
     let context = context.for_function(meta);
     let event = event.for_function(meta);
-    let (event_json, domain) = log_start(meta, &context, &event);
+    let (logged, domain) = log_start(meta, &context, &event);
+    // The event as received, for an `error` record (the handler takes the
+    // event); `null` when no error record would be written.
+    let logged: &(dyn FieldValue + Sync) = match &logged {
+        Some(event) => &Logged(event),
+        None => &Value::Null,
+    };
     log_validating(meta);
     if let Some(error) = validate(meta, &context, &event) {
         crate::record::flush_debug_lines("error");
@@ -188,7 +195,7 @@ where
         meta,
         context: &context,
         started,
-        event: &event_json,
+        event: logged,
         domain: domain.as_deref(),
         span: tracing::Span::current(),
         armed: true,
@@ -200,7 +207,7 @@ where
     match &result {
         Ok(reply) => log_success(meta, &context, started, reply),
         Err(error) => {
-            log_error(meta, &context, error, &event_json, domain.as_deref());
+            log_error(meta, &context, error, logged, domain.as_deref());
             finish(meta, &context, started, None);
         }
     }
@@ -208,28 +215,30 @@ where
     result
 }
 
-/// Writes the `start` record (with the event and the domain, which are
-/// returned for the `error` record), and the `verbose` and `debug_mode`
-/// records when asked for.
-fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> (Value, Option<String>) {
+/// Writes the `start` record, and the `verbose` and `debug_mode` records
+/// when asked for; returns a copy of the event and the domain for the
+/// `error` record, when one would be written.
+fn log_start(
+    meta: &FunctionMeta,
+    context: &Context,
+    event: &Event,
+) -> (Option<Event>, Option<String>) {
     let name = meta.name();
-    // Logged in `start` and `error`: not built when neither is written.
-    let (event_json, domain) = if crate::record::enabled(Level::ERROR) {
-        (event.to_log_json(), context.domain_name().map(shown_domain))
+    // Logged in `start` and `error`: not made when neither is written.
+    let (logged, domain) = if crate::record::enabled(Level::ERROR) {
+        (Some(event.clone()), context.domain_name().map(shown_domain))
     } else {
-        (Value::Null, None)
+        (None, None)
     };
 
     info!(
         &format!("=== FUNCTION START: {name} ==="),
         crate::record::Start {
-            event: &event_json,
+            event: &Logged(event),
             domain: domain.as_deref()
         }
     );
-    if context.local_logging()
-        || event.lookup("ENABLE_LOCAL_LOGGING").and_then(Value::as_str) == Some("true")
-    {
+    if context.local_logging() || event.lookup_str("ENABLE_LOCAL_LOGGING") == Some("true") {
         info!(
             "Verbose logging enabled",
             crate::record::Verbose {
@@ -249,7 +258,7 @@ fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> (Value, O
             }
         );
     }
-    (event_json, domain)
+    (logged, domain)
 }
 
 /// Writes the `validation` record of phase `begin`: what is required.
@@ -462,7 +471,7 @@ fn log_error(
     meta: &FunctionMeta,
     context: &Context,
     error: &Error,
-    event: &Value,
+    event: &dyn FieldValue,
     domain: Option<&str>,
 ) {
     // What led to it comes first.
@@ -485,7 +494,7 @@ struct Unfinished<'a> {
     meta: &'static FunctionMeta,
     context: &'a Context,
     started: Instant,
-    event: &'a Value,
+    event: &'a (dyn FieldValue + Sync),
     domain: Option<&'a str>,
     span: tracing::Span,
     armed: bool,

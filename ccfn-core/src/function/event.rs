@@ -331,7 +331,7 @@ impl Event {
     }
 
     /// The first value of `name` when it is a string, unchecked.
-    fn lookup_str(&self, name: &str) -> Option<&str> {
+    pub(crate) fn lookup_str(&self, name: &str) -> Option<&str> {
         match &self.params[self.position(name)?].value {
             ParamValue::Text(text) => Some(self.text(text)),
             ParamValue::Json(_) => None,
@@ -661,6 +661,61 @@ impl Event {
     }
 }
 
+/// An event as its records log it ([`Event::to_log_json`]), written
+/// straight from its parameters: no JSON map is built unless a name is
+/// repeated (its values then become an array).
+pub(crate) struct Logged<'a>(pub(crate) &'a Event);
+
+impl Logged<'_> {
+    /// Whether some parameter name appears twice (lengths compared first:
+    /// most names differ in length).
+    fn has_repeated_names(&self) -> bool {
+        let event = self.0;
+        event.params.iter().enumerate().any(|(at, entry)| {
+            let name = event.text(&entry.name);
+            event.params[at + 1..]
+                .iter()
+                .any(|other| other.name.is(&event.sent, name))
+        })
+    }
+}
+
+impl crate::record::value::FieldValue for Logged<'_> {
+    fn shape(&self) -> crate::record::value::Shape<'_> {
+        crate::record::value::Shape::Composite
+    }
+
+    fn write_json(&self, out: &mut String) {
+        use crate::text::json::{push_str, push_value};
+        if self.has_repeated_names() {
+            return push_value(out, &self.0.to_log_json());
+        }
+        out.push('{');
+        for (at, entry) in self.0.params.iter().enumerate() {
+            if at > 0 {
+                out.push(',');
+            }
+            let name = self.0.text(&entry.name);
+            push_str(out, name);
+            out.push(':');
+            match (is_sensitive_name(name), &entry.value) {
+                (true, _) => push_str(out, REDACTED),
+                (false, ParamValue::Text(text)) => push_str(out, self.0.text(text)),
+                (false, ParamValue::Json(value)) => push_value(out, &redact_json(value)),
+            }
+        }
+        out.push('}');
+    }
+
+    fn write_pretty(&self, out: &mut String) {
+        out.push_str(&serde_json::to_string_pretty(&self.0.to_log_json()).unwrap_or_default());
+    }
+
+    fn to_value(&self) -> Value {
+        self.0.to_log_json()
+    }
+}
+
 /// Serializes as a JSON object; a repeated key becomes an array of its
 /// values. Unlike the logged form, values are not redacted.
 impl Serialize for Event {
@@ -802,6 +857,24 @@ impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_is_logged_straight_from_its_parameters_as_to_log_json_makes_it() {
+        use crate::record::value::FieldValue as _;
+        let mut nested = Event::from_pairs([("CallSid", "CA1"), ("Quote", "a \"b\"\n")]);
+        nested.push("Json", serde_json::json!({"token": "t0p", "ok": [1, 2]}));
+        nested.push("AuthToken", "hunter2-canary");
+        let repeated = Event::from_pairs([("Digits", "1"), ("From", "+1"), ("Digits", "2")]);
+        for event in [Event::new(), nested, repeated] {
+            let mut written = String::new();
+            Logged(&event).write_json(&mut written);
+            assert_eq!(
+                written,
+                serde_json::to_string(&event.to_log_json()).unwrap()
+            );
+            assert_eq!(Logged(&event).to_value(), event.to_log_json());
+        }
+    }
 
     #[derive(Debug, PartialEq, serde::Deserialize)]
     #[serde(rename_all = "lowercase")]

@@ -364,7 +364,7 @@ macro_rules! catalogue {
     (@record _ $($rest:tt)*) => {};
     (@record $record:ident [$($lt:lifetime)?], $ident:ident, $name:literal, [$($field:ident: $ty:ty),*], [$($optional:ident: $oty:ty),*]) => {
         #[doc = concat!("A `", $name, "` record: each field of [`", stringify!($ident), "`], by name.")]
-        #[derive(Clone, Copy, Debug)]
+        #[derive(Clone, Copy)]
         #[cfg_attr(not(all(feature = "clients", feature = "runtime", feature = "otel")), allow(dead_code))]
         pub(crate) struct $record $(<$lt>)? {
             $(pub(crate) $field: $ty,)*
@@ -413,7 +413,7 @@ macro_rules! catalogue {
 catalogue! {
 
     /// The invocation begins: the event as received and the domain.
-    START = "start" as Start<'a>, [Info] { event: &'a serde_json::Value, domain: Option<&'a str> };
+    START = "start" as Start<'a>, [Info] { event: &'a dyn FieldValue, domain: Option<&'a str> };
 
     /// `ENABLE_LOCAL_LOGGING` is on: the event's and context's keys and
     /// memory use.
@@ -508,7 +508,7 @@ catalogue! {
 
     /// The function failed: the error with its stack, the event and the
     /// context.
-    ERROR = "error" as Error<'a>, [Error] { #[headline] kind: &'a str, #[headline] error: &'a str, stack: &'a str, event: &'a serde_json::Value, domain: Option<&'a str>, account_sid: Option<&'a str> };
+    ERROR = "error" as Error<'a>, [Error] { #[headline] kind: &'a str, #[headline] error: &'a str, stack: &'a str, event: &'a dyn FieldValue, domain: Option<&'a str>, account_sid: Option<&'a str> };
 
     /// The invocation ends.
     END = "end" as End<'a>, [Info] { #[headline] outcome: &'a str, #[headline] execution_ms: f64 };
