@@ -47,6 +47,7 @@ pub struct Event {
 pub(crate) enum Text {
     /// Bytes `start..end` of the text it was read from (the event's own,
     /// once in an event): text that needed no decoding.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
     Sent { start: usize, end: usize },
     /// Text of its own: decoded, or given by code.
     Own(String),
@@ -62,6 +63,7 @@ impl Text {
     }
 
     /// The same text, read in a text `by` bytes further on.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
     pub(crate) fn shifted(self, by: usize) -> Text {
         match self {
             Text::Sent { start, end } => Text::Sent {
@@ -100,6 +102,7 @@ impl Text {
     }
 
     /// The text appended to `sent`, as a range of it.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
     pub(crate) fn sent(text: &str, sent: &mut String) -> Text {
         let start = sent.len();
         sent.push_str(text);
@@ -234,6 +237,7 @@ impl Event {
 
     /// The event of a request: `params` and `headers`, whose
     /// [`Text::Sent`] ranges are read in `sent`.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
     pub(crate) fn from_sent(sent: String, params: Vec<Entry>, headers: Vec<(Text, Text)>) -> Event {
         Event {
             sent,

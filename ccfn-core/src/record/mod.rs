@@ -72,7 +72,7 @@ pub use catalogue::*;
 pub(crate) use emit::emit_at;
 pub(crate) use emit::flush_debug_lines;
 pub(crate) use emit::{emit, enabled};
-#[cfg_attr(not(any(feature = "runtime", feature = "otel")), allow(unused_imports))]
+#[cfg_attr(not(feature = "runtime"), allow(unused_imports))]
 pub(crate) use entry::Entry;
 pub use format::LogFormat;
 #[cfg_attr(not(feature = "runtime"), allow(unused_imports))]
@@ -82,6 +82,6 @@ pub use install::{
 };
 pub use layer::ContractLayer;
 pub(crate) use layer::SPAN_NAME;
-#[cfg_attr(not(any(feature = "runtime", feature = "otel")), allow(unused_imports))]
+#[cfg_attr(not(feature = "runtime"), allow(unused_imports))]
 pub(crate) use layer::{Lines, Sink};
 pub(crate) use scope::{InInvocation, Invocation};
