@@ -53,6 +53,10 @@ pub(crate) struct Entry<'a> {
     /// Whether one of its fields is `call_sid`, which then takes the
     /// invocation's place (a `caller` record).
     pub(crate) own_call_sid: bool,
+    /// Whether its time, level and step are ccfn's own text (its clock's,
+    /// `tracing`'s level, a catalogue step), which needs no escaping in
+    /// JSON; not so for a record read back.
+    pub(crate) plain_header: bool,
 }
 
 /// The fields a record has when its invocation runs on AWS Lambda.

@@ -42,6 +42,26 @@ pub(crate) const CRITICAL_TARGET: &str = "ccfn::critical";
 /// Name of the span around each invocation.
 pub(crate) const SPAN_NAME: &str = "ccfn.invocation";
 
+/// The levels, most severe first.
+const LEVELS: [Level; 5] = [
+    Level::ERROR,
+    Level::WARN,
+    Level::INFO,
+    Level::DEBUG,
+    Level::TRACE,
+];
+
+/// Where `level` is in [`LEVELS`].
+fn level_index(level: Level) -> usize {
+    match level {
+        Level::ERROR => 0,
+        Level::WARN => 1,
+        Level::INFO => 2,
+        Level::DEBUG => 3,
+        _ => 4,
+    }
+}
+
 /// The largest line buffer a thread keeps for its next line.
 const LINE_KEPT_BYTES: usize = 64 * 1024;
 
@@ -176,6 +196,9 @@ where
 pub struct ContractLayer {
     sinks: Vec<Box<dyn Sink>>,
     filter: Targets,
+    /// Whether `filter` lets through contract records at each level
+    /// (`ERROR` to `TRACE`): asked for every record, read once.
+    levels: [bool; 5],
     /// Whether no other layer is installed beside it: then the records'
     /// `tracing` events, which only other layers read, are not emitted.
     alone: bool,
@@ -199,6 +222,7 @@ impl ContractLayer {
         ContractLayer {
             sinks: Vec::new(),
             filter: Targets::new().with_default(Level::TRACE),
+            levels: [true; 5],
             alone: false,
         }
         .also(format, writer)
@@ -231,6 +255,7 @@ impl ContractLayer {
     /// creation result) are written whatever it says.
     #[must_use]
     pub fn with_filter(mut self, filter: Targets) -> Self {
+        self.levels = LEVELS.map(|level| filter.would_enable(TARGET, &level));
         self.filter = filter;
         self
     }
@@ -249,7 +274,7 @@ impl ContractLayer {
 
     /// Whether it writes a contract record at `level`.
     pub(crate) fn enables(&self, level: Level) -> bool {
-        self.filter.would_enable(TARGET, &level)
+        self.levels[level_index(level)]
     }
 
     /// Whether events or spans of `metadata` are always this layer's:
@@ -302,6 +327,7 @@ impl ContractLayer {
                     message,
                     fields: record,
                     own_call_sid: step.fields().contains(&"call_sid"),
+                    plain_header: true,
                 });
             });
         });
@@ -326,6 +352,7 @@ impl ContractLayer {
             message: &event.message,
             fields: &fields,
             own_call_sid: false,
+            plain_header: true,
         });
     }
 }
@@ -623,6 +650,7 @@ mod tests {
             message: "said canary-message-77d0c3",
             fields: &fields,
             own_call_sid: false,
+            plain_header: true,
         };
         for _ in 0..2 {
             let mut lines = Lines::default();
@@ -632,5 +660,17 @@ mod tests {
                 "{\"timestamp\":\"2026-11-26T10:00:00.000Z\",\"level\":\"INFO\",\"function\":\"f\",\"invocation_id\":\"abc\",\"call_sid\":\"CA[REDACTED]\",\"step\":\"log\",\"message\":\"said [REDACTED]\"}\n"
             );
         }
+    }
+
+    #[test]
+    fn the_filter_s_levels_for_contract_records_are_read_once() {
+        let layer = ContractLayer::new(LogFormat::Json, std::io::sink);
+        assert!(LEVELS.iter().all(|level| layer.enables(*level)));
+        let layer = layer.with_filter(crate::record::parse_filter("info,ccfn=warn").unwrap());
+        let enabled: Vec<bool> = LEVELS.iter().map(|level| layer.enables(*level)).collect();
+        assert_eq!(enabled, [true, true, false, false, false]);
+        let layer = ContractLayer::new(LogFormat::Json, std::io::sink)
+            .with_filter(crate::record::parse_filter("off").unwrap());
+        assert!(LEVELS.iter().all(|level| !layer.enables(*level)));
     }
 }

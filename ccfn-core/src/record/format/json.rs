@@ -25,10 +25,26 @@ fn push_name(out: &mut String, name: &str) {
 /// where its message begins (`,"message":`): what comes before is the
 /// time, the level, who wrote it and the step.
 pub(crate) fn write(entry: &Entry<'_>, out: &mut String) -> usize {
+    // Most of a line's strings are its header's: ccfn's own plain text
+    // is copied, not scanned.
+    let plain = |out: &mut String, text: &str| {
+        debug_assert!(!text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\'));
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    };
     out.push_str("{\"timestamp\":");
-    push_str(out, entry.timestamp);
+    if entry.plain_header {
+        plain(out, entry.timestamp);
+    } else {
+        push_str(out, entry.timestamp);
+    }
     out.push_str(",\"level\":");
-    push_str(out, entry.level);
+    if entry.plain_header {
+        plain(out, entry.level);
+    } else {
+        push_str(out, entry.level);
+    }
     let identity = &entry.identity;
     let rendered;
     let written = match identity.invocation {
@@ -50,7 +66,11 @@ pub(crate) fn write(entry: &Entry<'_>, out: &mut String) -> usize {
     }
     out.push_str(&written.lambda);
     out.push_str(",\"step\":");
-    push_str(out, entry.step);
+    if entry.plain_header {
+        plain(out, entry.step);
+    } else {
+        push_str(out, entry.step);
+    }
     let message = out.len();
     out.push_str(",\"message\":");
     push_str(out, entry.message);

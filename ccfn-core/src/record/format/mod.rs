@@ -80,6 +80,7 @@ impl LogFormat {
             message: text("message").unwrap_or(""),
             fields: &fields,
             own_call_sid: record.contains_key("call_sid"),
+            plain_header: false,
         };
         let mut out = String::new();
         // One record alone: its day is shown when it starts an invocation.
@@ -276,6 +277,7 @@ mod tests {
             message: secret,
             fields: &fields,
             own_call_sid: false,
+            plain_header: false,
         };
         for format in [LogFormat::Pretty, LogFormat::PrettyFull] {
             let mut out = String::new();
@@ -329,6 +331,7 @@ mod tests {
                 message: "m",
                 fields: &fields,
                 own_call_sid: false,
+                plain_header: false,
             };
             let mut out = String::new();
             format.write(&entry, false, &mut out);
