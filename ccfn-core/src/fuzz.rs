@@ -12,12 +12,11 @@ use serde_json::Value;
 /// decoded.
 pub fn parse_form(input: &[u8]) -> Result<Vec<(String, String)>, String> {
     let pairs = crate::runtime::parse_form(input, "body")?;
+    // Text read in place is a range of the body, which is UTF-8 then.
+    let sent = std::str::from_utf8(input).unwrap_or_default();
     Ok(pairs
         .into_iter()
-        .map(|(name, value)| match value {
-            Value::String(value) => (name, value),
-            other => panic!("the form value {other} of {name:?} is not a string"),
-        })
+        .map(|(name, value)| (name.get(sent).to_owned(), value.get(sent).to_owned()))
         .collect())
 }
 
@@ -41,4 +40,26 @@ pub fn json_value(value: &Value) -> Vec<u8> {
     let mut out = String::new();
     crate::text::json::push_value(&mut out, value);
     out.into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_entry_points_read_and_write_as_the_runtime_and_the_log_writer_do() {
+        let pairs = parse_form(b"CallSid=CA1&Body=caf%C3%A9+au+lait&Body=2").unwrap();
+        assert_eq!(
+            pairs,
+            [
+                ("CallSid".to_owned(), "CA1".to_owned()),
+                ("Body".to_owned(), "café au lait".to_owned()),
+                ("Body".to_owned(), "2".to_owned()),
+            ]
+        );
+        assert!(parse_form(b"a=%zz").is_err());
+        assert_eq!(parse_json(br#"{"a":1}"#).unwrap()[0].0, "a");
+        assert_eq!(json_string("a\"b"), br#""a\"b""#);
+        assert_eq!(json_value(&serde_json::json!([1, "x"])), br#"[1,"x"]"#);
+    }
 }

@@ -79,7 +79,9 @@ mod client;
 pub mod config;
 mod error;
 pub mod function;
-#[cfg(fuzzing)]
+// Built in tests too, so that a change to a parser it wraps cannot
+// leave the fuzz targets broken unnoticed.
+#[cfg(any(fuzzing, all(test, feature = "runtime")))]
 #[doc(hidden)]
 pub mod fuzz;
 mod observe;

@@ -38,7 +38,7 @@ mod feature;
 mod handler;
 mod inspector;
 mod params;
-#[cfg(fuzzing)]
+#[cfg(any(fuzzing, test))]
 pub(crate) use params::{parse_form, parse_json};
 mod router;
 mod serve;
