@@ -63,7 +63,7 @@ impl LogFormat {
         let fields = Members(
             record
                 .iter()
-                .filter(|(key, _)| !HEADER_KEYS.contains(&key.as_str()))
+                .filter(|(key, _)| !is_header(key))
                 .map(|(key, value)| (key.as_str(), value)),
         );
         let entry = Entry {
@@ -104,15 +104,13 @@ impl LogFormat {
     }
 }
 
-/// What every record has, read back from a line.
-const HEADER_KEYS: [&str; 6] = [
-    "timestamp",
-    "level",
-    "function",
-    "invocation_id",
-    "step",
-    "message",
-];
+/// Whether `key` is written in a line's header, ahead of the fields,
+/// when a record is read back: what every record has but the call and the
+/// Lambda request, which stay among the fields of a record read back.
+fn is_header(key: &str) -> bool {
+    super::catalogue::COMMON_FIELDS.contains(&key)
+        && !matches!(key, "call_sid" | "function_request_id" | "cold_start")
+}
 
 /// Whether a handler's own field named `key` is renamed (to
 /// `fields.<key>`): a field every record has, or one ccfn adds to a
