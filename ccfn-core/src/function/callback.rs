@@ -277,6 +277,13 @@ impl VoiceReply {
         &self.xml
     }
 
+    /// The document as returned, moved out (the response it was written
+    /// from dropped): the body of the answer.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+    pub(crate) fn into_xml(self) -> String {
+        self.xml
+    }
+
     /// The document as first built (see
     /// [`crate::voice::VoiceResponse::mark_built`]).
     #[must_use]

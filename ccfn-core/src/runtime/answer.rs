@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use axum::body::Body;
 use axum::extract::NestedPath;
 use axum::http::request::Parts;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 use tracing::Level;
@@ -17,6 +17,10 @@ use crate::secret::echo;
 
 /// The response header that carries the invocation id.
 pub(super) const INVOCATION_HEADER: &str = "x-ccfn-invocation-id";
+
+/// [`INVOCATION_HEADER`] as a header name, made once rather than parsed
+/// from the text on every response.
+static INVOCATION_HEADER_NAME: HeaderName = HeaderName::from_static(INVOCATION_HEADER);
 
 /// The prefix of the router this one is nested in (`/ccfn`), or `""`:
 /// axum strips it from the URI the nested router sees.
@@ -62,10 +66,8 @@ impl IntoResponse for Answer {
 fn reply_response(reply: Reply) -> Response {
     match reply {
         Reply::Xml(xml) => with_type(Response::new(Body::from(xml)), "text/xml"),
-        Reply::Voice(voice) => with_type(
-            Response::new(Body::from(voice.xml().to_owned())),
-            "text/xml",
-        ),
+        // The document is moved into the body, not copied.
+        Reply::Voice(voice) => with_type(Response::new(Body::from(voice.into_xml())), "text/xml"),
         Reply::Json(value) => json_response(StatusCode::OK, &value),
         Reply::Http(custom) => {
             let mut response = Response::new(Body::from(custom.body_bytes().to_vec()));
@@ -205,7 +207,7 @@ fn with_type(mut response: Response, content_type: &'static str) -> Response {
 /// Gives a response that has no invocation id (the catalogue, axum's own
 /// answers) one, so that every response carries it.
 pub(super) async fn with_invocation_id(mut response: Response) -> Response {
-    if !response.headers().contains_key(INVOCATION_HEADER) {
+    if !response.headers().contains_key(&INVOCATION_HEADER_NAME) {
         set_id(&mut response, &InvocationId::new());
     }
     response
@@ -213,7 +215,9 @@ pub(super) async fn with_invocation_id(mut response: Response) -> Response {
 
 fn set_id(response: &mut Response, id: &InvocationId) {
     if let Ok(value) = HeaderValue::from_str(id.as_str()) {
-        response.headers_mut().insert(INVOCATION_HEADER, value);
+        response
+            .headers_mut()
+            .insert(INVOCATION_HEADER_NAME.clone(), value);
     }
 }
 
