@@ -58,13 +58,21 @@ where
         // Made on first poll, so that it belongs to the subscriber the
         // future runs under.
         let invocation_id = InvocationId::new();
-        let span = tracing::info_span!(
-            target: "ccfn",
-            SPAN_NAME,
-            function = meta.name(),
-            invocation_id = invocation_id.as_str(),
-            call_sid = event.call_sid(),
-        );
+        // Lines written in the invocation's own polls know it without a
+        // span: one is made only for those who read it (see
+        // `invocation_span_read`), as making, entering and closing it
+        // cost as much as a good part of the contract.
+        let span = if crate::record::layer::invocation_span_read() {
+            tracing::info_span!(
+                target: "ccfn",
+                SPAN_NAME,
+                function = meta.name(),
+                invocation_id = invocation_id.as_str(),
+                call_sid = event.call_sid(),
+            )
+        } else {
+            tracing::Span::none()
+        };
         let mut sensitive = Vec::new();
         for (name, value) in event.secret_candidates() {
             sensitive_values(value, is_sensitive_name(name), &mut sensitive);
@@ -190,7 +198,6 @@ where
         started,
         event: &event_json,
         domain: domain.as_deref(),
-        span: tracing::Span::current(),
         armed: true,
     };
     let result = handled(meta, handler).await;
@@ -487,7 +494,6 @@ struct Unfinished<'a> {
     started: Instant,
     event: &'a Value,
     domain: Option<&'a str>,
-    span: tracing::Span,
     armed: bool,
 }
 
@@ -500,11 +506,12 @@ impl Drop for Unfinished<'_> {
             ErrorKind::Cancelled,
             "invocation cancelled before it completed: the client went away or the server stopped",
         );
-        self.span.in_scope(|| {
-            log_error(self.meta, self.context, &error, self.event, self.domain);
-            finish(self.meta, self.context, self.started, None);
-            end(self.meta, self.started, false);
-        });
+        // Dropped with the invocation's future, inside its span: the
+        // future is instrumented with it, and `tracing` enters the span of
+        // an instrumented future while it drops it.
+        log_error(self.meta, self.context, &error, self.event, self.domain);
+        finish(self.meta, self.context, self.started, None);
+        end(self.meta, self.started, false);
     }
 }
 
@@ -526,7 +533,8 @@ fn validate(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Err
     let missing_params = meta
         .required()
         .iter()
-        .filter(|name| !event.is_present(name))
+        // Declared: required.
+        .filter(|name| !event.has_value(name))
         .map(|name| (*name, format!("Missing required parameter: {name}")));
     let missing_env = meta
         .env()
@@ -649,7 +657,6 @@ mod error_rate {
     //! The error rate of each function over a sliding window, in 60
     //! buckets, with one alert per crossing of the threshold.
 
-    use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
     use std::time::{Duration, Instant};
 
@@ -671,9 +678,20 @@ mod error_rate {
         alerting: bool,
     }
 
-    fn windows() -> &'static Mutex<HashMap<&'static str, Window>> {
-        static WINDOWS: OnceLock<Mutex<HashMap<&'static str, Window>>> = OnceLock::new();
-        WINDOWS.get_or_init(Mutex::default)
+    /// The window of each function, by name: a list, as a server has few
+    /// functions, whose names are found by address before they are
+    /// compared (no hashing of the name on every invocation).
+    fn windows() -> &'static Mutex<Vec<(&'static str, Window)>> {
+        static WINDOWS: Mutex<Vec<(&'static str, Window)>> = Mutex::new(Vec::new());
+        &WINDOWS
+    }
+
+    /// Where `function`'s window is in `windows`, if it has one.
+    fn find(windows: &[(&'static str, Window)], function: &'static str) -> Option<usize> {
+        windows
+            .iter()
+            .position(|(name, _)| std::ptr::eq(*name, function))
+            .or_else(|| windows.iter().position(|(name, _)| *name == function))
     }
 
     fn epoch() -> Instant {
@@ -692,11 +710,18 @@ mod error_rate {
         let now = epoch().elapsed().as_micros() / width.as_micros();
         let now = u64::try_from(now).unwrap_or(u64::MAX);
         let mut windows = windows().lock().unwrap_or_else(|e| e.into_inner());
-        let window = windows.entry(function).or_insert_with(|| Window {
-            width,
-            buckets: [(0, 0, 0); BUCKETS],
-            alerting: false,
+        let at = find(&windows, function).unwrap_or_else(|| {
+            windows.push((
+                function,
+                Window {
+                    width,
+                    buckets: [(0, 0, 0); BUCKETS],
+                    alerting: false,
+                },
+            ));
+            windows.len() - 1
         });
+        let window = &mut windows[at].1;
         if window.width != width {
             *window = Window {
                 width,
@@ -802,6 +827,18 @@ mod tests {
             crossings("error-rate-unit-early", &outcomes, &defaults),
             [(10, 3, 10)]
         );
+    }
+
+    /// A function's window is found by its name, not by where the name
+    /// is stored.
+    #[test]
+    fn the_same_name_at_two_addresses_shares_one_window() {
+        let defaults = Thresholds::default();
+        let first: &'static str = Box::leak("error-rate-unit-shared".into());
+        let second: &'static str = Box::leak("error-rate-unit-shared".into());
+        assert!(!std::ptr::eq(first, second));
+        assert!(crossings(first, &[true; 7], &defaults).is_empty());
+        assert_eq!(crossings(second, &[false; 3], &defaults), [(3, 3, 10)]);
     }
 
     #[test]
