@@ -77,14 +77,19 @@ where
         for (name, value) in event.secret_candidates() {
             sensitive_values(value, is_sensitive_name(name), &mut sensitive);
         }
-        let secrets = invocation_secrets(
-            sensitive.iter().map(String::as_str).chain(
-                event
-                    .headers()
-                    .filter(|(name, _)| is_sensitive_name(name))
-                    .map(|(_, value)| value),
-            ),
-        );
+        // Most requests have nothing sensitive: nothing to put in forms.
+        let secrets = {
+            let mut headers = event
+                .headers()
+                .filter(|(name, _)| is_sensitive_name(name))
+                .map(|(_, value)| value)
+                .peekable();
+            if sensitive.is_empty() && headers.peek().is_none() {
+                Vec::new()
+            } else {
+                invocation_secrets(sensitive.iter().map(String::as_str).chain(headers))
+            }
+        };
         // Made once the invocation's secrets are known: everything it
         // exports is scrubbed of them, as its lines are.
         let observed = crate::observe::observer().and_then(|observer| {
@@ -188,7 +193,10 @@ where
     }
     log_validated(meta, &event);
 
-    let handler = panic::InHandler::new(handler(context.clone(), event, callback));
+    // Boxed once: the wrappers it goes in (panic capture, timeout) and
+    // the futures they are part of move a pointer, not the handler's
+    // whole state, each time one of them is made.
+    let handler = panic::InHandler::new(Box::pin(handler(context.clone(), event, callback)));
     // Until the handler completes, dropping this future (a client that
     // went away, a shutdown past its grace) must still close the
     // invocation's records.
@@ -673,9 +681,51 @@ mod error_rate {
 
     struct Window {
         width: Duration,
-        /// (bucket number, invocations, failures)
-        buckets: [(u64, u64, u64); BUCKETS],
+        /// The latest bucket counted in: the window is the `BUCKETS`
+        /// buckets up to it.
+        now: u64,
+        /// (invocations, failures) of each bucket of the window, bucket
+        /// `b` at `b % BUCKETS`; those of the buckets before it emptied.
+        buckets: [(u64, u64); BUCKETS],
+        /// The sums of `buckets`: kept as they change, not added up on
+        /// every invocation.
+        total: u64,
+        failed: u64,
         alerting: bool,
+    }
+
+    impl Window {
+        fn new(width: Duration, now: u64) -> Window {
+            Window {
+                width,
+                now,
+                buckets: [(0, 0); BUCKETS],
+                total: 0,
+                failed: 0,
+                alerting: false,
+            }
+        }
+
+        /// Moves the window on to end at bucket `now`, emptying the
+        /// buckets it leaves behind (all of them after `BUCKETS` or more).
+        fn advance(&mut self, now: u64) {
+            if now <= self.now {
+                return;
+            }
+            if now - self.now >= BUCKETS as u64 {
+                self.buckets = [(0, 0); BUCKETS];
+                self.total = 0;
+                self.failed = 0;
+            } else {
+                for bucket in self.now + 1..=now {
+                    let slot = &mut self.buckets[(bucket % BUCKETS as u64) as usize];
+                    self.total -= slot.0;
+                    self.failed -= slot.1;
+                    *slot = (0, 0);
+                }
+            }
+            self.now = now;
+        }
     }
 
     /// The window of each function, by name: a list, as a server has few
@@ -711,36 +761,21 @@ mod error_rate {
         let now = u64::try_from(now).unwrap_or(u64::MAX);
         let mut windows = windows().lock().unwrap_or_else(|e| e.into_inner());
         let at = find(&windows, function).unwrap_or_else(|| {
-            windows.push((
-                function,
-                Window {
-                    width,
-                    buckets: [(0, 0, 0); BUCKETS],
-                    alerting: false,
-                },
-            ));
+            windows.push((function, Window::new(width, now)));
             windows.len() - 1
         });
         let window = &mut windows[at].1;
         if window.width != width {
-            *window = Window {
-                width,
-                buckets: [(0, 0, 0); BUCKETS],
-                alerting: false,
-            };
+            *window = Window::new(width, now);
         }
-        let slot = &mut window.buckets[(now % BUCKETS as u64) as usize];
-        if slot.0 != now {
-            *slot = (now, 0, 0);
-        }
-        slot.1 += 1;
-        slot.2 += u64::from(!ok);
-        let oldest = now.saturating_sub(BUCKETS as u64 - 1);
-        let (total, failed) = window
-            .buckets
-            .iter()
-            .filter(|(bucket, _, _)| *bucket >= oldest && *bucket <= now)
-            .fold((0, 0), |(t, f), (_, total, failed)| (t + total, f + failed));
+        window.advance(now);
+        // The clock does not go back; were it to, the latest bucket counts.
+        let slot = &mut window.buckets[(window.now % BUCKETS as u64) as usize];
+        slot.0 += 1;
+        slot.1 += u64::from(!ok);
+        window.total += 1;
+        window.failed += u64::from(!ok);
+        let (total, failed) = (window.total, window.failed);
         #[allow(clippy::cast_precision_loss)]
         let ratio = failed as f64 / total.max(1) as f64;
         let over = total >= thresholds.error_min_invocations && ratio > thresholds.error_rate;
@@ -751,6 +786,43 @@ mod error_rate {
             total,
             ratio,
         })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use crate::function::contract::error_rate::{Window, BUCKETS};
+        use std::time::Duration;
+
+        /// Counts `failures` of `invocations` in the latest bucket.
+        fn count(window: &mut Window, invocations: u64, failures: u64) {
+            let slot = &mut window.buckets[(window.now % BUCKETS as u64) as usize];
+            slot.0 += invocations;
+            slot.1 += failures;
+            window.total += invocations;
+            window.failed += failures;
+        }
+
+        #[test]
+        fn a_bucket_counts_until_the_window_has_moved_past_it() {
+            let mut window = Window::new(Duration::from_secs(1), 100);
+            count(&mut window, 5, 2);
+            window.advance(101);
+            count(&mut window, 3, 1);
+            window.advance(159);
+            assert_eq!((window.total, window.failed), (8, 3));
+            // Bucket 100 leaves; 101 stays until 161.
+            window.advance(160);
+            assert_eq!((window.total, window.failed), (3, 1));
+            window.advance(160);
+            assert_eq!((window.total, window.failed), (3, 1));
+            window.advance(161);
+            assert_eq!((window.total, window.failed), (0, 0));
+            count(&mut window, 4, 4);
+            // A jump of a whole window or more empties it.
+            window.advance(161 + BUCKETS as u64);
+            assert_eq!((window.total, window.failed), (0, 0));
+            assert!(window.buckets.iter().all(|slot| *slot == (0, 0)));
+        }
     }
 }
 
