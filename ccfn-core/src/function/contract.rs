@@ -537,18 +537,20 @@ impl std::error::Error for Location {}
 
 /// Logs one `validation_error` per missing parameter, then per missing
 /// environment value, and returns the error naming the first.
-fn validate(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Error> {
+fn validate(meta: &'static FunctionMeta, context: &Context, event: &Event) -> Option<Error> {
     let missing_params = meta
         .required()
         .iter()
         // Declared: required.
         .filter(|name| !event.has_value(name))
         .map(|name| (*name, format!("Missing required parameter: {name}")));
+    // Looked up name by name only while one may be missing.
+    let complete = context.has_all_required(meta);
     let missing_env = meta
         .env()
         .iter()
         .chain(meta.secrets())
-        .filter(|name| !context.is_present(name))
+        .filter(|name| !complete && !context.is_present(name))
         .map(|name| {
             (
                 *name,
