@@ -395,6 +395,13 @@ impl InvocationId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The identifier's text, moved out (for a header value, without a
+    /// copy).
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+    pub(crate) fn into_bytes(self) -> Box<[u8]> {
+        self.0.into_boxed_bytes()
+    }
 }
 
 impl Default for InvocationId {

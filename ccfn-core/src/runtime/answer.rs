@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::NestedPath;
 use axum::http::request::Parts;
 use axum::http::{header, HeaderName, HeaderValue, StatusCode};
@@ -58,7 +58,7 @@ impl IntoResponse for Answer {
                 json_response(status, &json!({ "message": message }))
             }
         };
-        set_id(&mut response, &invocation_id);
+        set_id(&mut response, invocation_id);
         response
     }
 }
@@ -176,7 +176,7 @@ impl IntoResponse for Rejection {
             );
         });
         let mut response = json_response(status, &json!({ "message": message }));
-        set_id(&mut response, &id);
+        set_id(&mut response, id);
         response
     }
 }
@@ -184,7 +184,7 @@ impl IntoResponse for Rejection {
 /// An empty `200` with a fresh invocation id: the answer to `HEAD`.
 pub(super) fn empty_with_id() -> Response {
     let mut response = Response::new(Body::empty());
-    set_id(&mut response, &InvocationId::new());
+    set_id(&mut response, InvocationId::new());
     response
 }
 
@@ -208,13 +208,15 @@ fn with_type(mut response: Response, content_type: &'static str) -> Response {
 /// answers) one, so that every response carries it.
 pub(super) async fn with_invocation_id(mut response: Response) -> Response {
     if !response.headers().contains_key(&INVOCATION_HEADER_NAME) {
-        set_id(&mut response, &InvocationId::new());
+        set_id(&mut response, InvocationId::new());
     }
     response
 }
 
-fn set_id(response: &mut Response, id: &InvocationId) {
-    if let Ok(value) = HeaderValue::from_str(id.as_str()) {
+/// Gives `response` the header of invocation `id`, whose text becomes the
+/// header's value without a copy.
+fn set_id(response: &mut Response, id: InvocationId) {
+    if let Ok(value) = HeaderValue::from_maybe_shared(Bytes::from(id.into_bytes())) {
         response
             .headers_mut()
             .insert(INVOCATION_HEADER_NAME.clone(), value);
