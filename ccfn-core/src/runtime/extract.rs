@@ -450,6 +450,12 @@ fn body_kind(headers: &HeaderMap) -> Result<BodyKind, String> {
     // The two media types read, as they are sent, without a copy; the
     // rest (white space beyond ASCII's, other types) as below.
     let sent = value.as_bytes();
+    // As clients send them: compared whole, not byte by byte.
+    match sent {
+        b"application/x-www-form-urlencoded" => return Ok(BodyKind::Form),
+        b"application/json" => return Ok(BodyKind::Json),
+        _ => {}
+    }
     let sent = sent
         .split(|byte| *byte == b';')
         .next()
