@@ -868,6 +868,70 @@ mod tests {
     use super::error_rate::record;
     use crate::function::context::Thresholds;
 
+    /// Whether the handler of an invocation runs inside the invocation's
+    /// `tracing` span, under a subscriber whose contract layer writes
+    /// `filter` (and is its only layer when `alone`).
+    fn runs_in_span(filter: &str, alone: bool) -> bool {
+        use crate::function::callback::{Callback, Reply};
+        use crate::function::meta::{meta, MetaFields};
+        use crate::record::{parse_filter, ContractLayer, LogFormat, SPAN_NAME};
+        use tracing_subscriber::layer::SubscriberExt as _;
+        static META: crate::function::meta::FunctionMeta = meta(MetaFields {
+            name: "span-check",
+            purpose: "Purpose.",
+            trigger: "Trigger.",
+            required: &[],
+            optional: "",
+            optional_env: "",
+            dependencies: "None",
+            critical_logging: "None",
+            contacts: "oncall@example.com",
+            env: &[],
+            secrets: &[],
+            kind: crate::function::meta::Kind::Generic,
+            timeout_ms: 10_000,
+            debug_buffer_bytes: None,
+            module_path: module_path!(),
+        });
+        let mut layer = ContractLayer::new(LogFormat::Json, std::io::sink)
+            .with_filter(parse_filter(filter).unwrap());
+        if alone {
+            layer = layer.alone();
+        }
+        let subscriber = tracing_subscriber::registry().with(layer);
+        tracing::subscriber::with_default(subscriber, || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .unwrap();
+            let completion = runtime.block_on(super::run(
+                &META,
+                crate::function::context::Context::builder().build(),
+                crate::function::event::Event::new(),
+                |_, _, callback: Callback| async move {
+                    let inside = tracing::Span::current()
+                        .metadata()
+                        .is_some_and(|span| span.name() == SPAN_NAME);
+                    callback.success(serde_json::json!({ "inside": inside }))
+                },
+            ));
+            match completion.into_result() {
+                Ok(Reply::Json(value)) => value["inside"].as_bool().unwrap(),
+                other => panic!("{other:?}"),
+            }
+        })
+    }
+
+    /// The span is made for whoever reads it: the layer when it writes
+    /// ccfn's records, other layers beside it; with neither, not at all.
+    #[test]
+    fn the_invocation_span_is_made_only_when_something_reads_it() {
+        assert!(!runs_in_span("off", true));
+        assert!(runs_in_span("ccfn=error", true));
+        assert!(runs_in_span("info", true));
+        assert!(runs_in_span("off", false));
+    }
+
     /// Records `outcomes` (true: succeeded) in order; the invocation
     /// (1-based) of each crossing, with its counts.
     fn crossings(
