@@ -277,6 +277,13 @@ impl VoiceReply {
         &self.xml
     }
 
+    /// The document as returned, moved out (the response it was written
+    /// from dropped): the body of the answer.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+    pub(crate) fn into_xml(self) -> String {
+        self.xml
+    }
+
     /// The document as first built (see
     /// [`crate::voice::VoiceResponse::mark_built`]).
     #[must_use]
@@ -340,6 +347,16 @@ impl<E: Into<Error>> IntoCompletion for Result<Completion, E> {
     }
 }
 
+/// The bits of `value` mixed (SplitMix64's finaliser): one to one, so
+/// that different counts give different numbers, each bit of the result
+/// depending on every bit of `value`.
+fn mix(value: u64) -> u64 {
+    let mut z = value.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// The identifier of one invocation: in every record of it, and in the
 /// `x-ccfn-invocation-id` response header.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -353,15 +370,22 @@ impl InvocationId {
         use std::hash::{BuildHasher, RandomState};
         use std::sync::atomic::{AtomicU64, Ordering};
         use std::sync::OnceLock;
-        static SEED: OnceLock<RandomState> = OnceLock::new();
+        // Random for each process, once.
+        static SEED: OnceLock<u64> = OnceLock::new();
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let random = SEED.get_or_init(RandomState::new).hash_one(count);
+        let seed = *SEED.get_or_init(|| RandomState::new().hash_one(0u64));
+        let random = mix(seed ^ count);
         // `{random:016x}{count as u32:08x}`, without the formatter.
+        const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut hex = [0u8; 24];
-        let digits = (u128::from(random) << 32) | u128::from(count as u32);
-        for (at, digit) in hex.iter_mut().enumerate() {
-            *digit = b"0123456789abcdef"[((digits >> (4 * (23 - at))) & 0xF) as usize];
+        let (high, low) = hex.split_at_mut(16);
+        for (at, digit) in high.iter_mut().enumerate() {
+            *digit = HEX[((random >> (4 * (15 - at))) & 0xF) as usize];
+        }
+        let count = count as u32;
+        for (at, digit) in low.iter_mut().enumerate() {
+            *digit = HEX[((count >> (4 * (7 - at))) & 0xF) as usize];
         }
         InvocationId(std::str::from_utf8(&hex).unwrap_or_default().into())
     }
@@ -370,6 +394,13 @@ impl InvocationId {
     #[must_use]
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// The identifier's text, moved out (for a header value, without a
+    /// copy).
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+    pub(crate) fn into_bytes(self) -> Box<[u8]> {
+        self.0.into_boxed_bytes()
     }
 }
 
@@ -453,5 +484,14 @@ mod tests {
         // some in between).
         let count = |id: &InvocationId| u32::from_str_radix(&id.as_str()[16..], 16).unwrap();
         assert!(count(&b) > count(&a));
+    }
+
+    #[test]
+    fn consecutive_counts_mix_to_unrelated_numbers() {
+        let mixed: std::collections::HashSet<u64> = (0..10_000).map(super::mix).collect();
+        assert_eq!(mixed.len(), 10_000);
+        // Neighbours differ in about half their bits.
+        let flipped = (super::mix(41) ^ super::mix(42)).count_ones();
+        assert!((16..=48).contains(&flipped), "{flipped}");
     }
 }

@@ -156,6 +156,10 @@ struct Inner {
     debug_mode: bool,
     /// `CCFN_DEBUG_BUFFER_BYTES`, read once.
     debug_buffer_bytes: u64,
+    /// The functions (by the address of their header) whose required
+    /// values were all found present: the values never change, so they
+    /// are not looked up again on each invocation.
+    complete_for: std::sync::Mutex<Vec<usize>>,
 }
 
 impl Inner {
@@ -179,6 +183,7 @@ impl Inner {
             thresholds,
             memory_limit,
             extensions: Extensions::default(),
+            complete_for: Mutex::default(),
         }
     }
 }
@@ -491,6 +496,34 @@ impl Context {
         var(&self.inner.values, name).is_some_and(|value| !value.trim().is_empty())
     }
 
+    /// Whether every value `meta`'s function requires (`env = [..]` and
+    /// `secrets = [..]`) is present ([`Context::is_present`]): looked up
+    /// once per function, as a context's values do not change.
+    pub(crate) fn has_all_required(&self, meta: &'static FunctionMeta) -> bool {
+        let address = std::ptr::from_ref(meta) as usize;
+        let complete = || {
+            self.inner
+                .complete_for
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+        };
+        if complete().contains(&address) {
+            return true;
+        }
+        let present = meta
+            .env()
+            .iter()
+            .chain(meta.secrets())
+            .all(|name| self.is_present(name));
+        if present {
+            let mut complete = complete();
+            if !complete.contains(&address) {
+                complete.push(address);
+            }
+        }
+        present
+    }
+
     /// Every name, plain and secret, in order.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.inner.values.keys().map(String::as_str)
@@ -749,6 +782,40 @@ mod tests {
         let debug = format!("{context:?}");
         assert!(!debug.contains("canary-context-1"), "{debug}");
         assert!(debug.contains("example.com"));
+    }
+
+    /// Found complete once, a function's required values are not looked
+    /// up again; a context missing one is never taken for complete.
+    #[test]
+    fn required_values_are_looked_up_until_found_complete() {
+        use crate::function::meta::{meta, Kind, MetaFields};
+        static META: FunctionMeta = meta(MetaFields {
+            name: "f",
+            purpose: "Purpose.",
+            trigger: "Trigger.",
+            required: &[],
+            optional: "",
+            optional_env: "",
+            dependencies: "None",
+            critical_logging: "None",
+            contacts: "oncall@example.com",
+            env: &["CRM_URL"],
+            secrets: &["CRM_API_KEY"],
+            kind: Kind::Generic,
+            timeout_ms: 10_000,
+            debug_buffer_bytes: None,
+            module_path: module_path!(),
+        });
+        let missing = Context::builder().value("CRM_URL", "https://crm").build();
+        assert!(!missing.has_all_required(&META));
+        assert!(!missing.has_all_required(&META));
+        let blank = missing.with_default("CRM_API_KEY", " ");
+        assert!(!blank.has_all_required(&META));
+        let complete = missing.with_default("CRM_API_KEY", "key-1");
+        assert!(complete.has_all_required(&META));
+        assert!(complete.has_all_required(&META));
+        assert_eq!(complete.inner.complete_for.lock().unwrap().len(), 1);
+        assert!(!missing.has_all_required(&META));
     }
 
     #[test]

@@ -59,25 +59,38 @@ where
         // Made on first poll, so that it belongs to the subscriber the
         // future runs under.
         let invocation_id = InvocationId::new();
-        let span = tracing::info_span!(
-            target: "ccfn",
-            SPAN_NAME,
-            function = meta.name(),
-            invocation_id = invocation_id.as_str(),
-            call_sid = event.call_sid(),
-        );
+        // Lines written in the invocation's own polls know it without a
+        // span: one is made only for those who read it (see
+        // `invocation_span_read`), as making, entering and closing it
+        // cost as much as a good part of the contract.
+        let span = if crate::record::layer::invocation_span_read() {
+            tracing::info_span!(
+                target: "ccfn",
+                SPAN_NAME,
+                function = meta.name(),
+                invocation_id = invocation_id.as_str(),
+                call_sid = event.call_sid(),
+            )
+        } else {
+            tracing::Span::none()
+        };
         let mut sensitive = Vec::new();
         for (name, value) in event.secret_candidates() {
             sensitive_values(value, is_sensitive_name(name), &mut sensitive);
         }
-        let secrets = invocation_secrets(
-            sensitive.iter().map(String::as_str).chain(
-                event
-                    .headers()
-                    .filter(|(name, _)| is_sensitive_name(name))
-                    .map(|(_, value)| value),
-            ),
-        );
+        // Most requests have nothing sensitive: nothing to put in forms.
+        let secrets = {
+            let mut headers = event
+                .headers()
+                .filter(|(name, _)| is_sensitive_name(name))
+                .map(|(_, value)| value)
+                .peekable();
+            if sensitive.is_empty() && headers.peek().is_none() {
+                Vec::new()
+            } else {
+                invocation_secrets(sensitive.iter().map(String::as_str).chain(headers))
+            }
+        };
         // Made once the invocation's secrets are known: everything it
         // exports is scrubbed of them, as its lines are.
         let observed = crate::observe::observer().and_then(|observer| {
@@ -187,7 +200,10 @@ where
     }
     log_validated(meta, &event);
 
-    let handler = panic::InHandler::new(handler(context.clone(), event, callback));
+    // Boxed once: the wrappers it goes in (panic capture, timeout) and
+    // the futures they are part of move a pointer, not the handler's
+    // whole state, each time one of them is made.
+    let handler = panic::InHandler::new(Box::pin(handler(context.clone(), event, callback)));
     // Until the handler completes, dropping this future (a client that
     // went away, a shutdown past its grace) must still close the
     // invocation's records.
@@ -197,7 +213,6 @@ where
         started,
         event: logged,
         domain: domain.as_deref(),
-        span: tracing::Span::current(),
         armed: true,
     };
     let result = handled(meta, handler).await;
@@ -496,7 +511,6 @@ struct Unfinished<'a> {
     started: Instant,
     event: &'a (dyn FieldValue + Sync),
     domain: Option<&'a str>,
-    span: tracing::Span,
     armed: bool,
 }
 
@@ -509,11 +523,12 @@ impl Drop for Unfinished<'_> {
             ErrorKind::Cancelled,
             "invocation cancelled before it completed: the client went away or the server stopped",
         );
-        self.span.in_scope(|| {
-            log_error(self.meta, self.context, &error, self.event, self.domain);
-            finish(self.meta, self.context, self.started, None);
-            end(self.meta, self.started, false);
-        });
+        // Dropped with the invocation's future, inside its span: the
+        // future is instrumented with it, and `tracing` enters the span of
+        // an instrumented future while it drops it.
+        log_error(self.meta, self.context, &error, self.event, self.domain);
+        finish(self.meta, self.context, self.started, None);
+        end(self.meta, self.started, false);
     }
 }
 
@@ -531,17 +546,20 @@ impl std::error::Error for Location {}
 
 /// Logs one `validation_error` per missing parameter, then per missing
 /// environment value, and returns the error naming the first.
-fn validate(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Error> {
+fn validate(meta: &'static FunctionMeta, context: &Context, event: &Event) -> Option<Error> {
     let missing_params = meta
         .required()
         .iter()
-        .filter(|name| !event.is_present(name))
+        // Declared: required.
+        .filter(|name| !event.has_value(name))
         .map(|name| (*name, format!("Missing required parameter: {name}")));
+    // Looked up name by name only while one may be missing.
+    let complete = context.has_all_required(meta);
     let missing_env = meta
         .env()
         .iter()
         .chain(meta.secrets())
-        .filter(|name| !context.is_present(name))
+        .filter(|name| !complete && !context.is_present(name))
         .map(|name| {
             (
                 *name,
@@ -658,7 +676,6 @@ mod error_rate {
     //! The error rate of each function over a sliding window, in 60
     //! buckets, with one alert per crossing of the threshold.
 
-    use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
     use std::time::{Duration, Instant};
 
@@ -675,14 +692,67 @@ mod error_rate {
 
     struct Window {
         width: Duration,
-        /// (bucket number, invocations, failures)
-        buckets: [(u64, u64, u64); BUCKETS],
+        /// The latest bucket counted in: the window is the `BUCKETS`
+        /// buckets up to it.
+        now: u64,
+        /// (invocations, failures) of each bucket of the window, bucket
+        /// `b` at `b % BUCKETS`; those of the buckets before it emptied.
+        buckets: [(u64, u64); BUCKETS],
+        /// The sums of `buckets`: kept as they change, not added up on
+        /// every invocation.
+        total: u64,
+        failed: u64,
         alerting: bool,
     }
 
-    fn windows() -> &'static Mutex<HashMap<&'static str, Window>> {
-        static WINDOWS: OnceLock<Mutex<HashMap<&'static str, Window>>> = OnceLock::new();
-        WINDOWS.get_or_init(Mutex::default)
+    impl Window {
+        fn new(width: Duration, now: u64) -> Window {
+            Window {
+                width,
+                now,
+                buckets: [(0, 0); BUCKETS],
+                total: 0,
+                failed: 0,
+                alerting: false,
+            }
+        }
+
+        /// Moves the window on to end at bucket `now`, emptying the
+        /// buckets it leaves behind (all of them after `BUCKETS` or more).
+        fn advance(&mut self, now: u64) {
+            if now <= self.now {
+                return;
+            }
+            if now - self.now >= BUCKETS as u64 {
+                self.buckets = [(0, 0); BUCKETS];
+                self.total = 0;
+                self.failed = 0;
+            } else {
+                for bucket in self.now + 1..=now {
+                    let slot = &mut self.buckets[(bucket % BUCKETS as u64) as usize];
+                    self.total -= slot.0;
+                    self.failed -= slot.1;
+                    *slot = (0, 0);
+                }
+            }
+            self.now = now;
+        }
+    }
+
+    /// The window of each function, by name: a list, as a server has few
+    /// functions, whose names are found by address before they are
+    /// compared (no hashing of the name on every invocation).
+    fn windows() -> &'static Mutex<Vec<(&'static str, Window)>> {
+        static WINDOWS: Mutex<Vec<(&'static str, Window)>> = Mutex::new(Vec::new());
+        &WINDOWS
+    }
+
+    /// Where `function`'s window is in `windows`, if it has one.
+    fn find(windows: &[(&'static str, Window)], function: &'static str) -> Option<usize> {
+        windows
+            .iter()
+            .position(|(name, _)| std::ptr::eq(*name, function))
+            .or_else(|| windows.iter().position(|(name, _)| *name == function))
     }
 
     fn epoch() -> Instant {
@@ -701,30 +771,22 @@ mod error_rate {
         let now = epoch().elapsed().as_micros() / width.as_micros();
         let now = u64::try_from(now).unwrap_or(u64::MAX);
         let mut windows = windows().lock().unwrap_or_else(|e| e.into_inner());
-        let window = windows.entry(function).or_insert_with(|| Window {
-            width,
-            buckets: [(0, 0, 0); BUCKETS],
-            alerting: false,
+        let at = find(&windows, function).unwrap_or_else(|| {
+            windows.push((function, Window::new(width, now)));
+            windows.len() - 1
         });
+        let window = &mut windows[at].1;
         if window.width != width {
-            *window = Window {
-                width,
-                buckets: [(0, 0, 0); BUCKETS],
-                alerting: false,
-            };
+            *window = Window::new(width, now);
         }
-        let slot = &mut window.buckets[(now % BUCKETS as u64) as usize];
-        if slot.0 != now {
-            *slot = (now, 0, 0);
-        }
-        slot.1 += 1;
-        slot.2 += u64::from(!ok);
-        let oldest = now.saturating_sub(BUCKETS as u64 - 1);
-        let (total, failed) = window
-            .buckets
-            .iter()
-            .filter(|(bucket, _, _)| *bucket >= oldest && *bucket <= now)
-            .fold((0, 0), |(t, f), (_, total, failed)| (t + total, f + failed));
+        window.advance(now);
+        // The clock does not go back; were it to, the latest bucket counts.
+        let slot = &mut window.buckets[(window.now % BUCKETS as u64) as usize];
+        slot.0 += 1;
+        slot.1 += u64::from(!ok);
+        window.total += 1;
+        window.failed += u64::from(!ok);
+        let (total, failed) = (window.total, window.failed);
         #[allow(clippy::cast_precision_loss)]
         let ratio = failed as f64 / total.max(1) as f64;
         let over = total >= thresholds.error_min_invocations && ratio > thresholds.error_rate;
@@ -735,6 +797,43 @@ mod error_rate {
             total,
             ratio,
         })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use crate::function::contract::error_rate::{Window, BUCKETS};
+        use std::time::Duration;
+
+        /// Counts `failures` of `invocations` in the latest bucket.
+        fn count(window: &mut Window, invocations: u64, failures: u64) {
+            let slot = &mut window.buckets[(window.now % BUCKETS as u64) as usize];
+            slot.0 += invocations;
+            slot.1 += failures;
+            window.total += invocations;
+            window.failed += failures;
+        }
+
+        #[test]
+        fn a_bucket_counts_until_the_window_has_moved_past_it() {
+            let mut window = Window::new(Duration::from_secs(1), 100);
+            count(&mut window, 5, 2);
+            window.advance(101);
+            count(&mut window, 3, 1);
+            window.advance(159);
+            assert_eq!((window.total, window.failed), (8, 3));
+            // Bucket 100 leaves; 101 stays until 161.
+            window.advance(160);
+            assert_eq!((window.total, window.failed), (3, 1));
+            window.advance(160);
+            assert_eq!((window.total, window.failed), (3, 1));
+            window.advance(161);
+            assert_eq!((window.total, window.failed), (0, 0));
+            count(&mut window, 4, 4);
+            // A jump of a whole window or more empties it.
+            window.advance(161 + BUCKETS as u64);
+            assert_eq!((window.total, window.failed), (0, 0));
+            assert!(window.buckets.iter().all(|slot| *slot == (0, 0)));
+        }
     }
 }
 
@@ -778,6 +877,70 @@ mod tests {
     use super::error_rate::record;
     use crate::function::context::Thresholds;
 
+    /// Whether the handler of an invocation runs inside the invocation's
+    /// `tracing` span, under a subscriber whose contract layer writes
+    /// `filter` (and is its only layer when `alone`).
+    fn runs_in_span(filter: &str, alone: bool) -> bool {
+        use crate::function::callback::{Callback, Reply};
+        use crate::function::meta::{meta, MetaFields};
+        use crate::record::{parse_filter, ContractLayer, LogFormat, SPAN_NAME};
+        use tracing_subscriber::layer::SubscriberExt as _;
+        static META: crate::function::meta::FunctionMeta = meta(MetaFields {
+            name: "span-check",
+            purpose: "Purpose.",
+            trigger: "Trigger.",
+            required: &[],
+            optional: "",
+            optional_env: "",
+            dependencies: "None",
+            critical_logging: "None",
+            contacts: "oncall@example.com",
+            env: &[],
+            secrets: &[],
+            kind: crate::function::meta::Kind::Generic,
+            timeout_ms: 10_000,
+            debug_buffer_bytes: None,
+            module_path: module_path!(),
+        });
+        let mut layer = ContractLayer::new(LogFormat::Json, std::io::sink)
+            .with_filter(parse_filter(filter).unwrap());
+        if alone {
+            layer = layer.alone();
+        }
+        let subscriber = tracing_subscriber::registry().with(layer);
+        tracing::subscriber::with_default(subscriber, || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .unwrap();
+            let completion = runtime.block_on(super::run(
+                &META,
+                crate::function::context::Context::builder().build(),
+                crate::function::event::Event::new(),
+                |_, _, callback: Callback| async move {
+                    let inside = tracing::Span::current()
+                        .metadata()
+                        .is_some_and(|span| span.name() == SPAN_NAME);
+                    callback.success(serde_json::json!({ "inside": inside }))
+                },
+            ));
+            match completion.into_result() {
+                Ok(Reply::Json(value)) => value["inside"].as_bool().unwrap(),
+                other => panic!("{other:?}"),
+            }
+        })
+    }
+
+    /// The span is made for whoever reads it: the layer when it writes
+    /// ccfn's records, other layers beside it; with neither, not at all.
+    #[test]
+    fn the_invocation_span_is_made_only_when_something_reads_it() {
+        assert!(!runs_in_span("off", true));
+        assert!(runs_in_span("ccfn=error", true));
+        assert!(runs_in_span("info", true));
+        assert!(runs_in_span("off", false));
+    }
+
     /// Records `outcomes` (true: succeeded) in order; the invocation
     /// (1-based) of each crossing, with its counts.
     fn crossings(
@@ -811,6 +974,18 @@ mod tests {
             crossings("error-rate-unit-early", &outcomes, &defaults),
             [(10, 3, 10)]
         );
+    }
+
+    /// A function's window is found by its name, not by where the name
+    /// is stored.
+    #[test]
+    fn the_same_name_at_two_addresses_shares_one_window() {
+        let defaults = Thresholds::default();
+        let first: &'static str = Box::leak("error-rate-unit-shared".into());
+        let second: &'static str = Box::leak("error-rate-unit-shared".into());
+        assert!(!std::ptr::eq(first, second));
+        assert!(crossings(first, &[true; 7], &defaults).is_empty());
+        assert_eq!(crossings(second, &[false; 3], &defaults), [(3, 3, 10)]);
     }
 
     #[test]

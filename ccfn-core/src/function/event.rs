@@ -342,6 +342,14 @@ impl Event {
         }
     }
 
+    /// The first value of `name`, one of the platform's well-known
+    /// parameters ([`crate::params`]), when it is a string: every function
+    /// declares those, so there is no declaration to check.
+    fn well_known(&self, name: &'static str) -> Option<&str> {
+        debug_assert!(crate::params::ALL.contains(&name), "{name}");
+        self.lookup_str(name)
+    }
+
     /// The first value of `name`, when it is a string.
     ///
     /// Inside an invocation, a name the function does not declare (in
@@ -493,6 +501,12 @@ impl Event {
     #[must_use]
     pub fn is_present(&self, name: &str) -> bool {
         self.check(name);
+        self.has_value(name)
+    }
+
+    /// [`Event::is_present`] unchecked: for the contract's validation,
+    /// whose names are the function's required ones, declared.
+    pub(crate) fn has_value(&self, name: &str) -> bool {
         self.lookup_str(name)
             .is_some_and(|value| !value.trim().is_empty())
     }
@@ -531,7 +545,7 @@ impl Event {
     /// `mode`, or `initial` when absent or blank.
     #[must_use]
     pub fn mode(&self) -> &str {
-        match self.get("mode").map(str::trim) {
+        match self.well_known(crate::params::mode).map(str::trim) {
             Some(mode) if !mode.is_empty() => mode,
             _ => DEFAULT_MODE,
         }
@@ -540,37 +554,37 @@ impl Event {
     /// `CallSid`: the call identifier.
     #[must_use]
     pub fn call_sid(&self) -> Option<&str> {
-        self.get("CallSid")
+        self.well_known(crate::params::CallSid)
     }
 
     /// `From`: the caller's number.
     #[must_use]
     pub fn from(&self) -> Option<&str> {
-        self.get("From")
+        self.well_known(crate::params::From)
     }
 
     /// `To`: the called number.
     #[must_use]
     pub fn to(&self) -> Option<&str> {
-        self.get("To")
+        self.well_known(crate::params::To)
     }
 
     /// `FlowSid`: the flow, on flow transitions.
     #[must_use]
     pub fn flow_sid(&self) -> Option<&str> {
-        self.get("FlowSid")
+        self.well_known(crate::params::FlowSid)
     }
 
     /// `ExecutionSid`: the flow execution, on flow transitions.
     #[must_use]
     pub fn execution_sid(&self) -> Option<&str> {
-        self.get("ExecutionSid")
+        self.well_known(crate::params::ExecutionSid)
     }
 
     /// `StepSid`: the flow step, on flow transitions.
     #[must_use]
     pub fn step_sid(&self) -> Option<&str> {
-        self.get("StepSid")
+        self.well_known(crate::params::StepSid)
     }
 
     /// The request headers the function was invoked with (hop-by-hop and

@@ -277,6 +277,14 @@ impl ContractLayer {
         self.levels[level_index(level)]
     }
 
+    /// Whether it reads the identity of an invocation's span, for lines
+    /// written outside the invocation's own polls: with its filter off
+    /// for ccfn, there are none worth its cost (a critical line there
+    /// goes without it).
+    fn reads_invocation_spans(&self) -> bool {
+        self.enables(Level::ERROR)
+    }
+
     /// Whether events or spans of `metadata` are always this layer's:
     /// critical records, held lines written out, the invocation span, and
     /// what the filter enables.
@@ -439,6 +447,18 @@ pub(crate) fn dispatch<R: Record>(level: Level, critical: bool, message: &str, r
     }
 }
 
+/// Whether an invocation's span would be read: by the [`ContractLayer`]
+/// of the subscriber in place (see its `on_new_span`), or by other layers
+/// beside it or a subscriber without one. When not, an invocation is run
+/// without one.
+pub(crate) fn invocation_span_read() -> bool {
+    tracing::dispatcher::get_default(|dispatch| {
+        dispatch
+            .downcast_ref::<ContractLayer>()
+            .is_none_or(|layer| !layer.alone || layer.reads_invocation_spans())
+    })
+}
+
 /// Whether a contract record at `level` would be written by the
 /// subscriber in place: when not, its fields need not be built.
 pub(crate) fn enabled(level: Level) -> bool {
@@ -552,11 +572,8 @@ where
 
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: LayerContext<'_, S>) {
         // The span stays enabled for other layers, but its identity is
-        // only read for lines written outside the invocation's own polls:
-        // with this layer's filter off for ccfn, there are none worth
-        // its cost (a critical line there goes without it).
-        if attrs.metadata().name() != SPAN_NAME || !self.filter.would_enable(TARGET, &Level::ERROR)
-        {
+        // only read when this layer reads it.
+        if attrs.metadata().name() != SPAN_NAME || !self.reads_invocation_spans() {
             return;
         }
         let mut visitor = InvocationVisitor::default();

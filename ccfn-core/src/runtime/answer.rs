@@ -3,10 +3,10 @@
 
 use std::borrow::Cow;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::NestedPath;
 use axum::http::request::Parts;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 use tracing::Level;
@@ -17,6 +17,10 @@ use crate::secret::echo;
 
 /// The response header that carries the invocation id.
 pub(super) const INVOCATION_HEADER: &str = "x-ccfn-invocation-id";
+
+/// [`INVOCATION_HEADER`] as a header name, made once rather than parsed
+/// from the text on every response.
+static INVOCATION_HEADER_NAME: HeaderName = HeaderName::from_static(INVOCATION_HEADER);
 
 /// The prefix of the router this one is nested in (`/ccfn`), or `""`:
 /// axum strips it from the URI the nested router sees.
@@ -54,7 +58,7 @@ impl IntoResponse for Answer {
                 json_response(status, &json!({ "message": message }))
             }
         };
-        set_id(&mut response, &invocation_id);
+        set_id(&mut response, invocation_id);
         response
     }
 }
@@ -62,10 +66,8 @@ impl IntoResponse for Answer {
 fn reply_response(reply: Reply) -> Response {
     match reply {
         Reply::Xml(xml) => with_type(Response::new(Body::from(xml)), "text/xml"),
-        Reply::Voice(voice) => with_type(
-            Response::new(Body::from(voice.xml().to_owned())),
-            "text/xml",
-        ),
+        // The document is moved into the body, not copied.
+        Reply::Voice(voice) => with_type(Response::new(Body::from(voice.into_xml())), "text/xml"),
         Reply::Json(value) => json_response(StatusCode::OK, &value),
         Reply::Http(custom) => {
             let mut response = Response::new(Body::from(custom.body_bytes().to_vec()));
@@ -174,7 +176,7 @@ impl IntoResponse for Rejection {
             );
         });
         let mut response = json_response(status, &json!({ "message": message }));
-        set_id(&mut response, &id);
+        set_id(&mut response, id);
         response
     }
 }
@@ -182,7 +184,7 @@ impl IntoResponse for Rejection {
 /// An empty `200` with a fresh invocation id: the answer to `HEAD`.
 pub(super) fn empty_with_id() -> Response {
     let mut response = Response::new(Body::empty());
-    set_id(&mut response, &InvocationId::new());
+    set_id(&mut response, InvocationId::new());
     response
 }
 
@@ -205,15 +207,19 @@ fn with_type(mut response: Response, content_type: &'static str) -> Response {
 /// Gives a response that has no invocation id (the catalogue, axum's own
 /// answers) one, so that every response carries it.
 pub(super) async fn with_invocation_id(mut response: Response) -> Response {
-    if !response.headers().contains_key(INVOCATION_HEADER) {
-        set_id(&mut response, &InvocationId::new());
+    if !response.headers().contains_key(&INVOCATION_HEADER_NAME) {
+        set_id(&mut response, InvocationId::new());
     }
     response
 }
 
-fn set_id(response: &mut Response, id: &InvocationId) {
-    if let Ok(value) = HeaderValue::from_str(id.as_str()) {
-        response.headers_mut().insert(INVOCATION_HEADER, value);
+/// Gives `response` the header of invocation `id`, whose text becomes the
+/// header's value without a copy.
+fn set_id(response: &mut Response, id: InvocationId) {
+    if let Ok(value) = HeaderValue::from_maybe_shared(Bytes::from(id.into_bytes())) {
+        response
+            .headers_mut()
+            .insert(INVOCATION_HEADER_NAME.clone(), value);
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use axum::body::{to_bytes, Bytes};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap, StatusCode, Version};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Version};
 
 use super::answer::{nest_prefix, Rejection};
 use super::params::{parse_form, parse_json};
@@ -53,17 +53,46 @@ fn host_problem(parts: &Parts) -> Option<&'static str> {
         (None, _) => None,
         (Some(_), Some(_)) => Some("the request has more than one Host header: send exactly one"),
         (Some(host), None) => {
-            let valid = host
-                .to_str()
-                .ok()
-                .and_then(|host| host.parse::<axum::http::uri::Authority>().ok())
-                .is_some_and(|authority| {
-                    authority.as_str() == authority.host()
-                        || authority.port_u16().is_some() && !authority.as_str().contains('@')
-                });
+            let valid = plain_host(host.as_bytes()) || host_and_port(host);
             (!valid).then_some("the Host header is not a host name with an optional port")
         }
     }
+}
+
+/// Whether `host` is an [`Authority`](axum::http::uri::Authority) that is
+/// a host with an optional port (no user information).
+fn host_and_port(host: &HeaderValue) -> bool {
+    host.to_str()
+        .ok()
+        .and_then(|host| host.parse::<axum::http::uri::Authority>().ok())
+        .is_some_and(|authority| {
+            authority.as_str() == authority.host()
+                || authority.port_u16().is_some() && !authority.as_str().contains('@')
+        })
+}
+
+/// Whether `host` is a name of letters, digits, `-`, `.` and `_`, with an
+/// optional `:` and a port of up to five digits that fits in 16 bits:
+/// the `Host` headers clients send, which [`host_and_port`] accepts too,
+/// found valid here without parsing an `Authority` (a copy). Anything
+/// else is left to [`host_and_port`].
+fn plain_host(host: &[u8]) -> bool {
+    let (name, port) = match host.iter().position(|&byte| byte == b':') {
+        Some(colon) => (&host[..colon], Some(&host[colon + 1..])),
+        None => (host, None),
+    };
+    !name.is_empty()
+        && name
+            .iter()
+            .all(|&byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_'))
+        && port.is_none_or(|port| {
+            (1..=5).contains(&port.len())
+                && port.iter().all(u8::is_ascii_digit)
+                && port
+                    .iter()
+                    .fold(0u32, |number, digit| number * 10 + u32::from(digit - b'0'))
+                    <= u32::from(u16::MAX)
+        })
 }
 
 /// How the body is parsed.
@@ -421,6 +450,12 @@ fn body_kind(headers: &HeaderMap) -> Result<BodyKind, String> {
     // The two media types read, as they are sent, without a copy; the
     // rest (white space beyond ASCII's, other types) as below.
     let sent = value.as_bytes();
+    // As clients send them: compared whole, not byte by byte.
+    match sent {
+        b"application/x-www-form-urlencoded" => return Ok(BodyKind::Form),
+        b"application/json" => return Ok(BodyKind::Json),
+        _ => {}
+    }
     let sent = sent
         .split(|byte| *byte == b';')
         .next()
@@ -678,6 +713,59 @@ mod tests {
             "unsupported content type `text/plain`: send application/x-www-form-urlencoded or application/json"
         );
         assert!(kind(b"application/jsonx").is_err());
+    }
+
+    /// What the short check accepts, the full one does; what it leaves,
+    /// the full one judges.
+    #[test]
+    fn a_plain_host_is_one_the_full_check_accepts() {
+        let full = |host: &str| host_and_port(&HeaderValue::from_str(host).unwrap());
+        for plain in [
+            "localhost",
+            "localhost:3000",
+            "cc.example.com",
+            "cc.example.com:443",
+            "a-b_c.example:0",
+            "a:65535",
+            "a:00080",
+            "127.0.0.1:8080",
+            ".",
+        ] {
+            assert!(plain_host(plain.as_bytes()), "{plain}");
+            assert!(full(plain), "{plain}");
+        }
+        for other in [
+            "",
+            ":80",
+            "a:",
+            "a:65536",
+            "a:123456",
+            "a:8x",
+            "a:80:81",
+            "[::1]:8080",
+            "user@host",
+            "user:pw@host:80",
+            "a b",
+            "h\u{e9}te",
+            "host/path",
+            "a%20b",
+            "a~b",
+        ] {
+            assert!(!plain_host(other.as_bytes()), "{other}");
+        }
+        // Left to the full check, which accepts some of them.
+        assert!(full("[::1]:8080"));
+        assert!(full("a~b"));
+        for refused in [
+            "a:",
+            "a:65536",
+            "user@host",
+            "user:pw@host:80",
+            "a:80:81",
+            "a b",
+        ] {
+            assert!(!full(refused), "{refused}");
+        }
     }
 
     #[test]

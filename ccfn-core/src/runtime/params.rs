@@ -36,39 +36,28 @@ pub(crate) fn parse_form(input: &[u8], what: &str) -> Result<Vec<(Text, Text)>, 
             Text::Own(text) => std::borrow::Cow::Borrowed(text),
         }
     }
-    // One pass: each pair ends at a `&` or at the end; its name at its
-    // first `=`; whether the name and the value have anything to decode
-    // is noted on the way.
+    // Each pair ends at a `&` or at the end; its name at its first `=`;
+    // whether the name and the value have anything to decode is looked
+    // up in each (searches that read many bytes a step).
+    let escaped = |range: &[u8]| memchr::memchr2(b'+', b'%', range).is_some();
     let mut pairs = Vec::new();
-    let mut index = 0;
     let mut start = 0;
-    let mut equals = None;
-    let mut escaped = [false; 2];
-    for at in 0..=input.len() {
-        match input.get(at) {
-            Some(b'=') if equals.is_none() => equals = Some(at),
-            Some(b'+' | b'%') => escaped[usize::from(equals.is_some())] = true,
-            Some(b'&') | None => {
-                if at > start {
-                    let (name_end, value_start) =
-                        equals.map_or((at, at), |equals| (equals, equals + 1));
-                    let name = piece(start, name_end, escaped[0])
-                        .map_err(|e| format!("{what}: pair {} has {e} in its name", index + 1))?;
-                    let value = piece(value_start, at, escaped[1]).map_err(|e| {
-                        format!(
-                            "{what}: parameter `{}` has {e}",
-                            crate::secret::echo(&text(&name, input))
-                        )
-                    })?;
-                    pairs.push((name, value));
-                }
-                index += 1;
-                start = at + 1;
-                equals = None;
-                escaped = [false; 2];
-            }
-            Some(_) => {}
+    let ends = memchr::memchr_iter(b'&', input).chain(std::iter::once(input.len()));
+    for (index, at) in ends.enumerate() {
+        if at > start {
+            let (name_end, value_start) = memchr::memchr(b'=', &input[start..at])
+                .map_or((at, at), |equals| (start + equals, start + equals + 1));
+            let name = piece(start, name_end, escaped(&input[start..name_end]))
+                .map_err(|e| format!("{what}: pair {} has {e} in its name", index + 1))?;
+            let value = piece(value_start, at, escaped(&input[value_start..at])).map_err(|e| {
+                format!(
+                    "{what}: parameter `{}` has {e}",
+                    crate::secret::echo(&text(&name, input))
+                )
+            })?;
+            pairs.push((name, value));
         }
+        start = at + 1;
     }
     Ok(pairs)
 }
