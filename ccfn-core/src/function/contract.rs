@@ -311,10 +311,10 @@ fn log_validated(meta: &FunctionMeta, event: &Event) {
         }
     );
 
-    let mode = event.mode().to_owned();
+    let mode = event.mode();
     info!(
         &format!("Processing mode: {mode}"),
-        crate::record::Processing { mode: &mode }
+        crate::record::Processing { mode }
     );
     info!(
         "Caller info",
@@ -392,6 +392,9 @@ fn log_success(meta: &FunctionMeta, context: &Context, started: Instant, reply: 
 /// which it did not (a call-flow widget sends only what it is configured
 /// to send).
 fn flow(event: &Event) {
+    if !crate::record::enabled(Level::INFO) {
+        return;
+    }
     let names = ["FlowSid", "ExecutionSid", "StepSid"];
     let values = [event.flow_sid(), event.execution_sid(), event.step_sid()];
     let absent: Vec<&str> = names

@@ -462,18 +462,30 @@ pub(crate) fn invocation_span_read() -> bool {
 /// Whether a contract record at `level` would be written by the
 /// subscriber in place: when not, its fields need not be built.
 pub(crate) fn enabled(level: Level) -> bool {
-    let layer = tracing::dispatcher::get_default(|dispatch| {
-        dispatch
-            .downcast_ref::<ContractLayer>()
-            .map(|layer| layer.enables(level))
-    });
-    layer.unwrap_or_else(|| match level {
-        Level::ERROR => tracing::enabled!(target: "ccfn", Level::ERROR),
-        Level::WARN => tracing::enabled!(target: "ccfn", Level::WARN),
-        Level::INFO => tracing::enabled!(target: "ccfn", Level::INFO),
-        Level::DEBUG => tracing::enabled!(target: "ccfn", Level::DEBUG),
-        _ => tracing::enabled!(target: "ccfn", Level::TRACE),
-    })
+    let levels = || {
+        tracing::dispatcher::get_default(|dispatch| {
+            dispatch
+                .downcast_ref::<ContractLayer>()
+                .map(|layer| layer.levels)
+        })
+    };
+    // An invocation runs under one subscriber: asked once, for all its
+    // records.
+    let levels = if scope::in_invocation() {
+        scope::with_current(|invocation| *invocation.levels.get_or_init(levels))
+    } else {
+        levels()
+    };
+    levels.map_or_else(
+        || match level {
+            Level::ERROR => tracing::enabled!(target: "ccfn", Level::ERROR),
+            Level::WARN => tracing::enabled!(target: "ccfn", Level::WARN),
+            Level::INFO => tracing::enabled!(target: "ccfn", Level::INFO),
+            Level::DEBUG => tracing::enabled!(target: "ccfn", Level::DEBUG),
+            _ => tracing::enabled!(target: "ccfn", Level::TRACE),
+        },
+        |levels| levels[level_index(level)],
+    )
 }
 
 /// Writes a held `debug` line again, as it was when it was logged, then

@@ -34,6 +34,9 @@ pub(crate) struct Invocation {
     /// The queue the first task it created went to, as the task router
     /// answered (its name, else its SID), for `taskrouter_config`.
     routed_queue: std::sync::OnceLock<String>,
+    /// Which levels of contract records the logging it runs under writes
+    /// (`ERROR` to `TRACE`; `None` without ccfn's layer), read once.
+    pub(super) levels: std::sync::OnceLock<Option<[bool; 5]>>,
     /// Where its `debug` lines are held back, when they are.
     debug_buffer: Option<super::buffer::DebugBuffer>,
     /// What the process's observer carries for it while it runs (see
@@ -82,6 +85,7 @@ impl Invocation {
             json: std::sync::OnceLock::new(),
             deadline: None,
             routed_queue: std::sync::OnceLock::new(),
+            levels: std::sync::OnceLock::new(),
             debug_buffer: None,
             observed: None,
             lambda: ON_LAMBDA.try_with(OnLambda::clone).ok(),
