@@ -6,7 +6,12 @@
 //! Every text the export scrubs ([`super::scrub`]: the span's name, its
 //! attributes' and events' texts, its status message) is scrubbed here
 //! with the process's secrets as it is written, and an attribute set
-//! again is written once, at its last value.
+//! again is written once, at its last value. The texts of a span are
+//! checked once, all together, one a line: what the scrubber changes in
+//! one text it changes in the lines (a URL ends at a line's end and
+//! starts after it; a secret in one text is in them all), so when it
+//! changes nothing there, each is written as it is; else each is
+//! scrubbed on its own.
 
 use std::borrow::Cow;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -70,8 +75,10 @@ impl Encoder {
             for scope in scopes {
                 message(out, 2, |out| {
                     message(out, 1, |out| instrumentation_scope(out, scope));
+                    let mut texts = String::new();
                     for span in spans.iter().filter(|s| s.instrumentation_scope == *scope) {
-                        message(out, 2, |out| self::span(out, span));
+                        let scrub = !clean(span, &mut texts);
+                        message(out, 2, |out| self::span(out, span, scrub));
                     }
                     string(out, 3, scope.schema_url().unwrap_or_default());
                 });
@@ -91,7 +98,45 @@ fn instrumentation_scope(out: &mut Vec<u8>, scope: &InstrumentationScope) {
     }
 }
 
-fn span(out: &mut Vec<u8>, span: &SpanData) {
+/// Whether no text of `span` the export scrubs holds anything to scrub:
+/// all of them, one a line in `texts`, hold nothing.
+fn clean(span: &SpanData, texts: &mut String) -> bool {
+    fn add(texts: &mut String, value: &Value) {
+        match value {
+            Value::String(text) => {
+                texts.push_str(text.as_str());
+                texts.push('\n');
+            }
+            Value::Array(Array::String(values)) => {
+                for text in values {
+                    texts.push_str(text.as_str());
+                    texts.push('\n');
+                }
+            }
+            _ => {}
+        }
+    }
+    texts.clear();
+    texts.push_str(&span.name);
+    texts.push('\n');
+    for attribute in &span.attributes {
+        add(texts, &attribute.value);
+    }
+    for event in &span.events.events {
+        texts.push_str(&event.name);
+        texts.push('\n');
+        for attribute in &event.attributes {
+            add(texts, &attribute.value);
+        }
+    }
+    if let Status::Error { description } = &span.status {
+        texts.push_str(description);
+    }
+    matches!(crate::secret::scrubbed(texts), Cow::Borrowed(_))
+}
+
+/// A `Span` message's content; its texts scrubbed when `scrub`.
+fn span(out: &mut Vec<u8>, span: &SpanData, scrub: bool) {
     let context = &span.span_context;
     bytes(out, 1, &context.trace_id().to_bytes());
     bytes(out, 2, &context.span_id().to_bytes());
@@ -99,7 +144,7 @@ fn span(out: &mut Vec<u8>, span: &SpanData) {
     if span.parent_span_id != SpanId::INVALID {
         bytes(out, 4, &span.parent_span_id.to_bytes());
     }
-    string(out, 5, &scrubbed(&span.name));
+    string(out, 5, &shown(&span.name, scrub));
     let kind = match span.span_kind {
         SpanKind::Internal => 1,
         SpanKind::Server => 2,
@@ -118,15 +163,15 @@ fn span(out: &mut Vec<u8>, span: &SpanData) {
         {
             continue;
         }
-        attribute_message(out, 9, attribute);
+        attribute_message(out, 9, attribute, scrub);
     }
     varint_field(out, 10, u64::from(span.dropped_attributes_count));
     for event in &span.events.events {
         message(out, 11, |out| {
             fixed64(out, 1, nanos(event.timestamp));
-            string(out, 2, &scrubbed(&event.name));
+            string(out, 2, &shown(&event.name, scrub));
             for attribute in &event.attributes {
-                attribute_message(out, 3, attribute);
+                attribute_message(out, 3, attribute, scrub);
             }
             varint_field(out, 4, u64::from(event.dropped_attributes_count));
         });
@@ -154,7 +199,7 @@ fn span(out: &mut Vec<u8>, span: &SpanData) {
     varint_field(out, 14, u64::from(span.links.dropped_count));
     message(out, 15, |out| match &span.status {
         Status::Error { description } => {
-            string(out, 2, &scrubbed(description));
+            string(out, 2, &shown(description, scrub));
             varint_field(out, 3, 2);
         }
         Status::Ok => varint_field(out, 3, 1),
@@ -167,10 +212,10 @@ fn span(out: &mut Vec<u8>, span: &SpanData) {
     fixed32(out, 16, flags);
 }
 
-/// An attribute of a span or event: its texts scrubbed.
-fn attribute_message(out: &mut Vec<u8>, tag: u32, attribute: &KeyValue) {
+/// An attribute of a span or event: its texts scrubbed when `scrub`.
+fn attribute_message(out: &mut Vec<u8>, tag: u32, attribute: &KeyValue, scrub: bool) {
     message(out, tag, |out| {
-        key_value(out, attribute.key.as_str(), &attribute.value, true);
+        key_value(out, attribute.key.as_str(), &attribute.value, scrub);
     });
 }
 
@@ -183,11 +228,7 @@ fn key_value(out: &mut Vec<u8>, key: &str, value: &Value, scrub: bool) {
 /// An `AnyValue` message's content.
 fn any_value(out: &mut Vec<u8>, value: &Value, scrub: bool) {
     let text = |out: &mut Vec<u8>, text: &str| {
-        let text = if scrub {
-            scrubbed(text)
-        } else {
-            Cow::Borrowed(text)
-        };
+        let text = shown(text, scrub);
         // A member of a `oneof`: written even when empty.
         tag(out, 1, LEN);
         varint(out, text.len() as u64);
@@ -236,10 +277,14 @@ fn any_value(out: &mut Vec<u8>, value: &Value, scrub: bool) {
     }
 }
 
-/// `text` scrubbed with the process's secrets, borrowed when that
-/// changes nothing.
-fn scrubbed(text: &str) -> Cow<'_, str> {
-    crate::secret::scrubbed(text)
+/// `text` scrubbed with the process's secrets when `scrub`, borrowed
+/// when that changes nothing.
+fn shown(text: &str, scrub: bool) -> Cow<'_, str> {
+    if scrub {
+        crate::secret::scrubbed(text)
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 fn nanos(time: SystemTime) -> u64 {
@@ -420,9 +465,19 @@ mod tests {
             .with_schema_url("https://schema.example/1")
             .with_attributes([KeyValue::new("scope.key", 1_i64)])
             .build();
-        let internal = crate::otel::export::tests::span();
+        // A URL with nothing to hide, and one with credentials: only the
+        // second is changed.
+        let mut plain_url = crate::otel::export::tests::span();
+        plain_url.attributes = vec![KeyValue::new("url.full", "https://x.example/a?b=1")];
+        let mut credentials = crate::otel::export::tests::span();
+        credentials.events.events.push(Event::new(
+            "api_error",
+            SystemTime::now(),
+            vec![KeyValue::new("url", "at\nhttp://u:p@h.example/x")],
+            0,
+        ));
         drop(secret);
-        vec![server, client, internal]
+        vec![server, client, plain_url, credentials]
     }
 
     #[test]
@@ -441,6 +496,8 @@ mod tests {
         let text = String::from_utf8_lossy(&body);
         assert!(!text.contains("canary-encode-5e0c1b"), "{text}");
         assert!(text.contains("https://[REDACTED]@x.example/?token=[REDACTED]&keep=1"));
+        assert!(text.contains("at\nhttp://[REDACTED]@h.example/x"), "{text}");
+        assert!(text.contains("https://x.example/a?b=1"), "{text}");
     }
 
     #[test]

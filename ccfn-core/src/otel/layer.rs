@@ -1,11 +1,12 @@
 //! The records of an invocation as events of its span.
 //!
 //! Per record, the texts are checked for anything to scrub once, all
-//! together: a record holds a secret or a URL rarely, and then each of
-//! its values is scrubbed on its own, as it always is; else each is
-//! taken as it is, and only the texts an event keeps are copied. Field
-//! names and steps of the catalogue are the catalogue's own `'static`
-//! texts, not copies.
+//! together, one a line: what the scrubber changes in one text it
+//! changes in the lines (a URL ends at a line's end, and starts after
+//! it; a secret in one text is in them all), so when it changes nothing
+//! there, each text is taken as it is; else each is scrubbed on its own,
+//! as it always is. Field names and steps of the catalogue are the
+//! catalogue's own `'static` texts, not copies.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -99,10 +100,19 @@ fn attributes(entry: &Entry<'_>, scratch: &mut Scratch) -> Vec<KeyValue> {
     text.push_str(entry.message);
     let message = text.len();
     entry.fields.each(&mut |name, value| {
-        let start = text.len();
-        let kind = match value.shape() {
+        let shape = value.shape();
+        match shape {
             Shape::Null => return,
-            Shape::Bool(b) => Kind::Bool(b),
+            Shape::Bool(b) => {
+                fields.push((key(name), Kind::Bool(b), 0, 0));
+                return;
+            }
+            _ => {}
+        }
+        // Each text on a line of its own.
+        text.push('\n');
+        let start = text.len();
+        let kind = match shape {
             Shape::Str(value) => {
                 text.push_str(value);
                 Kind::Str
@@ -120,10 +130,8 @@ fn attributes(entry: &Entry<'_>, scratch: &mut Scratch) -> Vec<KeyValue> {
         fields.push((key(name), kind, start, text.len()));
     });
     with_current_secrets(|secrets| {
-        // Nothing in any text to scrub, when nothing is in all of them
-        // (a URL's `://` sends each through the scrubber).
-        let clean = memchr::memmem::find(text.as_bytes(), b"://").is_none()
-            && matches!(crate::secret::scrubbed(text), Cow::Borrowed(_))
+        // Nothing in any text to scrub, when nothing is in all of them.
+        let clean = matches!(crate::secret::scrubbed(text), Cow::Borrowed(_))
             && !secrets.iter().any(|secret| text.contains(&**secret));
         let scrubbed = |value: &str| {
             if clean {

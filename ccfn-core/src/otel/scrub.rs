@@ -95,18 +95,47 @@ fn each(attributes: &mut [KeyValue], secrets: &[Box<str>]) {
 
 /// Metric attributes, scrubbed with the process's secrets and those of
 /// the invocation this thread polls: what every instrument records with.
-/// Borrowed, and nothing copied, when none holds a secret.
+/// Borrowed, and nothing copied, when none holds a secret: their texts
+/// are checked once, all together, one a line (see [`clean`]).
 pub(super) fn metric(attributes: &[KeyValue]) -> Cow<'_, [KeyValue]> {
     with_current_secrets(|secrets| {
-        let changed = attributes
+        let texts = attributes
             .iter()
-            .any(|attribute| value(&attribute.value, secrets).is_some());
-        if !changed {
+            .flat_map(|attribute| match &attribute.value {
+                Value::String(text) => std::slice::from_ref(text),
+                Value::Array(Array::String(texts)) => texts.as_slice(),
+                _ => &[],
+            });
+        if clean(texts.map(|text| text.as_str()), secrets) {
             return Cow::Borrowed(attributes);
         }
         let mut owned = attributes.to_vec();
         each(&mut owned, secrets);
         Cow::Owned(owned)
+    })
+}
+
+/// Whether scrubbing each of `texts` with the process's secrets and
+/// `secrets` would leave it as it is: checked once, on all of them, one
+/// a line. What the scrubber changes in one text it changes in the
+/// lines: a URL ends at a line's end and starts after it, and a secret
+/// in one text is in all of them.
+pub(super) fn clean<'a>(texts: impl Iterator<Item = &'a str>, secrets: &[Box<str>]) -> bool {
+    thread_local! {
+        static LINES: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    let check = |lines: &mut String| {
+        lines.clear();
+        for text in texts {
+            lines.push_str(text);
+            lines.push('\n');
+        }
+        matches!(crate::secret::scrubbed(lines), Cow::Borrowed(_))
+            && !secrets.iter().any(|secret| lines.contains(&**secret))
+    };
+    LINES.with(|lines| match lines.try_borrow_mut() {
+        Ok(mut lines) => check(&mut lines),
+        Err(_) => check(&mut String::new()),
     })
 }
 
@@ -186,5 +215,19 @@ mod tests {
         assert_eq!(text("canary-mode-4a1e", &[]), "canary-mode-4a1e");
         let plain = [KeyValue::new("faas.name", "f")];
         assert!(matches!(metric(&plain), Cow::Borrowed(_)));
+        let secret = crate::secret::Secret::new("canary-metric-9b1f2a");
+        let holding = [
+            KeyValue::new("faas.name", "f"),
+            KeyValue::new("http.route", format!("/x/{}", secret.expose())),
+            KeyValue::new("http.response.status_code", 200_i64),
+        ];
+        let shown = metric(&holding);
+        assert!(matches!(shown, Cow::Owned(_)));
+        assert_eq!(shown[0].value.as_str(), "f");
+        assert_eq!(shown[1].value.as_str(), "/x/[REDACTED]");
+        assert_eq!(shown[2].value, Value::I64(200));
+        assert!(clean(["a", "https://x.example/"].into_iter(), &[]));
+        assert!(!clean(["https://u:p@x.example/"].into_iter(), &[]));
+        assert!(!clean(["a", "b canary-mode-4a1e"].into_iter(), &secrets));
     }
 }

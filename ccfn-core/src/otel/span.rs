@@ -104,7 +104,29 @@ pub(super) fn start_invocation(start: &InvocationStart<'_>) -> Option<Invocation
         pipeline::coldstart(start.function);
     }
     let pipeline = pipeline()?;
-    let scrub = |value: &str| scrub::text(value, start.secrets);
+    // Every text checked once, all together: copied as it is when
+    // nothing in them is to be scrubbed.
+    let request_texts = start.request.iter().flat_map(|request| {
+        [request.method, request.scheme, request.route, request.path]
+            .into_iter()
+            .chain(request.host)
+            .chain(request.client)
+            .chain(request.user_agent)
+    });
+    let texts = [start.mode]
+        .into_iter()
+        .chain(start.call_sid)
+        .chain(start.flow_sid)
+        .chain(start.execution_sid)
+        .chain(request_texts);
+    let clean = scrub::clean(texts, start.secrets);
+    let scrub = |value: &str| {
+        if clean {
+            value.to_owned()
+        } else {
+            scrub::text(value, start.secrets)
+        }
+    };
     let request = start
         .request
         .as_ref()
