@@ -78,7 +78,7 @@ impl Encoder {
                     let mut texts = String::new();
                     for span in spans.iter().filter(|s| s.instrumentation_scope == *scope) {
                         let scrub = !clean(span, &mut texts);
-                        message(out, 2, |out| self::span(out, span, scrub));
+                        message(out, 2, |out| write_span(out, span, scrub));
                     }
                     string(out, 3, scope.schema_url().unwrap_or_default());
                 });
@@ -136,7 +136,7 @@ fn clean(span: &SpanData, texts: &mut String) -> bool {
 }
 
 /// A `Span` message's content; its texts scrubbed when `scrub`.
-fn span(out: &mut Vec<u8>, span: &SpanData, scrub: bool) {
+fn write_span(out: &mut Vec<u8>, span: &SpanData, scrub: bool) {
     let context = &span.span_context;
     bytes(out, 1, &context.trace_id().to_bytes());
     bytes(out, 2, &context.span_id().to_bytes());
@@ -383,8 +383,8 @@ mod tests {
         use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
         let mut spans = spans.to_vec();
         for span in &mut spans {
-            crate::otel::export::once_each(&mut span.attributes);
-            crate::otel::scrub::span(span);
+            crate::otel::export::tests::once_each(&mut span.attributes);
+            crate::otel::scrub::tests::span(span);
         }
         ExportTraceServiceRequest {
             resource_spans: group_spans_by_resource_and_scope(

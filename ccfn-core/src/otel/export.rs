@@ -433,29 +433,28 @@ impl Sender {
     }
 }
 
-/// `attributes` with each key once, at its last value: an attribute set
-/// again replaces the earlier value, as the API says, though the SDK
-/// keeps both. (The encoder writes them so; this is what it is checked
-/// against.)
-#[cfg(test)]
-pub(super) fn once_each(attributes: &mut Vec<opentelemetry::KeyValue>) {
-    let mut index = 0;
-    while index < attributes.len() {
-        let key = &attributes[index].key;
-        if attributes[index + 1..]
-            .iter()
-            .any(|later| later.key == *key)
-        {
-            attributes.remove(index);
-        } else {
-            index += 1;
-        }
-    }
-}
-
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+
+    /// `attributes` with each key once, at its last value: an attribute set
+    /// again replaces the earlier value, as the API says, though the SDK
+    /// keeps both. (The encoder writes them so; this is what it is checked
+    /// against.)
+    pub(in crate::otel) fn once_each(attributes: &mut Vec<opentelemetry::KeyValue>) {
+        let mut index = 0;
+        while index < attributes.len() {
+            let key = &attributes[index].key;
+            if attributes[index + 1..]
+                .iter()
+                .any(|later| later.key == *key)
+            {
+                attributes.remove(index);
+            } else {
+                index += 1;
+            }
+        }
+    }
 
     pub(in crate::otel) fn span() -> SpanData {
         use opentelemetry::trace::{SpanContext, SpanKind, Status};

@@ -179,7 +179,7 @@ fn typed(kind: Kind, text: &str, clean: bool, secrets: &[Box<str>]) -> Option<Va
 /// handler's events add), as the `'static` texts they are.
 static NAMES: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
     let mut names: HashSet<&'static str> = ["target", "user_step"].into_iter().collect();
-    for step in crate::record::ALL {
+    for step in crate::record::catalogue::ALL {
         names.insert(step.name());
         names.extend(step.fields());
         names.extend(step.optional());

@@ -11,11 +11,7 @@
 
 use std::borrow::Cow;
 
-#[cfg(test)]
-use opentelemetry::StringValue;
 use opentelemetry::{Array, KeyValue, Value};
-#[cfg(test)]
-use opentelemetry_sdk::trace::SpanData;
 
 use crate::record::entry::Identity;
 use crate::record::scope;
@@ -139,36 +135,35 @@ pub(super) fn clean<'a>(texts: impl Iterator<Item = &'a str>, secrets: &[Box<str
     })
 }
 
-/// `name` scrubbed with the process's secrets, replaced only when that
-/// changed it.
 #[cfg(test)]
-fn name(name: &mut Cow<'static, str>) {
-    if let Cow::Owned(shown) = shown(name, &[]) {
-        *name = Cow::Owned(shown);
-    }
-}
-
-/// A finished span as it leaves the process: its name, attributes, its
-/// events' names and attributes and its status message scrubbed with the
-/// process's secrets (the invocation's were applied where each value was
-/// made). The export writes every span so as it encodes it
-/// ([`super::encode`]); this is the rule it is checked against.
-#[cfg(test)]
-pub(super) fn span(span: &mut SpanData) {
-    name(&mut span.name);
-    each(&mut span.attributes, &[]);
-    for event in &mut span.events.events {
-        name(&mut event.name);
-        each(&mut event.attributes, &[]);
-    }
-    if let opentelemetry::trace::Status::Error { description } = &mut span.status {
-        name(description);
-    }
-}
-
-#[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+    use opentelemetry::StringValue;
+
+    /// `name` scrubbed with the process's secrets, replaced only when that
+    /// changed it.
+    fn name(name: &mut Cow<'static, str>) {
+        if let Cow::Owned(shown) = shown(name, &[]) {
+            *name = Cow::Owned(shown);
+        }
+    }
+
+    /// A finished span as it leaves the process: its name, attributes, its
+    /// events' names and attributes and its status message scrubbed with the
+    /// process's secrets (the invocation's were applied where each value was
+    /// made). The export writes every span so as it encodes it
+    /// ([`super::encode`]); this is the rule it is checked against.
+    pub(in crate::otel) fn span(span: &mut opentelemetry_sdk::trace::SpanData) {
+        name(&mut span.name);
+        each(&mut span.attributes, &[]);
+        for event in &mut span.events.events {
+            name(&mut event.name);
+            each(&mut event.attributes, &[]);
+        }
+        if let opentelemetry::trace::Status::Error { description } = &mut span.status {
+            name(description);
+        }
+    }
 
     #[test]
     fn every_text_of_a_span_is_scrubbed_before_export() {
@@ -196,7 +191,7 @@ mod tests {
         ));
         span.status = opentelemetry::trace::Status::error(format!("failed: {}", secret.expose()));
         span.name = format!("GET {}", secret.expose()).into();
-        super::span(&mut span);
+        self::span(&mut span);
         let text = format!("{span:?}");
         assert!(!text.contains(secret.expose()), "{text}");
         assert!(!text.contains("pw-canary"), "{text}");
