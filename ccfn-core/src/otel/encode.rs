@@ -59,6 +59,7 @@ impl Encoder {
     /// Writes the export of `spans` into `out` (emptied first).
     pub(super) fn encode(&self, spans: &[SpanData], out: &mut Vec<u8>) {
         out.clear();
+        out.reserve(spans.len() * 1024);
         if spans.is_empty() {
             // An empty request, as the exporter would send none.
             return;
@@ -212,11 +213,65 @@ fn write_span(out: &mut Vec<u8>, span: &SpanData, scrub: bool) {
     fixed32(out, 16, flags);
 }
 
-/// An attribute of a span or event: its texts scrubbed when `scrub`.
-fn attribute_message(out: &mut Vec<u8>, tag: u32, attribute: &KeyValue, scrub: bool) {
-    message(out, tag, |out| {
-        key_value(out, attribute.key.as_str(), &attribute.value, scrub);
-    });
+/// An attribute of a span or event: its texts scrubbed when `scrub`. A
+/// single value's lengths are known before it is written: written
+/// straight, with no length to put in afterwards.
+fn attribute_message(out: &mut Vec<u8>, field: u32, attribute: &KeyValue, scrub: bool) {
+    let key = attribute.key.as_str();
+    match &attribute.value {
+        Value::String(text) => {
+            let text = shown(text.as_str(), scrub);
+            key_value_head(
+                out,
+                field,
+                key,
+                1 + varint_len(text.len() as u64) + text.len(),
+            );
+            tag(out, 1, LEN);
+            varint(out, text.len() as u64);
+            out.extend_from_slice(text.as_bytes());
+        }
+        Value::Bool(b) => {
+            key_value_head(out, field, key, 2);
+            tag(out, 2, VARINT);
+            out.push(u8::from(*b));
+        }
+        Value::I64(n) => {
+            key_value_head(out, field, key, 1 + varint_len(*n as u64));
+            tag(out, 3, VARINT);
+            varint(out, *n as u64);
+        }
+        Value::F64(n) => {
+            key_value_head(out, field, key, 9);
+            tag(out, 4, FIXED64);
+            out.extend_from_slice(&n.to_bits().to_le_bytes());
+        }
+        value => message(out, field, |out| key_value(out, key, value, scrub)),
+    }
+}
+
+/// The start of a `KeyValue` message field whose `AnyValue` has
+/// `value_len` bytes: all of it but that value's content.
+fn key_value_head(out: &mut Vec<u8>, field: u32, key: &str, value_len: usize) {
+    let key_len = if key.is_empty() {
+        0
+    } else {
+        1 + varint_len(key.len() as u64) + key.len()
+    };
+    tag(out, field, LEN);
+    varint(
+        out,
+        (key_len + 1 + varint_len(value_len as u64) + value_len) as u64,
+    );
+    string(out, 1, key);
+    tag(out, 2, LEN);
+    varint(out, value_len as u64);
+}
+
+/// How many bytes `value` takes as a varint.
+fn varint_len(value: u64) -> usize {
+    let bits = u64::BITS - (value | 1).leading_zeros();
+    bits.div_ceil(7) as usize
 }
 
 /// A `KeyValue` message's content; its texts scrubbed when `scrub`.
@@ -498,6 +553,24 @@ mod tests {
         assert!(text.contains("https://[REDACTED]@x.example/?token=[REDACTED]&keep=1"));
         assert!(text.contains("at\nhttp://[REDACTED]@h.example/x"), "{text}");
         assert!(text.contains("https://x.example/a?b=1"), "{text}");
+    }
+
+    #[test]
+    fn varint_lengths() {
+        for value in [
+            0_u64,
+            1,
+            127,
+            128,
+            16_383,
+            16_384,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ] {
+            let mut out = Vec::new();
+            varint(&mut out, value);
+            assert_eq!(varint_len(value), out.len(), "{value}");
+        }
     }
 
     #[test]
