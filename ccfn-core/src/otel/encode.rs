@@ -258,11 +258,22 @@ fn key_value_head(out: &mut Vec<u8>, field: u32, key: &str, value_len: usize) {
     } else {
         1 + varint_len(key.len() as u64) + key.len()
     };
+    let len = key_len + 1 + varint_len(value_len as u64) + value_len;
+    if field < 16 && len < 0x80 && key.len() < 0x80 && value_len < 0x80 && !key.is_empty() {
+        // The common case: every tag and length one byte, written in
+        // three copies.
+        out.extend_from_slice(&[
+            ((field as u8) << 3) | LEN,
+            len as u8,
+            (1 << 3) | LEN,
+            key.len() as u8,
+        ]);
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(&[(2 << 3) | LEN, value_len as u8]);
+        return;
+    }
     tag(out, field, LEN);
-    varint(
-        out,
-        (key_len + 1 + varint_len(value_len as u64) + value_len) as u64,
-    );
+    varint(out, len as u64);
     string(out, 1, key);
     tag(out, 2, LEN);
     varint(out, value_len as u64);
@@ -347,16 +358,33 @@ fn nanos(time: SystemTime) -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
+#[inline]
 fn tag(out: &mut Vec<u8>, field: u32, wire: u8) {
     varint(out, (u64::from(field) << 3) | u64::from(wire));
 }
 
-fn varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
+#[inline]
+fn varint(out: &mut Vec<u8>, value: u64) {
+    if value < 0x80 {
+        out.push(value as u8);
+    } else {
+        let mut bytes = [0u8; 10];
+        let len = varint_into(&mut bytes, value);
+        out.extend_from_slice(&bytes[..len]);
     }
-    out.push(value as u8);
+}
+
+/// Writes `value` as a varint at the start of `bytes`; how many bytes
+/// it took.
+fn varint_into(bytes: &mut [u8; 10], mut value: u64) -> usize {
+    let mut len = 0;
+    while value >= 0x80 {
+        bytes[len] = (value as u8) | 0x80;
+        value >>= 7;
+        len += 1;
+    }
+    bytes[len] = value as u8;
+    len + 1
 }
 
 /// A varint field, left out at zero as protobuf leaves out defaults.
@@ -408,9 +436,12 @@ fn message(out: &mut Vec<u8>, field: u32, content: impl FnOnce(&mut Vec<u8>)) {
     if len < 0x80 {
         out[at] = len as u8;
     } else {
-        let mut prefix = Vec::with_capacity(10);
-        varint(&mut prefix, len as u64);
-        out.splice(at..=at, prefix);
+        let mut prefix = [0u8; 10];
+        let width = varint_into(&mut prefix, len as u64);
+        let end = out.len();
+        out.resize(end + width - 1, 0);
+        out.copy_within(at + 1..end, at + width);
+        out[at..at + width].copy_from_slice(&prefix[..width]);
     }
 }
 
@@ -484,6 +515,8 @@ mod tests {
             KeyValue::new("floats", Value::Array(Array::F64(vec![1.5]))),
             KeyValue::new("bools", Value::Array(Array::Bool(vec![true, false]))),
             KeyValue::new("long", "x".repeat(300)),
+            KeyValue::new("", "no key"),
+            KeyValue::new("k".repeat(130), 1_i64),
         ];
         server.dropped_attributes_count = 2;
         server.events.events.push(Event::new(
