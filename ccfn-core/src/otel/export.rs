@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use opentelemetry::Context;
-use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::error::OTelSdkResult;
-use opentelemetry_sdk::trace::{Span, SpanData, SpanExporter, SpanProcessor};
+use opentelemetry_sdk::trace::{Span, SpanData, SpanProcessor};
 use opentelemetry_sdk::Resource;
 
+use super::encode::Encoder;
 use super::settings::Settings;
 use crate::error::{Error, ErrorKind};
 use crate::record::emit::emit;
@@ -181,31 +181,19 @@ pub(super) fn start(
         batch: settings.batch,
         delay: settings.delay,
     };
-    let settings = settings.clone();
-    let endpoint = endpoint.to_owned();
+    let sender = Sender::new(settings, endpoint, client);
     std::thread::Builder::new()
         .name("ccfn-otel-spans".to_owned())
         .spawn(move || {
-            // Built here, and dropped here: its blocking client must stay
-            // off the async threads.
-            let exporter = opentelemetry_otlp::SpanExporter::builder()
-                .with_http()
-                .with_protocol(Protocol::HttpBinary)
-                .with_endpoint(endpoint)
-                .with_timeout(settings.timeout)
-                .with_headers(settings.headers.clone())
-                .with_http_client(client)
-                .build();
-            match exporter {
-                Ok(mut exporter) => {
-                    exporter.set_resource(&resource);
-                    let _ = ready.send(Ok(()));
-                    thread.run(&exporter);
-                }
-                Err(error) => {
-                    let _ = ready.send(Err(error.to_string()));
-                }
-            }
+            // The body of every export is written here, from the spans
+            // themselves, and sent with the blocking client, which must
+            // stay off the async threads.
+            let exporter = Exporter {
+                encoder: Encoder::new(&resource),
+                sender,
+            };
+            let _ = ready.send(Ok::<(), String>(()));
+            thread.run(&exporter);
         })
         .map_err(|e| {
             Error::new(
@@ -254,7 +242,7 @@ struct Exporting {
 impl Exporting {
     /// Gathers spans into batches, exporting one when it is full, when the
     /// oldest span in it has waited the delay, or when asked.
-    fn run<E: SpanExporter>(self, exporter: &E) {
+    fn run(self, exporter: &Exporter) {
         let mut batch: Vec<SpanData> = Vec::with_capacity(self.batch);
         let mut since = Instant::now();
         loop {
@@ -297,7 +285,7 @@ impl Exporting {
     /// Exports `batch` and what is queued now; answers the flushes and
     /// stops queued meanwhile once it is done, and says whether one was a
     /// stop.
-    fn drain<E: SpanExporter>(&self, exporter: &E, batch: &mut Vec<SpanData>) -> bool {
+    fn drain(&self, exporter: &Exporter, batch: &mut Vec<SpanData>) -> bool {
         let mut answers = Vec::new();
         let mut stop = false;
         while let Ok(message) = self.messages.try_recv() {
@@ -322,35 +310,125 @@ impl Exporting {
         stop
     }
 
-    fn export<E: SpanExporter>(&self, exporter: &E, batch: &mut Vec<SpanData>) {
+    /// Exports `batch`, emptied: its spans as they leave the process
+    /// (see [`super::encode`]).
+    fn export(&self, exporter: &Exporter, batch: &mut Vec<SpanData>) {
         if batch.is_empty() {
             return;
         }
-        let mut spans = std::mem::replace(batch, Vec::with_capacity(self.batch));
-        for span in &mut spans {
-            once_each(&mut span.attributes);
-            super::scrub::span(span);
-        }
-        if let Err(error) = futures_executor::block_on(exporter.export(spans)) {
-            self.reporter.failed(&error.to_string());
+        let mut body = Vec::new();
+        exporter.encoder.encode(batch, &mut body);
+        batch.clear();
+        if let Err(error) = exporter.sender.send(body) {
+            self.reporter.failed(&error);
         }
     }
 }
 
-/// `attributes` with each key once, at its last value: an attribute set
-/// again replaces the earlier value, as the API says, though the SDK
-/// keeps both.
-fn once_each(attributes: &mut Vec<opentelemetry::KeyValue>) {
-    let mut index = 0;
-    while index < attributes.len() {
-        let key = &attributes[index].key;
-        if attributes[index + 1..]
-            .iter()
-            .any(|later| later.key == *key)
-        {
-            attributes.remove(index);
-        } else {
-            index += 1;
+/// What the export thread writes and sends spans with.
+struct Exporter {
+    encoder: Encoder,
+    sender: Sender,
+}
+
+/// Sends export bodies to the collector over OTLP/HTTP, as the OTLP
+/// exporter does: retrying a refused or unanswered export up to three
+/// times, 100 ms apart and doubling (up to 1.6 s, or what a
+/// `Retry-After` asks), within the export timeout.
+pub(super) struct Sender {
+    client: reqwest::blocking::Client,
+    endpoint: String,
+    headers: reqwest::header::HeaderMap,
+    timeout: Duration,
+}
+
+/// Retries after the first attempt.
+const RETRIES: u32 = 3;
+/// The first wait before a retry, and the longest.
+const FIRST_WAIT: Duration = Duration::from_millis(100);
+const LONGEST_WAIT: Duration = Duration::from_millis(1600);
+/// The longest wait a `Retry-After` is followed for.
+const LONGEST_THROTTLE: Duration = Duration::from_secs(30);
+
+impl Sender {
+    pub(super) fn new(
+        settings: &Settings,
+        endpoint: &str,
+        client: reqwest::blocking::Client,
+    ) -> Sender {
+        let mut headers = reqwest::header::HeaderMap::new();
+        for (name, value) in &settings.headers {
+            // Settings checked every header when they were read.
+            if let (Ok(name), Ok(value)) = (
+                reqwest::header::HeaderName::try_from(name.as_str()),
+                reqwest::header::HeaderValue::try_from(value.as_str()),
+            ) {
+                headers.insert(name, value);
+            }
+        }
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            reqwest::header::HeaderValue::from_static("application/x-protobuf"),
+        );
+        Sender {
+            client,
+            endpoint: endpoint.to_owned(),
+            headers,
+            timeout: settings.timeout,
+        }
+    }
+
+    /// Sends `body`; what went wrong when the collector did not take it.
+    pub(super) fn send(&self, body: Vec<u8>) -> Result<(), String> {
+        let started = Instant::now();
+        let mut wait = FIRST_WAIT;
+        let mut retries = 0;
+        loop {
+            let answer = self
+                .client
+                .post(&self.endpoint)
+                .headers(self.headers.clone())
+                .timeout(self.timeout)
+                .body(body.clone())
+                .send();
+            let (error, retry_after) = match answer {
+                Ok(response) if response.status().is_success() => {
+                    // Read to its end: the connection is used again.
+                    let _ = response.bytes();
+                    return Ok(());
+                }
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    let retry_after = response
+                        .headers()
+                        .get(reqwest::header::RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| v.trim().parse::<u64>().ok())
+                        .map(Duration::from_secs);
+                    let error =
+                        format!("Operation failed: HTTP export failed with status code: {status}");
+                    if !matches!(status, 429 | 502 | 503 | 504) {
+                        return Err(error);
+                    }
+                    (error, retry_after.filter(|_| matches!(status, 429 | 503)))
+                }
+                Err(_) => (
+                    "Operation failed: HTTP export failed: network error".to_owned(),
+                    None,
+                ),
+            };
+            if retries == RETRIES {
+                return Err(error);
+            }
+            retries += 1;
+            // A throttling collector may ask for a longer wait, not a
+            // shorter one.
+            let pause = retry_after.map_or(wait, |asked| wait.max(asked.min(LONGEST_THROTTLE)));
+            if pause >= self.timeout.saturating_sub(started.elapsed()) {
+                return Err(error);
+            }
+            std::thread::sleep(pause);
+            wait = (wait * 2).min(LONGEST_WAIT);
         }
     }
 }
@@ -358,6 +436,25 @@ fn once_each(attributes: &mut Vec<opentelemetry::KeyValue>) {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+
+    /// `attributes` with each key once, at its last value: an attribute set
+    /// again replaces the earlier value, as the API says, though the SDK
+    /// keeps both. (The encoder writes them so; this is what it is checked
+    /// against.)
+    pub(in crate::otel) fn once_each(attributes: &mut Vec<opentelemetry::KeyValue>) {
+        let mut index = 0;
+        while index < attributes.len() {
+            let key = &attributes[index].key;
+            if attributes[index + 1..]
+                .iter()
+                .any(|later| later.key == *key)
+            {
+                attributes.remove(index);
+            } else {
+                index += 1;
+            }
+        }
+    }
 
     pub(in crate::otel) fn span() -> SpanData {
         use opentelemetry::trace::{SpanContext, SpanKind, Status};

@@ -40,6 +40,7 @@
 
 #[cfg(feature = "clients")]
 mod client;
+mod encode;
 mod export;
 mod ids;
 mod instruments;

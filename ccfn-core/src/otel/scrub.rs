@@ -5,54 +5,85 @@
 //! shows them, every secret value `[REDACTED]`.
 //!
 //! Values are scrubbed where they are made, with the secrets of their
-//! invocation; the export thread passes every span through it once more,
-//! with the process's secrets, before it leaves the process.
+//! invocation; the export thread passes every text of every span through
+//! it once more, with the process's secrets, as it writes the export.
+//! A text that holds nothing to scrub is never copied to be checked.
 
 use std::borrow::Cow;
 
-use opentelemetry::{Array, KeyValue, StringValue, Value};
-use opentelemetry_sdk::trace::SpanData;
+use opentelemetry::{Array, KeyValue, Value};
 
+use crate::record::entry::Identity;
 use crate::record::scope;
 
 /// `text` scrubbed with the process's secrets and `secrets`, those of an
 /// invocation ([`crate::secret::invocation_secrets`]).
 pub(super) fn text(text: &str, secrets: &[Box<str>]) -> String {
-    let mut text = text.to_owned();
-    crate::secret::scrub(&mut text, secrets);
-    text
+    shown(text, secrets).into_owned()
+}
+
+/// `text` scrubbed with the process's secrets and `secrets`, borrowed
+/// when that changes nothing: what [`crate::secret::scrub`] makes of it,
+/// without a copy of every text that holds no secret.
+pub(super) fn shown<'a>(text: &'a str, secrets: &[Box<str>]) -> Cow<'a, str> {
+    match crate::secret::scrubbed(text) {
+        Cow::Borrowed(text) if !secrets.iter().any(|secret| text.contains(&**secret)) => {
+            Cow::Borrowed(text)
+        }
+        _ => {
+            let mut text = text.to_owned();
+            crate::secret::scrub(&mut text, secrets);
+            Cow::Owned(text)
+        }
+    }
+}
+
+/// Calls `f` with the secrets of the invocation this thread polls, if
+/// any (none else): what [`current`] scrubs with beyond the process's.
+pub(super) fn with_current_secrets<R>(f: impl FnOnce(&[Box<str>]) -> R) -> R {
+    if scope::in_invocation() {
+        scope::with_current(|invocation| f(Identity::of(Some(invocation)).secrets()))
+    } else {
+        f(&[])
+    }
 }
 
 /// `text` scrubbed with the process's secrets and those of the invocation
 /// this thread polls, if any.
 pub(super) fn current(text: &str) -> String {
-    let mut text = text.to_owned();
-    scope::scrub_for_current(&mut text);
-    text
+    with_current_secrets(|secrets| shown(text, secrets).into_owned())
 }
 
-/// `value` with its text, or each text of its array, scrubbed by `scrub`.
-fn value(value: &Value, scrub: &impl Fn(&str) -> String) -> Option<Value> {
+/// `value` with its text, or each text of its array, scrubbed with the
+/// process's secrets and `secrets`; `None` when that changes nothing.
+fn value(value: &Value, secrets: &[Box<str>]) -> Option<Value> {
     match value {
-        Value::String(text) => {
-            let shown = scrub(text.as_str());
-            (shown != text.as_str()).then(|| Value::from(shown))
-        }
+        Value::String(text) => match shown(text.as_str(), secrets) {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(shown) => Some(Value::from(shown)),
+        },
         Value::Array(Array::String(texts)) => {
-            let shown: Vec<StringValue> = texts
+            let changed = texts
                 .iter()
-                .map(|text| StringValue::from(scrub(text.as_str())))
-                .collect();
-            (shown != *texts).then_some(Value::Array(Array::String(shown)))
+                .any(|text| matches!(shown(text.as_str(), secrets), Cow::Owned(_)));
+            changed.then(|| {
+                Value::Array(Array::String(
+                    texts
+                        .iter()
+                        .map(|text| shown(text.as_str(), secrets).into_owned().into())
+                        .collect(),
+                ))
+            })
         }
         _ => None,
     }
 }
 
-/// Scrubs every text value of `attributes` with `scrub`.
-fn each(attributes: &mut [KeyValue], scrub: &impl Fn(&str) -> String) {
+/// Scrubs every text value of `attributes` with the process's secrets
+/// and `secrets`.
+fn each(attributes: &mut [KeyValue], secrets: &[Box<str>]) {
     for attribute in attributes {
-        if let Some(shown) = value(&attribute.value, scrub) {
+        if let Some(shown) = value(&attribute.value, secrets) {
             attribute.value = shown;
         }
     }
@@ -60,46 +91,79 @@ fn each(attributes: &mut [KeyValue], scrub: &impl Fn(&str) -> String) {
 
 /// Metric attributes, scrubbed with the process's secrets and those of
 /// the invocation this thread polls: what every instrument records with.
+/// Borrowed, and nothing copied, when none holds a secret: their texts
+/// are checked once, all together, one a line (see [`clean`]).
 pub(super) fn metric(attributes: &[KeyValue]) -> Cow<'_, [KeyValue]> {
-    let changed = attributes
-        .iter()
-        .any(|attribute| value(&attribute.value, &current).is_some());
-    if !changed {
-        return Cow::Borrowed(attributes);
-    }
-    let mut owned = attributes.to_vec();
-    each(&mut owned, &current);
-    Cow::Owned(owned)
+    with_current_secrets(|secrets| {
+        let texts = attributes
+            .iter()
+            .flat_map(|attribute| match &attribute.value {
+                Value::String(text) => std::slice::from_ref(text),
+                Value::Array(Array::String(texts)) => texts.as_slice(),
+                _ => &[],
+            });
+        if clean(texts.map(|text| text.as_str()), secrets) {
+            return Cow::Borrowed(attributes);
+        }
+        let mut owned = attributes.to_vec();
+        each(&mut owned, secrets);
+        Cow::Owned(owned)
+    })
 }
 
-/// `name` scrubbed by `scrub`, replaced only when that changed it.
-fn name(name: &mut Cow<'static, str>, scrub: &impl Fn(&str) -> String) {
-    let shown = scrub(name);
-    if shown != *name {
-        *name = Cow::Owned(shown);
+/// Whether scrubbing each of `texts` with the process's secrets and
+/// `secrets` would leave it as it is: checked once, on all of them, one
+/// a line. What the scrubber changes in one text it changes in the
+/// lines: a URL ends at a line's end and starts after it, and a secret
+/// in one text is in all of them.
+pub(super) fn clean<'a>(texts: impl Iterator<Item = &'a str>, secrets: &[Box<str>]) -> bool {
+    thread_local! {
+        static LINES: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     }
-}
-
-/// A finished span as it leaves the process: its name, attributes, its
-/// events' names and attributes and its status message scrubbed with the
-/// process's secrets (the invocation's were applied where each value was
-/// made).
-pub(super) fn span(span: &mut SpanData) {
-    let process = |value: &str| text(value, &[]);
-    name(&mut span.name, &process);
-    each(&mut span.attributes, &process);
-    for event in &mut span.events.events {
-        name(&mut event.name, &process);
-        each(&mut event.attributes, &process);
-    }
-    if let opentelemetry::trace::Status::Error { description } = &mut span.status {
-        name(description, &process);
-    }
+    let check = |lines: &mut String| {
+        lines.clear();
+        for text in texts {
+            lines.push_str(text);
+            lines.push('\n');
+        }
+        matches!(crate::secret::scrubbed(lines), Cow::Borrowed(_))
+            && !secrets.iter().any(|secret| lines.contains(&**secret))
+    };
+    LINES.with(|lines| match lines.try_borrow_mut() {
+        Ok(mut lines) => check(&mut lines),
+        Err(_) => check(&mut String::new()),
+    })
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+    use opentelemetry::StringValue;
+
+    /// `name` scrubbed with the process's secrets, replaced only when that
+    /// changed it.
+    fn name(name: &mut Cow<'static, str>) {
+        if let Cow::Owned(shown) = shown(name, &[]) {
+            *name = Cow::Owned(shown);
+        }
+    }
+
+    /// A finished span as it leaves the process: its name, attributes, its
+    /// events' names and attributes and its status message scrubbed with the
+    /// process's secrets (the invocation's were applied where each value was
+    /// made). The export writes every span so as it encodes it
+    /// ([`super::encode`]); this is the rule it is checked against.
+    pub(in crate::otel) fn span(span: &mut opentelemetry_sdk::trace::SpanData) {
+        name(&mut span.name);
+        each(&mut span.attributes, &[]);
+        for event in &mut span.events.events {
+            name(&mut event.name);
+            each(&mut event.attributes, &[]);
+        }
+        if let opentelemetry::trace::Status::Error { description } = &mut span.status {
+            name(description);
+        }
+    }
 
     #[test]
     fn every_text_of_a_span_is_scrubbed_before_export() {
@@ -127,7 +191,7 @@ mod tests {
         ));
         span.status = opentelemetry::trace::Status::error(format!("failed: {}", secret.expose()));
         span.name = format!("GET {}", secret.expose()).into();
-        super::span(&mut span);
+        self::span(&mut span);
         let text = format!("{span:?}");
         assert!(!text.contains(secret.expose()), "{text}");
         assert!(!text.contains("pw-canary"), "{text}");
@@ -146,5 +210,19 @@ mod tests {
         assert_eq!(text("canary-mode-4a1e", &[]), "canary-mode-4a1e");
         let plain = [KeyValue::new("faas.name", "f")];
         assert!(matches!(metric(&plain), Cow::Borrowed(_)));
+        let secret = crate::secret::Secret::new("canary-metric-9b1f2a");
+        let holding = [
+            KeyValue::new("faas.name", "f"),
+            KeyValue::new("http.route", format!("/x/{}", secret.expose())),
+            KeyValue::new("http.response.status_code", 200_i64),
+        ];
+        let shown = metric(&holding);
+        assert!(matches!(shown, Cow::Owned(_)));
+        assert_eq!(shown[0].value.as_str(), "f");
+        assert_eq!(shown[1].value.as_str(), "/x/[REDACTED]");
+        assert_eq!(shown[2].value, Value::I64(200));
+        assert!(clean(["a", "https://x.example/"].into_iter(), &[]));
+        assert!(!clean(["https://u:p@x.example/"].into_iter(), &[]));
+        assert!(!clean(["a", "b canary-mode-4a1e"].into_iter(), &secrets));
     }
 }

@@ -1,11 +1,12 @@
 //! The invocation's span, and its `http.server.request.duration`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
 use opentelemetry::trace::{SpanKind, TraceContextExt as _, Tracer as _};
-use opentelemetry::{Context, KeyValue};
+use opentelemetry::{Context, KeyValue, StringValue, Value};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 
 use super::ids;
@@ -53,11 +54,14 @@ fn metric_attributes(
     request: &ServerRequest<'_>,
     scrub: &impl Fn(&str) -> String,
 ) -> Vec<KeyValue> {
-    let mut attributes = vec![
-        KeyValue::new("http.request.method", scrub(request.method)),
-        KeyValue::new("url.scheme", scrub(request.scheme)),
-        KeyValue::new("http.route", scrub(request.route)),
-    ];
+    // Shared texts: the span and the metric take them without a copy.
+    let shared = |text: &str| Value::from(StringValue::from(Arc::<str>::from(scrub(text))));
+    let mut attributes = Vec::with_capacity(6);
+    attributes.extend([
+        KeyValue::new("http.request.method", shared(request.method)),
+        KeyValue::new("url.scheme", shared(request.scheme)),
+        KeyValue::new("http.route", shared(request.route)),
+    ]);
     if let Some(version) = request.version {
         attributes.push(KeyValue::new("network.protocol.version", version));
     }
@@ -100,19 +104,42 @@ pub(super) fn start_invocation(start: &InvocationStart<'_>) -> Option<Invocation
         pipeline::coldstart(start.function);
     }
     let pipeline = pipeline()?;
-    let scrub = |value: &str| scrub::text(value, start.secrets);
+    // Every text checked once, all together: copied as it is when
+    // nothing in them is to be scrubbed.
+    let request_texts = start.request.iter().flat_map(|request| {
+        [request.method, request.scheme, request.route, request.path]
+            .into_iter()
+            .chain(request.host)
+            .chain(request.client)
+            .chain(request.user_agent)
+    });
+    let texts = [start.mode]
+        .into_iter()
+        .chain(start.call_sid)
+        .chain(start.flow_sid)
+        .chain(start.execution_sid)
+        .chain(request_texts);
+    let clean = scrub::clean(texts, start.secrets);
+    let scrub = |value: &str| {
+        if clean {
+            value.to_owned()
+        } else {
+            scrub::text(value, start.secrets)
+        }
+    };
     let request = start
         .request
         .as_ref()
         .map(|request| metric_attributes(request, &scrub));
     let cx = pipeline.tracer.as_ref().map(|tracer| {
-        let mut attributes = vec![
+        let mut attributes = Vec::with_capacity(24);
+        attributes.extend([
             KeyValue::new("faas.trigger", "http"),
             KeyValue::new("faas.invocation_id", start.invocation_id.to_owned()),
             KeyValue::new("faas.coldstart", cold),
             KeyValue::new("faas.name", start.function),
             KeyValue::new("ccfn.mode", scrub(start.mode)),
-        ];
+        ]);
         if let (Some(info), Some(metric)) = (&start.request, &request) {
             span_attributes(info, metric, &scrub, &mut attributes);
         }

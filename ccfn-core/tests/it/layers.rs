@@ -52,7 +52,10 @@ const RANKS: &[(&str, u32)] = &[
     // OpenTelemetry export.
     ("otel/ids", 4),
     ("otel/settings", 4),
-    ("otel/scrub", 9),
+    // The scrubber reads the invocation's secrets through its records'
+    // identity.
+    ("otel/scrub", 10),
+    ("otel/encode", 10),
     ("otel/export", 14),
     ("otel/layer", 14),
     ("otel/instruments", 16),
