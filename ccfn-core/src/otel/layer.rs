@@ -272,6 +272,7 @@ mod tests {
             message,
             fields: &members,
             own_call_sid: false,
+            plain_header: true,
         };
         attributes(&entry, &mut Scratch::default())
     }

@@ -49,7 +49,8 @@ pub(super) fn with_current_secrets<R>(f: impl FnOnce(&[Box<str>]) -> R) -> R {
 }
 
 /// `text` scrubbed with the process's secrets and those of the invocation
-/// this thread polls, if any.
+/// this thread polls, if any (the clients' spans).
+#[cfg_attr(not(feature = "clients"), allow(dead_code))]
 pub(super) fn current(text: &str) -> String {
     with_current_secrets(|secrets| shown(text, secrets).into_owned())
 }
