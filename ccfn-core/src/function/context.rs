@@ -788,23 +788,11 @@ mod tests {
     /// up again; a context missing one is never taken for complete.
     #[test]
     fn required_values_are_looked_up_until_found_complete() {
-        use crate::function::meta::{meta, Kind, MetaFields};
+        use crate::function::meta::{meta, test_fields, MetaFields};
         static META: FunctionMeta = meta(MetaFields {
-            name: "f",
-            purpose: "Purpose.",
-            trigger: "Trigger.",
-            required: &[],
-            optional: "",
-            optional_env: "",
-            dependencies: "None",
-            critical_logging: "None",
-            contacts: "oncall@example.com",
             env: &["CRM_URL"],
             secrets: &["CRM_API_KEY"],
-            kind: Kind::Generic,
-            timeout_ms: 10_000,
-            debug_buffer_bytes: None,
-            module_path: module_path!(),
+            ..test_fields("f")
         });
         let missing = Context::builder().value("CRM_URL", "https://crm").build();
         assert!(!missing.has_all_required(&META));

@@ -885,26 +885,10 @@ mod tests {
     /// `filter` (and is its only layer when `alone`).
     fn runs_in_span(filter: &str, alone: bool) -> bool {
         use crate::function::callback::{Callback, Reply};
-        use crate::function::meta::{meta, MetaFields};
+        use crate::function::meta::{meta, test_fields};
         use crate::record::{parse_filter, ContractLayer, LogFormat, SPAN_NAME};
         use tracing_subscriber::layer::SubscriberExt as _;
-        static META: crate::function::meta::FunctionMeta = meta(MetaFields {
-            name: "span-check",
-            purpose: "Purpose.",
-            trigger: "Trigger.",
-            required: &[],
-            optional: "",
-            optional_env: "",
-            dependencies: "None",
-            critical_logging: "None",
-            contacts: "oncall@example.com",
-            env: &[],
-            secrets: &[],
-            kind: crate::function::meta::Kind::Generic,
-            timeout_ms: 10_000,
-            debug_buffer_bytes: None,
-            module_path: module_path!(),
-        });
+        static META: crate::function::meta::FunctionMeta = meta(test_fields("span-check"));
         let mut layer = ContractLayer::new(LogFormat::Json, std::io::sink)
             .with_filter(parse_filter(filter).unwrap());
         if alone {

@@ -250,6 +250,30 @@ fn mentions(text: &str, name: &str) -> bool {
         })
 }
 
+/// A function's metadata for the crate's own tests: named `name`,
+/// generic, requiring nothing, with the defaults `#[contact_fn]` gives;
+/// a test sets what it checks with struct update syntax.
+#[cfg(test)]
+pub(crate) const fn test_fields(name: &'static str) -> MetaFields {
+    MetaFields {
+        name,
+        purpose: "Purpose.",
+        trigger: "Trigger.",
+        required: &[],
+        optional: "",
+        optional_env: "",
+        dependencies: "None",
+        critical_logging: "None",
+        contacts: "oncall@example.com",
+        env: &[],
+        secrets: &[],
+        kind: Kind::Generic,
+        timeout_ms: 10_000,
+        debug_buffer_bytes: None,
+        module_path: module_path!(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
