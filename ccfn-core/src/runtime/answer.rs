@@ -206,7 +206,7 @@ fn with_type(mut response: Response, content_type: &'static str) -> Response {
 
 /// Gives a response that has no invocation id (the catalogue, axum's own
 /// answers) one, so that every response carries it.
-pub(super) async fn with_invocation_id(mut response: Response) -> Response {
+pub(super) fn with_invocation_id(mut response: Response) -> Response {
     if !response.headers().contains_key(&INVOCATION_HEADER_NAME) {
         set_id(&mut response, InvocationId::new());
     }

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderValue};
-use axum::middleware::map_response;
 use axum::response::Response;
 use axum::routing::{any, get, MethodRouter};
 use axum::Router;
@@ -56,7 +55,9 @@ pub(super) fn build(
     }
     let mut router = router
         .fallback(handler::no_function)
-        .layer(map_response(with_invocation_id));
+        // A plain function on the answer: no future boxed per request,
+        // as `axum::middleware::map_response` would.
+        .layer(tower::util::MapResponseLayer::new(with_invocation_id));
     if let Some((inspector, context, config)) = inspected {
         // Replays go through the functions' own router, as a request
         // from outside would.
