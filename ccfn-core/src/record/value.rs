@@ -228,12 +228,6 @@ impl<'a> SharedText<'a> {
     }
 }
 
-impl std::fmt::Debug for SharedText<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.text.fmt(f)
-    }
-}
-
 impl FieldValue for SharedText<'_> {
     fn shape(&self) -> Shape<'_> {
         Shape::Str(self.text)
