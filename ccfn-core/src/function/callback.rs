@@ -359,10 +359,17 @@ fn mix(value: u64) -> u64 {
 
 /// The identifier of one invocation: in every record of it, and in the
 /// `x-ccfn-invocation-id` response header.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct InvocationId(Box<str>);
+///
+/// Twenty-four lowercase hexadecimal digits, held inline: copying one
+/// (into the callback, the invocation's records, the response header)
+/// allocates nothing.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct InvocationId([u8; InvocationId::LEN]);
 
 impl InvocationId {
+    /// How many digits an identifier has.
+    const LEN: usize = 24;
+
     /// A new identifier, unique in this process and unlikely to repeat
     /// across processes.
     #[must_use]
@@ -378,7 +385,7 @@ impl InvocationId {
         let random = mix(seed ^ count);
         // `{random:016x}{count as u32:08x}`, without the formatter.
         const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut hex = [0u8; 24];
+        let mut hex = [0u8; InvocationId::LEN];
         let (high, low) = hex.split_at_mut(16);
         for (at, digit) in high.iter_mut().enumerate() {
             *digit = HEX[((random >> (4 * (15 - at))) & 0xF) as usize];
@@ -387,20 +394,20 @@ impl InvocationId {
         for (at, digit) in low.iter_mut().enumerate() {
             *digit = HEX[((count >> (4 * (7 - at))) & 0xF) as usize];
         }
-        InvocationId(std::str::from_utf8(&hex).unwrap_or_default().into())
+        InvocationId(hex)
     }
 
     /// The identifier as text.
     #[must_use]
     pub fn as_str(&self) -> &str {
-        &self.0
+        // Only ASCII digits are ever written into it (see `new`).
+        std::str::from_utf8(&self.0).unwrap_or_default()
     }
+}
 
-    /// The identifier's text, moved out (for a header value, without a
-    /// copy).
-    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
-    pub(crate) fn into_bytes(self) -> Box<[u8]> {
-        self.0.into_boxed_bytes()
+impl From<InvocationId> for crate::record::scope::IdText {
+    fn from(id: InvocationId) -> Self {
+        crate::record::scope::IdText::Inline(id.0)
     }
 }
 
@@ -412,13 +419,13 @@ impl Default for InvocationId {
 
 impl fmt::Display for InvocationId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
 impl fmt::Debug for InvocationId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "InvocationId({})", self.0)
+        write!(f, "InvocationId({})", self.as_str())
     }
 }
 

@@ -108,8 +108,8 @@ where
             })
         });
         let invocation = Invocation::new(
-            meta.name().to_owned(),
-            invocation_id.as_str().to_owned(),
+            meta.name(),
+            invocation_id,
             event.call_sid().map(str::to_owned),
             secrets,
         )
@@ -120,7 +120,7 @@ where
             meta.module_path(),
         )
         .with_observed(observed.as_ref().and_then(|observed| observed.scope()));
-        let callback = Callback::new(invocation_id.clone());
+        let callback = Callback::new(invocation_id);
         let result = InInvocation::new(
             invocation,
             contract(meta, context, event, callback, handler),
@@ -194,8 +194,8 @@ where
     log_validating(meta);
     if let Some(error) = validate(meta, &context, &event) {
         crate::record::flush_debug_lines("error");
-        finish(meta, &context, started, None);
-        end(meta, started, false);
+        let elapsed = finish(meta, &context, started, None);
+        end(meta, elapsed, false);
         return Err(error);
     }
     log_validated(meta, &event);
@@ -219,14 +219,14 @@ where
     unfinished.armed = false;
     drop(unfinished);
 
-    match &result {
+    let elapsed = match &result {
         Ok(reply) => log_success(meta, &context, started, reply),
         Err(error) => {
             log_error(meta, &context, error, logged, domain.as_deref());
-            finish(meta, &context, started, None);
+            finish(meta, &context, started, None)
         }
-    }
-    end(meta, started, result.is_ok());
+    };
+    end(meta, elapsed, result.is_ok());
     result
 }
 
@@ -367,11 +367,18 @@ where
 
 /// Writes the records of a handler that succeeded with `reply`: the voice
 /// records of a voice function, the closing ones, and `success`.
-fn log_success(meta: &FunctionMeta, context: &Context, started: Instant, reply: &Reply) {
+/// Writes the records of a handler that answered; returns how long the
+/// invocation took.
+fn log_success(
+    meta: &FunctionMeta,
+    context: &Context,
+    started: Instant,
+    reply: &Reply,
+) -> Duration {
     if meta.kind() == Kind::Voice {
         voice_records(context, reply);
     }
-    finish(meta, context, started, Some(reply));
+    let elapsed = finish(meta, context, started, Some(reply));
     // A voice document is already in full in `voice_response`
     // (phase returned): the success record points at it rather than
     // write it a third time.
@@ -386,6 +393,7 @@ fn log_success(meta: &FunctionMeta, context: &Context, started: Instant, reply: 
         "Function completed successfully",
         crate::record::Success { result: &result() }
     );
+    elapsed
 }
 
 /// Logs the `flow` record: the flow transition data the flow passed, and
@@ -530,8 +538,8 @@ impl Drop for Unfinished<'_> {
         // future is instrumented with it, and `tracing` enters the span of
         // an instrumented future while it drops it.
         log_error(self.meta, self.context, &error, self.event, self.domain);
-        finish(self.meta, self.context, self.started, None);
-        end(self.meta, self.started, false);
+        let elapsed = finish(self.meta, self.context, self.started, None);
+        end(self.meta, elapsed, false);
     }
 }
 
@@ -592,9 +600,16 @@ fn validate(meta: &'static FunctionMeta, context: &Context, event: &Event) -> Op
 
 /// Logs `metrics`, then an `alert` for each threshold crossed; `reply` is
 /// the reply of a successful invocation.
-fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Option<&Reply>) {
-    let elapsed = started.elapsed();
-    let memory = metrics::rss_bytes_sampled();
+fn finish(
+    meta: &FunctionMeta,
+    context: &Context,
+    started: Instant,
+    reply: Option<&Reply>,
+) -> Duration {
+    // One reading of the clock for the whole end of the invocation.
+    let now = Instant::now();
+    let elapsed = now.saturating_duration_since(started);
+    let memory = metrics::rss_bytes_sampled_at(now);
     let limit = context.memory_limit();
     if let (Some(observer), Some(memory)) = (crate::observe::observer(), memory) {
         observer.memory(meta.name(), memory);
@@ -657,7 +672,7 @@ fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Optio
             json!(thresholds.response_bytes),
         );
     }
-    if let Some(rate) = error_rate::record(meta.name(), reply.is_some(), thresholds) {
+    if let Some(rate) = error_rate::record(meta.name(), reply.is_some(), thresholds, now) {
         alert(
             "error_rate",
             &format!(
@@ -673,13 +688,14 @@ fn finish(meta: &FunctionMeta, context: &Context, started: Instant, reply: Optio
             json!(thresholds.error_rate),
         );
     }
+    elapsed
 }
 
 mod error_rate {
     //! The error rate of each function over a sliding window, in 60
     //! buckets, with one alert per crossing of the threshold.
 
-    use std::sync::{Mutex, OnceLock};
+    use std::sync::Mutex;
     use std::time::{Duration, Instant};
 
     use crate::function::context::Thresholds;
@@ -758,21 +774,17 @@ mod error_rate {
             .or_else(|| windows.iter().position(|(name, _)| *name == function))
     }
 
-    fn epoch() -> Instant {
-        static EPOCH: OnceLock<Instant> = OnceLock::new();
-        *EPOCH.get_or_init(Instant::now)
-    }
-
-    /// Counts one invocation of `function`; returns the rate when this one
-    /// makes it cross the threshold.
+    /// Counts one invocation of `function`, ended at `now`; returns the
+    /// rate when this one makes it cross the threshold.
     pub(super) fn record(
         function: &'static str,
         ok: bool,
         thresholds: &Thresholds,
+        now: Instant,
     ) -> Option<Crossing> {
         let width = (thresholds.error_window / BUCKETS as u32).max(Duration::from_micros(1));
-        let now = epoch().elapsed().as_micros() / width.as_micros();
-        let now = u64::try_from(now).unwrap_or(u64::MAX);
+        let width_micros = u64::try_from(width.as_micros()).unwrap_or(u64::MAX);
+        let now = crate::function::metrics::micros_since_epoch(now) / width_micros;
         let mut windows = windows().lock().unwrap_or_else(|e| e.into_inner());
         let at = find(&windows, function).unwrap_or_else(|| {
             windows.push((function, Window::new(width, now)));
@@ -853,19 +865,15 @@ pub(crate) fn alert(kind: &str, message: &str, value: Value, threshold: Value) {
     );
 }
 
-fn end(meta: &'static FunctionMeta, started: Instant, ok: bool) {
+fn end(meta: &'static FunctionMeta, elapsed: Duration, ok: bool) {
     if let Some(observer) = crate::observe::observer() {
-        observer.invocation(
-            meta.name(),
-            if ok { "success" } else { "error" },
-            started.elapsed(),
-        );
+        observer.invocation(meta.name(), if ok { "success" } else { "error" }, elapsed);
     }
     info!(
         &format!("=== FUNCTION END: {} ===", meta.name()),
         crate::record::End {
             outcome: if ok { "success" } else { "error" },
-            execution_ms: millis(started.elapsed())
+            execution_ms: millis(elapsed)
         }
     );
 }
@@ -939,7 +947,8 @@ mod tests {
             .iter()
             .enumerate()
             .filter_map(|(at, ok)| {
-                record(function, *ok, thresholds).map(|c| (at + 1, c.failed, c.total))
+                record(function, *ok, thresholds, std::time::Instant::now())
+                    .map(|c| (at + 1, c.failed, c.total))
             })
             .collect()
     }

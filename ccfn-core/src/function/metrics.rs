@@ -18,15 +18,19 @@ pub(crate) const RSS_SAMPLE_INTERVAL: std::time::Duration = std::time::Duration:
 /// it costs a few microseconds, more than the rest of the contract.
 #[must_use]
 pub(crate) fn rss_bytes_sampled() -> Option<u64> {
+    rss_bytes_sampled_at(std::time::Instant::now())
+}
+
+/// [`rss_bytes_sampled`] as of `now`, for a caller that has just read the
+/// clock (one reading of it serves the whole end of an invocation).
+#[must_use]
+pub(crate) fn rss_bytes_sampled_at(now: std::time::Instant) -> Option<u64> {
     use std::sync::atomic::{AtomicU64, Ordering};
-    use std::time::Instant;
     const UNKNOWN: u64 = u64::MAX;
-    static EPOCH: OnceLock<Instant> = OnceLock::new();
     static READ_AT: AtomicU64 = AtomicU64::new(0);
     static VALUE: AtomicU64 = AtomicU64::new(UNKNOWN);
-    let epoch = *EPOCH.get_or_init(Instant::now);
     // Microseconds since the epoch, plus one so that 0 means "never read".
-    let now = u64::try_from(epoch.elapsed().as_micros()).unwrap_or(u64::MAX - 1) + 1;
+    let now = micros_since_epoch(now).saturating_add(1);
     let read_at = READ_AT.load(Ordering::Relaxed);
     let interval = u64::try_from(RSS_SAMPLE_INTERVAL.as_micros()).unwrap_or(u64::MAX);
     if read_at == 0 || now.saturating_sub(read_at) >= interval {
@@ -35,6 +39,19 @@ pub(crate) fn rss_bytes_sampled() -> Option<u64> {
         READ_AT.store(now, Ordering::Relaxed);
     }
     Some(VALUE.load(Ordering::Relaxed)).filter(|&v| v != UNKNOWN)
+}
+
+/// Whole microseconds from the first time this is asked (the process's
+/// metrics epoch) to `now`; 0 for a `now` before it.
+pub(crate) fn micros_since_epoch(now: std::time::Instant) -> u64 {
+    static EPOCH: OnceLock<std::time::Instant> = OnceLock::new();
+    let epoch = *EPOCH.get_or_init(|| now);
+    let since = now.saturating_duration_since(epoch);
+    // Seconds and sub-second parts apart: no 128-bit arithmetic.
+    since
+        .as_secs()
+        .saturating_mul(1_000_000)
+        .saturating_add(u64::from(since.subsec_micros()))
 }
 
 fn page_size() -> u64 {
@@ -88,6 +105,19 @@ mod tests {
             sampled.abs_diff(fresh) < 64 * 1024 * 1024,
             "{sampled} vs {fresh}"
         );
+    }
+
+    #[test]
+    fn microseconds_since_the_epoch_count_up_from_it() {
+        let first = std::time::Instant::now();
+        let at = micros_since_epoch(first);
+        let later = first + std::time::Duration::new(3, 250_000);
+        assert_eq!(micros_since_epoch(later), at + 3_000_250);
+        // An instant before the epoch counts as the epoch.
+        let seconds = std::time::Duration::from_secs(at / 1_000_000 + 1);
+        if let Some(before) = first.checked_sub(seconds) {
+            assert_eq!(micros_since_epoch(before), 0);
+        }
     }
 
     #[test]

@@ -27,7 +27,7 @@ impl<'a> Identity<'a> {
     pub(crate) fn of(invocation: Option<&'a Invocation>) -> Self {
         invocation.map_or_else(Identity::default, |invocation| Identity {
             function: Some(&invocation.function),
-            invocation_id: Some(&invocation.invocation_id),
+            invocation_id: Some(invocation.invocation_id.as_str()),
             call_sid: invocation.call_sid.as_deref(),
             lambda: invocation.lambda.as_ref(),
             invocation: Some(invocation),

@@ -664,12 +664,7 @@ mod tests {
     fn a_json_line_is_scrubbed_from_its_message_on_and_its_identity_once() {
         let canary = "canary-call-sid-4f1e9a";
         let secrets = crate::secret::invocation_secrets([canary, "canary-message-77d0c3"]);
-        let invocation = Invocation::new(
-            "f".into(),
-            "abc".into(),
-            Some(format!("CA{canary}")),
-            secrets,
-        );
+        let invocation = Invocation::new("f", "abc", Some(format!("CA{canary}")), secrets);
         let fields = super::super::value::Members(std::iter::empty());
         let entry = Entry {
             timestamp: "2026-11-26T10:00:00.000Z",

@@ -18,10 +18,39 @@ pub(crate) fn scrub_for_current(text: &mut String) {
     }
 }
 
+/// An invocation's identifier: the ASCII text of its own, held inline
+/// (see `InvocationId`), or the text a span gave.
+pub(crate) enum IdText {
+    Inline([u8; 24]),
+    Given(String),
+}
+
+impl IdText {
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            IdText::Inline(bytes) => std::str::from_utf8(bytes).unwrap_or_default(),
+            IdText::Given(text) => text,
+        }
+    }
+}
+
+impl From<String> for IdText {
+    fn from(text: String) -> Self {
+        IdText::Given(text)
+    }
+}
+
+impl From<&str> for IdText {
+    fn from(text: &str) -> Self {
+        IdText::Given(text.to_owned())
+    }
+}
+
 /// The invocation a span stands for.
 pub(crate) struct Invocation {
-    pub(super) function: String,
-    pub(super) invocation_id: String,
+    /// The function's name: its own `'static` one, or the text a span gave.
+    pub(super) function: std::borrow::Cow<'static, str>,
+    pub(super) invocation_id: IdText,
     pub(super) call_sid: Option<String>,
     /// Values scrubbed from this invocation's lines only (see
     /// [`crate::secret::invocation_secrets`]).
@@ -72,14 +101,14 @@ pub(crate) async fn on_lambda<F: std::future::Future>(lambda: OnLambda, future: 
 
 impl Invocation {
     pub(crate) fn new(
-        function: String,
-        invocation_id: String,
+        function: impl Into<std::borrow::Cow<'static, str>>,
+        invocation_id: impl Into<IdText>,
         call_sid: Option<String>,
         secrets: Vec<Box<str>>,
     ) -> Self {
         Invocation {
-            function,
-            invocation_id,
+            function: function.into(),
+            invocation_id: invocation_id.into(),
             call_sid,
             secrets,
             json: std::sync::OnceLock::new(),
@@ -137,7 +166,7 @@ impl Invocation {
         self.json.get_or_init(|| {
             let mut identity = JsonIdentity::new(
                 Some(&self.function),
-                Some(&self.invocation_id),
+                Some(self.invocation_id.as_str()),
                 self.call_sid.as_deref(),
                 self.lambda.as_ref(),
             );

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::NestedPath;
 use axum::http::request::Parts;
 use axum::http::{header, HeaderName, HeaderValue, StatusCode};
@@ -213,10 +213,9 @@ pub(super) fn with_invocation_id(mut response: Response) -> Response {
     response
 }
 
-/// Gives `response` the header of invocation `id`, whose text becomes the
-/// header's value without a copy.
+/// Gives `response` the header of invocation `id`.
 fn set_id(response: &mut Response, id: InvocationId) {
-    if let Ok(value) = HeaderValue::from_maybe_shared(Bytes::from(id.into_bytes())) {
+    if let Ok(value) = HeaderValue::from_str(id.as_str()) {
         response
             .headers_mut()
             .insert(INVOCATION_HEADER_NAME.clone(), value);

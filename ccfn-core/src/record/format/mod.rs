@@ -266,7 +266,7 @@ mod tests {
             ("twiml", Value::from("<Say>canary&lt;tab\tsecret&gt;</Say>")),
         ];
         let fields = Members(values.iter().map(|(k, v)| (*k, v)));
-        let invocation = Invocation::new("f".into(), "abc".into(), None, also.clone());
+        let invocation = Invocation::new("f", "abc", None, also.clone());
         let entry = Entry {
             timestamp: "2026-11-21T20:35:01.123Z",
             level: "INFO",
