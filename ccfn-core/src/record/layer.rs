@@ -31,7 +31,7 @@ use super::catalogue::{Record, Step};
 use super::entry::{Entry, Identity};
 use super::fields::EventVisitor;
 use super::format::{is_reserved, utc_day, LogFormat};
-use super::scope::{self, Invocation};
+use super::scope::{self, Invocation, LevelBits};
 use super::value::{FieldValue, Fields};
 use crate::secret::scrub;
 
@@ -464,28 +464,30 @@ pub(crate) fn invocation_span_read() -> bool {
 pub(crate) fn enabled(level: Level) -> bool {
     let levels = || {
         tracing::dispatcher::get_default(|dispatch| {
-            dispatch
-                .downcast_ref::<ContractLayer>()
-                .map(|layer| layer.levels)
+            LevelBits::of(
+                dispatch
+                    .downcast_ref::<ContractLayer>()
+                    .map(|layer| layer.levels),
+            )
         })
     };
     // An invocation runs under one subscriber: asked once, for all its
     // records.
-    let levels = if scope::in_invocation() {
-        scope::with_current(|invocation| *invocation.levels.get_or_init(levels))
+    let bits = if scope::in_invocation() {
+        scope::with_current(|invocation| invocation.level_bits(levels))
     } else {
         levels()
     };
-    levels.map_or_else(
-        || match level {
-            Level::ERROR => tracing::enabled!(target: "ccfn", Level::ERROR),
-            Level::WARN => tracing::enabled!(target: "ccfn", Level::WARN),
-            Level::INFO => tracing::enabled!(target: "ccfn", Level::INFO),
-            Level::DEBUG => tracing::enabled!(target: "ccfn", Level::DEBUG),
-            _ => tracing::enabled!(target: "ccfn", Level::TRACE),
-        },
-        |levels| levels[level_index(level)],
-    )
+    if bits & LevelBits::NO_LAYER == 0 {
+        return bits & (1 << level_index(level)) != 0;
+    }
+    match level {
+        Level::ERROR => tracing::enabled!(target: "ccfn", Level::ERROR),
+        Level::WARN => tracing::enabled!(target: "ccfn", Level::WARN),
+        Level::INFO => tracing::enabled!(target: "ccfn", Level::INFO),
+        Level::DEBUG => tracing::enabled!(target: "ccfn", Level::DEBUG),
+        _ => tracing::enabled!(target: "ccfn", Level::TRACE),
+    }
 }
 
 /// Writes a held `debug` line again, as it was when it was logged, then

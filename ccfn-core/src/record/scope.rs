@@ -46,6 +46,23 @@ impl From<&str> for IdText {
     }
 }
 
+/// Which levels of contract records a subscriber writes, in one byte: bit
+/// `n` for level `n` (`ERROR` to `TRACE`), [`LevelBits::NO_LAYER`] when
+/// it has no contract layer, [`LevelBits::KNOWN`] once asked.
+pub(crate) struct LevelBits;
+
+impl LevelBits {
+    pub(crate) const KNOWN: u8 = 0x80;
+    pub(crate) const NO_LAYER: u8 = 0x20;
+
+    /// The byte for `levels` (`None`: no contract layer).
+    pub(crate) fn of(levels: Option<[bool; 5]>) -> u8 {
+        levels.map_or(LevelBits::NO_LAYER, |levels| {
+            (0..5).fold(0, |bits, at| bits | (u8::from(levels[at]) << at))
+        })
+    }
+}
+
 /// The invocation a span stands for.
 pub(crate) struct Invocation {
     /// The function's name: its own `'static` one, or the text a span gave.
@@ -63,9 +80,9 @@ pub(crate) struct Invocation {
     /// The queue the first task it created went to, as the task router
     /// answered (its name, else its SID), for `taskrouter_config`.
     routed_queue: std::sync::OnceLock<String>,
-    /// Which levels of contract records the logging it runs under writes
-    /// (`ERROR` to `TRACE`; `None` without ccfn's layer), read once.
-    pub(super) levels: std::sync::OnceLock<Option<[bool; 5]>>,
+    /// Which levels of contract records the logging it runs under writes,
+    /// read once (see [`Invocation::level_bits`]).
+    levels: std::sync::atomic::AtomicU8,
     /// Where its `debug` lines are held back, when they are.
     debug_buffer: Option<super::buffer::DebugBuffer>,
     /// What the process's observer carries for it while it runs (see
@@ -114,7 +131,7 @@ impl Invocation {
             json: std::sync::OnceLock::new(),
             deadline: None,
             routed_queue: std::sync::OnceLock::new(),
-            levels: std::sync::OnceLock::new(),
+            levels: std::sync::atomic::AtomicU8::new(0),
             debug_buffer: None,
             observed: None,
             lambda: ON_LAMBDA.try_with(OnLambda::clone).ok(),
@@ -137,6 +154,20 @@ impl Invocation {
     #[allow(dead_code)]
     pub(crate) fn observed<T: std::any::Any + Clone>(&self) -> Option<T> {
         self.observed.as_deref()?.downcast_ref::<T>().cloned()
+    }
+
+    /// Which levels of contract records the logging it runs under writes,
+    /// as [`LevelBits`]: `ask` is asked the first time only.
+    #[inline]
+    pub(super) fn level_bits(&self, ask: impl FnOnce() -> u8) -> u8 {
+        use std::sync::atomic::Ordering::Relaxed;
+        let bits = self.levels.load(Relaxed);
+        if bits & LevelBits::KNOWN != 0 {
+            return bits;
+        }
+        let bits = ask() | LevelBits::KNOWN;
+        self.levels.store(bits, Relaxed);
+        bits
     }
 
     /// The function invoked.
@@ -365,4 +396,31 @@ pub(super) fn take_held() -> Option<(std::collections::VecDeque<super::buffer::H
             .debug_buffer()
             .map(super::buffer::DebugBuffer::take)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Invocation, LevelBits};
+
+    /// Every set of levels, and no layer at all, kept as given; the
+    /// question asked the first time only.
+    #[test]
+    fn the_levels_are_asked_once_and_kept_as_given() {
+        let every = (0..32u8).map(|bits| Some(std::array::from_fn(|at| bits & (1 << at) != 0)));
+        for given in every.chain([None]) {
+            let invocation = Invocation::new("f", "abc", None, Vec::new());
+            let mut asked = 0;
+            let bits = invocation.level_bits(|| {
+                asked += 1;
+                LevelBits::of(given)
+            });
+            assert_eq!(invocation.level_bits(|| unreachable!("asked again")), bits);
+            assert_eq!(asked, 1);
+            assert_eq!(bits & LevelBits::NO_LAYER != 0, given.is_none());
+            for at in 0..5 {
+                let on = given.is_some_and(|levels| levels[at]);
+                assert_eq!(bits & (1 << at) != 0, on, "{given:?} {at}");
+            }
+        }
+    }
 }
