@@ -253,6 +253,11 @@ fn log_start(
             domain: domain.as_deref()
         }
     );
+    if !crate::record::enabled(Level::INFO) {
+        // None of the records below would be written: the event and the
+        // context need not even be read for them.
+        return (logged, domain);
+    }
     if context.local_logging() || event.lookup_str("ENABLE_LOCAL_LOGGING") == Some("true") {
         info!(
             "Verbose logging enabled",
@@ -302,6 +307,9 @@ fn log_validating(meta: &FunctionMeta) {
 /// phase `passed`, `processing`, `caller`, and for a voice function
 /// `flow`.
 fn log_validated(meta: &FunctionMeta, event: &Event) {
+    if !crate::record::enabled(Level::INFO) {
+        return;
+    }
     info!(
         "Validation passed",
         crate::record::Validation {
