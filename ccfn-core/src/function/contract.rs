@@ -61,9 +61,10 @@ where
         let invocation_id = InvocationId::new();
         // Lines written in the invocation's own polls know it without a
         // span: one is made only for those who read it (see
-        // `invocation_span_read`), as making, entering and closing it
+        // `InvocationStart::span_read`), as making, entering and closing it
         // cost as much as a good part of the contract.
-        let span = if crate::record::layer::invocation_span_read() {
+        let start = crate::record::layer::InvocationStart::ask();
+        let span = if start.span_read {
             tracing::info_span!(
                 target: "ccfn",
                 SPAN_NAME,
@@ -113,6 +114,7 @@ where
             event.call_sid().map(str::to_owned),
             secrets,
         )
+        .with_level_bits(start.level_bits)
         .with_deadline(Instant::now() + Duration::from_millis(meta.timeout_ms()))
         .with_debug_buffer(
             meta.debug_buffer_bytes()

@@ -447,16 +447,30 @@ pub(crate) fn dispatch<R: Record>(level: Level, critical: bool, message: &str, r
     }
 }
 
-/// Whether an invocation's span would be read: by the [`ContractLayer`]
-/// of the subscriber in place (see its `on_new_span`), or by other layers
-/// beside it or a subscriber without one. When not, an invocation is run
-/// without one.
-pub(crate) fn invocation_span_read() -> bool {
-    tracing::dispatcher::get_default(|dispatch| {
-        dispatch
-            .downcast_ref::<ContractLayer>()
-            .is_none_or(|layer| !layer.alone || layer.reads_invocation_spans())
-    })
+/// What an invocation needs to know of the subscriber in place, asked
+/// once as it starts: whether its span would be read (see
+/// [`InvocationStart::span_read`]) and which levels of records are
+/// written (as [`LevelBits`], for [`Invocation::with_level_bits`]).
+pub(crate) struct InvocationStart {
+    /// Whether an invocation's span would be read: by the
+    /// [`ContractLayer`] of the subscriber in place (see its
+    /// `on_new_span`), or by other layers beside it or a subscriber
+    /// without one. When not, an invocation is run without one.
+    pub(crate) span_read: bool,
+    pub(crate) level_bits: u8,
+}
+
+impl InvocationStart {
+    /// Asks the subscriber in place.
+    pub(crate) fn ask() -> InvocationStart {
+        tracing::dispatcher::get_default(|dispatch| {
+            let layer = dispatch.downcast_ref::<ContractLayer>();
+            InvocationStart {
+                span_read: layer.is_none_or(|layer| !layer.alone || layer.reads_invocation_spans()),
+                level_bits: LevelBits::of(layer.map(|layer| layer.levels)),
+            }
+        })
+    }
 }
 
 /// Whether a contract record at `level` would be written by the

@@ -156,6 +156,16 @@ impl Invocation {
         self.observed.as_deref()?.downcast_ref::<T>().cloned()
     }
 
+    /// The same invocation, knowing already which levels of contract
+    /// records are written ([`LevelBits::of`]).
+    pub(crate) fn with_level_bits(self, bits: u8) -> Self {
+        self.levels.store(
+            bits | LevelBits::KNOWN,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        self
+    }
+
     /// Which levels of contract records the logging it runs under writes,
     /// as [`LevelBits`]: `ask` is asked the first time only.
     #[inline]
@@ -416,6 +426,10 @@ mod tests {
             });
             assert_eq!(invocation.level_bits(|| unreachable!("asked again")), bits);
             assert_eq!(asked, 1);
+            let told = Invocation::new("f", "abc", None, Vec::new())
+                .with_level_bits(LevelBits::of(given))
+                .level_bits(|| unreachable!("told already"));
+            assert_eq!(told, bits);
             assert_eq!(bits & LevelBits::NO_LAYER != 0, given.is_none());
             for at in 0..5 {
                 let on = given.is_some_and(|levels| levels[at]);
