@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::FutureExt as _;
 use serde_json::{json, Value};
-use tracing::{Instrument as _, Level};
+use tracing::Level;
 
 use crate::error::Error;
 use crate::error::ErrorKind;
@@ -125,9 +125,9 @@ where
         let callback = Callback::new(invocation_id);
         let result = InInvocation::new(
             invocation,
+            span,
             contract(meta, context, event, callback, handler),
         )
-        .instrument(span)
         .await;
         let completion = Completion::new(invocation_id, result);
         if let Some(observed) = observed {
@@ -544,9 +544,9 @@ impl Drop for Unfinished<'_> {
             ErrorKind::Cancelled,
             "invocation cancelled before it completed: the client went away or the server stopped",
         );
-        // Dropped with the invocation's future, inside its span: the
-        // future is instrumented with it, and `tracing` enters the span of
-        // an instrumented future while it drops it.
+        // Dropped with the invocation's future, inside its span (when it
+        // has one) and as the invocation: `InInvocation` enters both while
+        // it drops the future.
         log_error(self.meta, self.context, &error, self.event, self.domain);
         let elapsed = finish(self.meta, self.context, self.started, None);
         end(self.meta, elapsed, false);

@@ -318,12 +318,16 @@ pub(crate) fn routed_queue() -> Option<String> {
 }
 
 pin_project_lite::pin_project! {
-    /// Polls an invocation's future with its identity (and the values its
-    /// lines must not show) at hand for the layer, which then need not look
-    /// it up among the spans; and drops it so too, so that an invocation
-    /// cancelled while it runs closes its records as its own.
+    /// Polls an invocation's future inside its span, when it has one, with
+    /// its identity (and the values its lines must not show) at hand for
+    /// the layer, which then need not look it up among the spans; and
+    /// drops it so too, so that an invocation cancelled while it runs
+    /// closes its records as its own.
     pub(crate) struct InInvocation<F> {
         invocation: Invocation,
+        // Entered only when there is one: an invocation without a span
+        // (no layer reads it) pays nothing for it.
+        span: Option<tracing::Span>,
         #[pin]
         future: Option<F>,
     }
@@ -332,15 +336,19 @@ pin_project_lite::pin_project! {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
             let mut future = this.future;
+            let _entered = this.span.as_ref().map(tracing::Span::enter);
             CURRENT.set(this.invocation, || future.set(None));
         }
     }
 }
 
 impl<F> InInvocation<F> {
-    pub(crate) fn new(invocation: Invocation, future: F) -> Self {
+    /// `future`, run as `invocation` inside `span` (none when
+    /// [`tracing::Span::is_none`]).
+    pub(crate) fn new(invocation: Invocation, span: tracing::Span, future: F) -> Self {
         InInvocation {
             invocation,
+            span: (!span.is_none()).then_some(span),
             future: Some(future),
         }
     }
@@ -357,6 +365,7 @@ impl<F: std::future::Future> std::future::Future for InInvocation<F> {
         let Some(future) = this.future.as_pin_mut() else {
             unreachable!("an invocation's future is only gone once dropped")
         };
+        let _entered = this.span.as_ref().map(tracing::Span::enter);
         // The lines of this poll go to the writer together.
         background::batched(|| CURRENT.set(this.invocation, || future.poll(cx)))
     }
