@@ -218,8 +218,8 @@ macro_rules! children {
         #[doc = concat!(
             "Appends [`", stringify!($class), "`] with `", stringify!($tparam),
             "` as its text (none when empty); [`", stringify!($cfn), "`](Self::",
-            stringify!($cfn), ") appends it without text (the rule and an example: ",
-            "[Optional text](crate::voice#optional-text)).",
+            stringify!($cfn), ") appends it without text (the rule and an example ",
+            "are under \"Optional text\" in the module's docs).",
         )]
         pub fn $tfn(&mut self, $tparam: impl Into<String>) -> &mut $class {
             $crate::voice::tree::Parent::el_mut(self).push($tparam.into())
