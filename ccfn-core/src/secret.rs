@@ -235,8 +235,8 @@ fn register(value: &str) {
 }
 
 /// The forms a value can take in a line, each once: as is, XML-escaped
-/// (as element text and as an attribute value, a JSON string put in the
-/// voice markup included), percent-encoded (with `+` or `%20` for a
+/// (as element text, as an attribute value and as a comment, a JSON
+/// string put in the voice markup included), percent-encoded (with `+` or `%20` for a
 /// space), and each of those JSON-escaped once and twice (a voice
 /// document is a JSON string in a line, and a JSON value may hold JSON
 /// text), plus the form the human format shows control characters in.
@@ -262,6 +262,13 @@ pub(crate) fn forms(value: &str) -> Vec<Box<str>> {
         escape(text, &mut out);
         out
     };
+    // In a voice markup comment: as is, or with every hyphen replaced
+    // (a comment holding `--` anywhere is written so).
+    let comment = |text: &str, hyphens: bool| {
+        let mut out = String::with_capacity(text.len());
+        crate::text::xml::comment_with(text, hyphens, &mut out);
+        out
+    };
     let once = json(value);
     let encoded: String = form_urlencoded::byte_serialize(value.as_bytes()).collect();
     let bases = [
@@ -270,6 +277,10 @@ pub(crate) fn forms(value: &str) -> Vec<Box<str>> {
         xml(value, crate::text::xml::escape_attr),
         xml(&once, crate::text::xml::escape_text),
         xml(&once, crate::text::xml::escape_attr),
+        comment(value, false),
+        comment(value, true),
+        comment(&once, false),
+        comment(&once, true),
         encoded.replace('+', "%20"),
         encoded,
     ];

@@ -119,7 +119,7 @@ fn add(twiml: &mut VoiceResponse, verb: &Verb) -> Element {
         }
         Verb::Enqueue(name, wait_url, task) => {
             twiml
-                .enqueue_named(name)
+                .enqueue_name(name)
                 .wait_url(wait_url)
                 .task(task.as_str());
             Element::new(

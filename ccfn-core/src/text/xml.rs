@@ -162,6 +162,33 @@ pub(crate) fn escape_attr(s: &str, out: &mut String) {
     });
 }
 
+/// Comment text, as written between `<!-- ` and ` -->`: nothing is
+/// escaped (the helper libraries write comments as given), each character
+/// XML 1.0 cannot hold is written U+FFFD, and so is every hyphen of a
+/// text that holds `--` anywhere: XML forbids `--` in a comment, the
+/// helper libraries refuse it, and a comment must not close early.
+pub(crate) fn escape_comment(s: &str, out: &mut String) {
+    comment_with(s, s.contains("--"), out);
+}
+
+/// [`escape_comment`], every hyphen written U+FFFD when `hyphens`
+/// (whatever `s` holds): the two forms a text takes in a comment, which
+/// the scrubber looks for (a secret's own hyphens change with the text
+/// around it).
+pub(crate) fn comment_with(s: &str, hyphens: bool, out: &mut String) {
+    // Character by character: comments are few and short.
+    out.extend(s.chars().map(|c| {
+        let refused = matches!(c, '\u{0}'..='\u{8}' | '\u{B}' | '\u{C}' | '\u{E}'..='\u{1F}')
+            || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+            || (hyphens && c == '-');
+        if refused {
+            '\u{FFFD}'
+        } else {
+            c
+        }
+    }));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,6 +293,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn comments_are_written_as_given_but_for_what_xml_forbids() {
+        let comment = |s: &str| {
+            let mut out = String::new();
+            escape_comment(s, &mut out);
+            out
+        };
+        // Nothing is escaped; single hyphens are kept, at either end too.
+        assert_eq!(
+            comment("a & <b> \"c\" 'd' \r\n\t-e-"),
+            "a & <b> \"c\" 'd' \r\n\t-e-"
+        );
+        assert_eq!(comment("-"), "-");
+        assert_eq!(comment(""), "");
+        // `--` anywhere: every hyphen of the text, so `-->` cannot close it.
+        assert_eq!(comment("a-b -->"), "a\u{FFFD}b \u{FFFD}\u{FFFD}>");
+        assert_eq!(comment("---"), "\u{FFFD}\u{FFFD}\u{FFFD}");
+        // What XML 1.0 cannot hold, as in text.
+        assert_eq!(
+            comment("\u{0}\u{1b}\u{7f}\u{FFFE}\u{FFFF}\u{FFFD}é"),
+            "\u{FFFD}\u{FFFD}\u{7f}\u{FFFD}\u{FFFD}\u{FFFD}é"
+        );
+        let mut out = String::new();
+        comment_with("a-b", true, &mut out);
+        assert_eq!(out, "a\u{FFFD}b");
     }
 
     #[test]

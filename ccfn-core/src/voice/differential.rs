@@ -34,6 +34,15 @@ pub(super) trait Build {
     fn add_other(&mut self, tag: String) -> &mut dyn Build;
     /// `add_text(text)`.
     fn add_words(&mut self, text: &str);
+    /// `comment(text)`, `comment_before(text)` or `comment_after(text)`
+    /// (`place` is `inside`, `before` or `after`): only the response has
+    /// them, as only the helper's response has.
+    fn add_comment(&mut self, place: &str, text: &str) {
+        panic!(
+            "{} has no comments, not even {place} {text:?}",
+            self.class()
+        )
+    }
 }
 
 thread_local! {
@@ -68,6 +77,24 @@ impl Build for VoiceResponse {
 
     fn add_words(&mut self, text: &str) {
         panic!("the response holds no text, not even {text:?}")
+    }
+
+    fn add_comment(&mut self, place: &str, text: &str) {
+        match place {
+            "inside" => {
+                hit("VoiceResponse", "fn comment");
+                self.comment(text)
+            }
+            "before" => {
+                hit("VoiceResponse", "fn comment_before");
+                self.comment_before(text)
+            }
+            "after" => {
+                hit("VoiceResponse", "fn comment_after");
+                self.comment_after(text)
+            }
+            _ => panic!("a comment {place:?}"),
+        };
     }
 }
 
@@ -107,6 +134,11 @@ fn replay(parent: &mut dyn Build, node: &Value, at: &str) {
         .enumerate()
     {
         let at = format!("{at}/{i}");
+        if let Some(place) = child.get("comment") {
+            let place = place.as_str().expect("where the comment goes");
+            parent.add_comment(place, child["text"].as_str().expect("text"));
+            continue;
+        }
         if child.get("method").is_none() {
             parent.add_words(child["text"].as_str().expect("text"));
             continue;
@@ -146,9 +178,13 @@ fn replay(parent: &mut dyn Build, node: &Value, at: &str) {
     }
 }
 
+/// The comment methods of the response, which the helper's response has
+/// beside the methods adding its children.
+const COMMENTS: &[&str] = &["comment", "comment_before", "comment_after"];
+
 /// The helper's vocabulary as the generator read it: class → (attribute
-/// names, child method names).
-type Vocabulary = BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)>;
+/// names, child method names, the names of those whose text is optional).
+type Vocabulary = BTreeMap<String, (BTreeSet<String>, BTreeSet<String>, BTreeSet<String>)>;
 
 fn read_vocabulary(line: &Value) -> Vocabulary {
     let names = |value: &Value| -> BTreeSet<String> {
@@ -166,7 +202,11 @@ fn read_vocabulary(line: &Value) -> Vocabulary {
         .map(|(class, sets)| {
             (
                 class.clone(),
-                (names(&sets["attributes"]), names(&sets["children"])),
+                (
+                    names(&sets["attributes"]),
+                    names(&sets["children"]),
+                    names(&sets["optional"]),
+                ),
             )
         })
         .collect()
@@ -175,115 +215,110 @@ fn read_vocabulary(line: &Value) -> Vocabulary {
 fn ours() -> Vocabulary {
     VOCABULARY
         .iter()
-        .map(|(class, attributes, children)| {
+        .map(|class| {
             let set = |names: &[&str]| names.iter().map(|name| name.to_string()).collect();
-            (class.to_string(), (set(attributes), set(children)))
+            (
+                class.name.to_string(),
+                (
+                    set(class.attributes),
+                    set(class.children),
+                    set(class.optional),
+                ),
+            )
         })
         .collect()
 }
 
-/// Every builder, for the differential test to check the vocabulary
-/// against the helper library's.
-const VOCABULARY: &[(&str, &[&str], &[&str])] = &[
-    ("VoiceResponse", &[], VoiceResponse::CHILDREN),
-    ("AiSession", AiSession::ATTRIBUTES, AiSession::CHILDREN),
-    (
-        "Application",
-        Application::ATTRIBUTES,
-        Application::CHILDREN,
-    ),
-    (
-        "ApplicationSid",
-        ApplicationSid::ATTRIBUTES,
-        ApplicationSid::CHILDREN,
-    ),
-    ("Autopilot", Autopilot::ATTRIBUTES, Autopilot::CHILDREN),
-    ("Client", Client::ATTRIBUTES, Client::CHILDREN),
-    ("Conference", Conference::ATTRIBUTES, Conference::CHILDREN),
-    ("Config", Config::ATTRIBUTES, Config::CHILDREN),
-    ("Connect", Connect::ATTRIBUTES, Connect::CHILDREN),
-    (
-        "Conversation",
-        Conversation::ATTRIBUTES,
-        Conversation::CHILDREN,
-    ),
-    (
-        "ConversationRelay",
-        ConversationRelay::ATTRIBUTES,
-        ConversationRelay::CHILDREN,
-    ),
-    (
-        "ConversationRelaySession",
-        ConversationRelaySession::ATTRIBUTES,
-        ConversationRelaySession::CHILDREN,
-    ),
-    ("Dial", Dial::ATTRIBUTES, Dial::CHILDREN),
-    ("Echo", Echo::ATTRIBUTES, Echo::CHILDREN),
-    ("Enqueue", Enqueue::ATTRIBUTES, Enqueue::CHILDREN),
-    ("Gather", Gather::ATTRIBUTES, Gather::CHILDREN),
-    ("Hangup", Hangup::ATTRIBUTES, Hangup::CHILDREN),
-    ("Header", Header::ATTRIBUTES, Header::CHILDREN),
-    ("Headers", Headers::ATTRIBUTES, Headers::CHILDREN),
-    ("Identity", Identity::ATTRIBUTES, Identity::CHILDREN),
-    ("Language", Language::ATTRIBUTES, Language::CHILDREN),
-    ("Leave", Leave::ATTRIBUTES, Leave::CHILDREN),
-    ("Number", Number::ATTRIBUTES, Number::CHILDREN),
-    ("Parameter", Parameter::ATTRIBUTES, Parameter::CHILDREN),
-    ("Pause", Pause::ATTRIBUTES, Pause::CHILDREN),
-    ("Pay", Pay::ATTRIBUTES, Pay::CHILDREN),
-    ("Play", Play::ATTRIBUTES, Play::CHILDREN),
-    ("Prompt", Prompt::ATTRIBUTES, Prompt::CHILDREN),
-    ("Queue", Queue::ATTRIBUTES, Queue::CHILDREN),
-    ("Record", Record::ATTRIBUTES, Record::CHILDREN),
-    ("Recording", Recording::ATTRIBUTES, Recording::CHILDREN),
-    ("Redirect", Redirect::ATTRIBUTES, Redirect::CHILDREN),
-    ("Refer", Refer::ATTRIBUTES, Refer::CHILDREN),
-    ("ReferSip", ReferSip::ATTRIBUTES, ReferSip::CHILDREN),
-    ("Reject", Reject::ATTRIBUTES, Reject::CHILDREN),
-    ("Room", Room::ATTRIBUTES, Room::CHILDREN),
-    ("Say", Say::ATTRIBUTES, Say::CHILDREN),
-    ("Sim", Sim::ATTRIBUTES, Sim::CHILDREN),
-    ("Sip", Sip::ATTRIBUTES, Sip::CHILDREN),
-    ("SipUri", SipUri::ATTRIBUTES, SipUri::CHILDREN),
-    ("Siprec", Siprec::ATTRIBUTES, Siprec::CHILDREN),
-    ("Sms", Sms::ATTRIBUTES, Sms::CHILDREN),
-    ("SsmlBreak", SsmlBreak::ATTRIBUTES, SsmlBreak::CHILDREN),
-    (
-        "SsmlEmphasis",
-        SsmlEmphasis::ATTRIBUTES,
-        SsmlEmphasis::CHILDREN,
-    ),
-    ("SsmlLang", SsmlLang::ATTRIBUTES, SsmlLang::CHILDREN),
-    ("SsmlP", SsmlP::ATTRIBUTES, SsmlP::CHILDREN),
-    (
-        "SsmlPhoneme",
-        SsmlPhoneme::ATTRIBUTES,
-        SsmlPhoneme::CHILDREN,
-    ),
-    (
-        "SsmlProsody",
-        SsmlProsody::ATTRIBUTES,
-        SsmlProsody::CHILDREN,
-    ),
-    ("SsmlS", SsmlS::ATTRIBUTES, SsmlS::CHILDREN),
-    ("SsmlSayAs", SsmlSayAs::ATTRIBUTES, SsmlSayAs::CHILDREN),
-    ("SsmlSub", SsmlSub::ATTRIBUTES, SsmlSub::CHILDREN),
-    ("SsmlW", SsmlW::ATTRIBUTES, SsmlW::CHILDREN),
-    ("Start", Start::ATTRIBUTES, Start::CHILDREN),
-    ("Stop", Stop::ATTRIBUTES, Stop::CHILDREN),
-    ("Stream", Stream::ATTRIBUTES, Stream::CHILDREN),
-    ("Task", Task::ATTRIBUTES, Task::CHILDREN),
-    (
-        "Transcription",
-        Transcription::ATTRIBUTES,
-        Transcription::CHILDREN,
-    ),
-    (
-        "VirtualAgent",
-        VirtualAgent::ATTRIBUTES,
-        VirtualAgent::CHILDREN,
-    ),
-    ("WhatsApp", WhatsApp::ATTRIBUTES, WhatsApp::CHILDREN),
+/// One builder, for the differential test to check the vocabulary
+/// against the helper library's: the helper's names of its attributes,
+/// of its child methods and of those whose text is optional, and the
+/// builders' own names of those methods.
+struct Class {
+    name: &'static str,
+    attributes: &'static [&'static str],
+    children: &'static [&'static str],
+    optional: &'static [&'static str],
+    methods: &'static [&'static str],
+}
+
+macro_rules! classes {
+    ($($ty:ident),* $(,)?) => {
+        &[$(Class {
+            name: stringify!($ty),
+            attributes: $ty::ATTRIBUTES,
+            children: $ty::CHILDREN,
+            optional: $ty::OPTIONAL,
+            methods: $ty::METHODS,
+        }),*]
+    };
+}
+
+impl VoiceResponse {
+    /// The response has no attributes.
+    const ATTRIBUTES: &'static [&'static str] = &[];
+}
+
+/// Every builder.
+const VOCABULARY: &[Class] = classes![
+    VoiceResponse,
+    AiSession,
+    Application,
+    ApplicationSid,
+    Autopilot,
+    Client,
+    Conference,
+    Config,
+    Connect,
+    Conversation,
+    ConversationRelay,
+    ConversationRelaySession,
+    Dial,
+    Echo,
+    Enqueue,
+    Gather,
+    Hangup,
+    Header,
+    Headers,
+    Identity,
+    Language,
+    Leave,
+    Number,
+    Parameter,
+    Pause,
+    Pay,
+    Play,
+    Prompt,
+    Queue,
+    Record,
+    Recording,
+    Redirect,
+    Refer,
+    ReferSip,
+    Reject,
+    Room,
+    Say,
+    Sim,
+    Sip,
+    SipUri,
+    Siprec,
+    Sms,
+    SsmlBreak,
+    SsmlEmphasis,
+    SsmlLang,
+    SsmlP,
+    SsmlPhoneme,
+    SsmlProsody,
+    SsmlS,
+    SsmlSayAs,
+    SsmlSub,
+    SsmlW,
+    Start,
+    Stop,
+    Stream,
+    Task,
+    Transcription,
+    VirtualAgent,
+    WhatsApp,
 ];
 
 const DOCUMENTS: &str = concat!(
@@ -314,12 +349,16 @@ fn every_helper_document_is_written_byte_for_byte() {
     let classes: BTreeSet<&String> = helper.keys().chain(ours.keys()).collect();
     let mut differences = Vec::new();
     for class in classes {
-        let empty = (BTreeSet::new(), BTreeSet::new());
+        let empty = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
         let (h, o) = (
             helper.get(class).unwrap_or(&empty),
             ours.get(class).unwrap_or(&empty),
         );
-        for (what, h, o) in [("attribute", &h.0, &o.0), ("child", &h.1, &o.1)] {
+        for (what, h, o) in [
+            ("attribute", &h.0, &o.0),
+            ("child", &h.1, &o.1),
+            ("child with optional text", &h.2, &o.2),
+        ] {
             for name in h.difference(o) {
                 differences.push(format!("{class}: {what} {name:?} is missing"));
             }
@@ -342,18 +381,39 @@ fn every_helper_document_is_written_byte_for_byte() {
     }
     assert!(count >= 1000, "only {count} documents");
 
-    // Every setter and method was driven at least once.
-    let hits = HITS.with(|hits| hits.borrow().clone());
+    // Every setter and method was driven at least once, by the helper's
+    // names and by the builders' own (both forms of an optional text),
+    // and so was each comment method.
+    let hits: BTreeSet<String> = HITS.with(|hits| {
+        hits.borrow()
+            .iter()
+            .map(|(class, name)| format!("{class}.{name}"))
+            .collect()
+    });
+    let ours = |names: &'static [&'static str]| {
+        names
+            .iter()
+            .map(|name| format!("fn {name}"))
+            .collect::<Vec<_>>()
+    };
     let missed: Vec<String> = VOCABULARY
         .iter()
-        .flat_map(|(class, attributes, children)| {
-            attributes
+        .flat_map(|class| {
+            class
+                .attributes
                 .iter()
-                .chain(children.iter())
-                .map(move |name| (*class, *name))
+                .chain(class.children)
+                .map(|name| name.to_string())
+                .chain(ours(class.methods))
+                .map(move |name| (class.name, name))
         })
-        .filter(|key| !hits.contains(key))
+        .chain(
+            ours(COMMENTS)
+                .into_iter()
+                .map(|name| ("VoiceResponse", name)),
+        )
         .map(|(class, name)| format!("{class}.{name}"))
+        .filter(|key| !hits.contains(key))
         .collect();
     assert!(
         missed.is_empty(),

@@ -329,13 +329,13 @@ element! {
         trim = "trim": Trim;
     }
     children {
-        application = "application" -> Application(application_sid);
-        client = "client" -> Client(identity);
+        application = "application" -> Application | application_sid(sid);
+        client = "client" -> Client | client_identity(identity);
         conference = "conference" -> Conference(name);
         number = "number" -> Number(phone_number);
         queue = "queue" -> Queue(name);
         sim = "sim" -> Sim(sim_sid);
-        sip = "sip" -> Sip(sip_url);
+        sip = "sip" -> Sip | sip_url(url);
         whats_app = "whatsApp" -> WhatsApp(phone_number);
     }
 }
@@ -414,7 +414,7 @@ element! {
     }
     children {
         pause = "pause" -> Pause;
-        play = "play" -> Play(url);
+        play = "play" -> Play | play_url(url);
         say = "say" -> Say(message);
     }
 }
@@ -627,7 +627,7 @@ element! {
     }
     children {
         pause = "pause" -> Pause;
-        play = "play" -> Play(url);
+        play = "play" -> Play | play_url(url);
         say = "say" -> Say(message);
     }
 }
@@ -833,7 +833,7 @@ element! {
     }
     children {
         headers = "headers" -> Headers;
-        uri = "uri" -> SipUri(sip_url);
+        uri = "uri" -> SipUri | uri_sip_url(sip_url);
     }
 }
 

@@ -69,12 +69,12 @@
 //! | Verb | Added with | What it holds |
 //! |---|---|---|
 //! | [`<Say>`](Say) | [`say`](VoiceResponse::say) | text and SSML: [`break_`](Say::break_), [`emphasis`](Say::emphasis), [`lang`](Say::lang), [`p`](Say::p), [`phoneme`](Say::phoneme), [`prosody`](Say::prosody), [`s`](Say::s), [`say_as`](Say::say_as), [`sub`](Say::sub), [`w`](Say::w) |
-//! | [`<Play>`](Play) | [`play`](VoiceResponse::play) | the audio URL |
+//! | [`<Play>`](Play) | [`play`](VoiceResponse::play), [`play_url`](VoiceResponse::play_url) | the audio URL |
 //! | [`<Pause>`](Pause) | [`pause`](VoiceResponse::pause) | nothing |
 //! | [`<Gather>`](Gather) | [`gather`](VoiceResponse::gather) | [`Say`], [`Play`], [`Pause`] |
 //! | [`<Record>`](Record) | [`record`](VoiceResponse::record) | nothing |
 //! | [`<Dial>`](Dial) | [`dial`](VoiceResponse::dial), [`dial_number`](VoiceResponse::dial_number) | [`Number`], [`Client`], [`Conference`], [`Queue`], [`Sip`], [`Sim`], [`Application`], [`WhatsApp`] |
-//! | [`<Enqueue>`](Enqueue) | [`enqueue`](VoiceResponse::enqueue), [`enqueue_named`](VoiceResponse::enqueue_named) | [`Task`] |
+//! | [`<Enqueue>`](Enqueue) | [`enqueue`](VoiceResponse::enqueue), [`enqueue_name`](VoiceResponse::enqueue_name) | [`Task`] |
 //! | [`<Leave>`](Leave) | [`leave`](VoiceResponse::leave) | nothing |
 //! | [`<Connect>`](Connect) | [`connect`](VoiceResponse::connect) | [`Stream`], [`ConversationRelay`], [`VirtualAgent`], [`AiSession`], [`ConversationRelaySession`], [`Conversation`], [`Room`], [`Autopilot`] |
 //! | [`<Start>`](Start) | [`start`](VoiceResponse::start) | [`Stream`], [`Siprec`], [`Transcription`], [`Recording`] |
@@ -95,10 +95,9 @@
 //! Method names are the helper libraries' in snake case, except where Rust
 //! or a clash asks otherwise: [`break_`](Say::break_), `loop_` and
 //! [`for_`](Prompt::for_) (keywords); [`language_element`](ConversationRelay::language_element)
-//! (`<ConversationRelay>` has a `language` attribute too);
-//! [`dial`](VoiceResponse::dial) and [`dial_number`](VoiceResponse::dial_number),
-//! [`enqueue`](VoiceResponse::enqueue) and [`enqueue_named`](VoiceResponse::enqueue_named)
-//! (with and without text); and `<ConversationRelay>`'s all-lowercase
+//! (`<ConversationRelay>` has a `language` attribute too); the forms
+//! with text of the elements whose text is optional (see
+//! [Optional text](#optional-text)); and `<ConversationRelay>`'s all-lowercase
 //! attributes split into words ([`background_noise_reduction`](ConversationRelay::background_noise_reduction),
 //! [`deepgram_smart_format`](ConversationRelay::deepgram_smart_format),
 //! [`ignore_backchannel`](ConversationRelay::ignore_backchannel),
@@ -132,8 +131,8 @@
 //! // <Play>, audio or digits.
 //! assert_eq!(
 //!     xml(|t| {
-//!         t.play("https://example.com/hold.mp3").loop_(0);
-//!         t.play("").digits("ww1234#");
+//!         t.play_url("https://example.com/hold.mp3").loop_(0);
+//!         t.play().digits("ww1234#");
 //!     }),
 //!     r#"<Play loop="0">https://example.com/hold.mp3</Play><Play digits="ww1234#"/>"#
 //! );
@@ -253,6 +252,82 @@
 //! twiml.say("Hello").dial(); // error: no method named `dial` on `Say`
 //! ```
 //!
+//! # Optional text
+//!
+//! One rule, the helper libraries' own: where the helper requires an
+//! element's text, the method takes it (`say(message)`,
+//! `conference(name)`, `redirect(url)`...; an empty text writes none).
+//! Where the helper's text is optional, there are two methods: the
+//! helper's name alone adds the element without text, and the helper's
+//! name followed by what the text is (the helper's parameter, without a
+//! word the name already says) adds it with that text:
+//!
+//! | Without text | With text | Element |
+//! |---|---|---|
+//! | [`VoiceResponse::dial`] | [`VoiceResponse::dial_number`] | `<Dial>` |
+//! | [`VoiceResponse::enqueue`] | [`VoiceResponse::enqueue_name`] | `<Enqueue>` |
+//! | [`VoiceResponse::play`], [`Gather::play`], [`Prompt::play`] | [`VoiceResponse::play_url`], [`Gather::play_url`], [`Prompt::play_url`] | `<Play>` |
+//! | [`Dial::application`] | [`Dial::application_sid`] | `<Application>` |
+//! | [`Dial::client`] | [`Dial::client_identity`] | `<Client>` |
+//! | [`Dial::sip`] | [`Dial::sip_url`] | `<Sip>` |
+//! | [`Sip::uri`] | [`Sip::uri_sip_url`] | `<Uri>` |
+//!
+//! ```
+//! use ccfn_core::voice::VoiceResponse;
+//!
+//! let mut twiml = VoiceResponse::new();
+//! twiml.play_url("https://example.com/hold.mp3");
+//! twiml.play().digits("1234#");
+//! let dial = twiml.dial();
+//! dial.client_identity("agent_42");
+//! dial.client().identity("agent_7");
+//! assert_eq!(
+//!     twiml.to_xml(),
+//!     concat!(
+//!         r#"<?xml version="1.0" encoding="UTF-8"?><Response>"#,
+//!         r#"<Play>https://example.com/hold.mp3</Play><Play digits="1234#"/>"#,
+//!         r#"<Dial><Client>agent_42</Client><Client><Identity>agent_7</Identity></Client></Dial>"#,
+//!         r#"</Response>"#,
+//!     )
+//! );
+//! ```
+//!
+//! # Comments
+//!
+//! The response has the helper libraries' three comment methods (no
+//! element has them, as in the helpers):
+//! [`comment`](VoiceResponse::comment) inside `<Response>` among the
+//! verbs, [`comment_before`](VoiceResponse::comment_before) between the
+//! declaration and `<Response>`, and
+//! [`comment_after`](VoiceResponse::comment_after) after `</Response>`
+//! (each right after it, so several come out last added first). A comment
+//! is written `<!-- text -->`, the text as given: nothing is escaped.
+//!
+//! XML forbids `--` in a comment, and the helper libraries refuse it;
+//! [`VoiceResponse::to_xml`] cannot fail, so a comment whose text holds
+//! `--` anywhere is written with every hyphen of it as U+FFFD (`�`), and
+//! a comment can never close early (`-->`). Characters XML 1.0 cannot hold
+//! are written U+FFFD, as in text. A secret in a comment is scrubbed from
+//! log lines like one in text.
+//!
+//! ```
+//! use ccfn_core::voice::VoiceResponse;
+//!
+//! let mut twiml = VoiceResponse::new();
+//! twiml.comment_before("built by menu v2");
+//! twiml.comment("a & <b> -- c-d");
+//! twiml.say("Hello.");
+//! twiml.comment_after("end");
+//! assert_eq!(
+//!     twiml.to_xml(),
+//!     concat!(
+//!         r#"<?xml version="1.0" encoding="UTF-8"?><!-- built by menu v2 --><Response>"#,
+//!         "<!-- a & <b> \u{FFFD}\u{FFFD} c\u{FFFD}d -->",
+//!         r#"<Say>Hello.</Say></Response><!-- end -->"#,
+//!     )
+//! );
+//! ```
+//!
 //! # What the platform adds later
 //!
 //! ```
@@ -289,8 +364,6 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::text::xml::escape_text;
-
 #[macro_use]
 mod table;
 mod elements;
@@ -310,7 +383,7 @@ pub use values::*;
 
 #[cfg(test)]
 use differential::{hit, Build};
-use tree::{check_name, El, Element, Node, Parent};
+use tree::{check_name, write_comment, El, Element, Node, Parent};
 
 /// The XML declaration every response starts with.
 const DECLARATION: &str = r#"<?xml version="1.0" encoding="UTF-8"?>"#;
@@ -326,17 +399,32 @@ const DECLARATION: &str = r#"<?xml version="1.0" encoding="UTF-8"?>"#;
 #[derive(Debug, Clone)]
 pub struct VoiceResponse {
     root: El,
+    /// The comments before `<Response>` and after `</Response>`: few
+    /// documents have any, so they take one pointer until then.
+    around: Option<Box<Around>>,
     /// The document as first built, when [`VoiceResponse::mark_built`]
     /// was called.
     built: Option<Built>,
 }
 
-/// The document as first built: verbs are only ever appended, so it is
-/// the first `verbs` verbs, written only when someone asks for it (with
-/// logging off, nobody does).
+/// The comments around `<Response>`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Around {
+    /// Before `<Response>`, in call order.
+    before: Vec<String>,
+    /// After `</Response>`, in call order (written in reverse).
+    after: Vec<String>,
+}
+
+/// The document as first built: verbs and comments are only ever
+/// appended, so it is the first `nodes` verbs and comments in the
+/// response and the first `before` and `after` comments around it,
+/// written only when someone asks for it (with logging off, nobody does).
 #[derive(Debug, Clone)]
 struct Built {
-    verbs: usize,
+    nodes: usize,
+    before: usize,
+    after: usize,
     xml: std::sync::OnceLock<String>,
 }
 
@@ -344,6 +432,7 @@ impl Default for VoiceResponse {
     fn default() -> Self {
         VoiceResponse {
             root: El::new("Response", String::new()),
+            around: None,
             built: None,
         }
     }
@@ -353,7 +442,7 @@ impl Default for VoiceResponse {
 /// [`VoiceResponse::mark_built`] snapshot does not count.
 impl PartialEq for VoiceResponse {
     fn eq(&self, other: &Self) -> bool {
-        self.root == other.root
+        self.root == other.root && self.before() == other.before() && self.after() == other.after()
     }
 }
 
@@ -384,9 +473,71 @@ impl VoiceResponse {
         response
     }
 
-    /// Whether no verb has been added yet.
+    /// Whether no verb has been added yet (comments are not verbs).
     pub fn is_empty(&self) -> bool {
-        self.root.children.is_empty()
+        !self
+            .root
+            .children
+            .iter()
+            .any(|node| matches!(node, Node::El(_)))
+    }
+
+    /// Appends an XML comment inside `<Response>`, among the verbs in call
+    /// order: `<!-- text -->`, as the platform's helper libraries write it
+    /// (see [Comments](self#comments) for what a comment cannot hold).
+    ///
+    /// ```
+    /// use ccfn_core::voice::VoiceResponse;
+    ///
+    /// let mut twiml = VoiceResponse::new();
+    /// twiml.comment("menu v2");
+    /// twiml.say("Hello.");
+    /// assert_eq!(
+    ///     twiml.to_xml(),
+    ///     r#"<?xml version="1.0" encoding="UTF-8"?><Response><!-- menu v2 --><Say>Hello.</Say></Response>"#
+    /// );
+    /// ```
+    pub fn comment(&mut self, text: impl Into<String>) -> &mut Self {
+        self.root.children.push(Node::Comment(text.into()));
+        self
+    }
+
+    /// Adds an XML comment before `<Response>`, after the XML
+    /// declaration; several are written in call order.
+    ///
+    /// ```
+    /// use ccfn_core::voice::VoiceResponse;
+    ///
+    /// let mut twiml = VoiceResponse::new();
+    /// twiml.comment_before("first").comment_before("second");
+    /// assert_eq!(
+    ///     twiml.to_xml(),
+    ///     r#"<?xml version="1.0" encoding="UTF-8"?><!-- first --><!-- second --><Response/>"#
+    /// );
+    /// ```
+    pub fn comment_before(&mut self, text: impl Into<String>) -> &mut Self {
+        self.around.get_or_insert_default().before.push(text.into());
+        self
+    }
+
+    /// Adds an XML comment right after `</Response>`: several are written
+    /// in the reverse of call order, the last added first, as the
+    /// platform's helper libraries write them.
+    ///
+    /// ```
+    /// use ccfn_core::voice::VoiceResponse;
+    ///
+    /// let mut twiml = VoiceResponse::new();
+    /// twiml.hangup();
+    /// twiml.comment_after("first").comment_after("second");
+    /// assert_eq!(
+    ///     twiml.to_xml(),
+    ///     r#"<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response><!-- second --><!-- first -->"#
+    /// );
+    /// ```
+    pub fn comment_after(&mut self, text: impl Into<String>) -> &mut Self {
+        self.around.get_or_insert_default().after.push(text.into());
+        self
     }
 
     /// Remembers the document as it is now, as first built: a voice
@@ -407,7 +558,9 @@ impl VoiceResponse {
     /// ```
     pub fn mark_built(&mut self) -> &mut Self {
         self.built = Some(Built {
-            verbs: self.root.children.len(),
+            nodes: self.root.children.len(),
+            before: self.before().len(),
+            after: self.after().len(),
             xml: std::sync::OnceLock::new(),
         });
         self
@@ -416,18 +569,22 @@ impl VoiceResponse {
     /// The document remembered by [`VoiceResponse::mark_built`].
     pub fn built(&self) -> Option<&str> {
         let built = self.built.as_ref()?;
-        Some(
-            built
-                .xml
-                .get_or_init(|| write_document(&self.root.children[..built.verbs])),
-        )
+        Some(built.xml.get_or_init(|| {
+            write_document(
+                &self.root.children[..built.nodes],
+                &self.before()[..built.before],
+                &self.after()[..built.after],
+            )
+        }))
     }
 
     /// Whether the document was marked as built and has not changed since.
     pub(crate) fn unchanged_since_built(&self) -> bool {
-        self.built
-            .as_ref()
-            .is_some_and(|built| built.verbs == self.root.children.len())
+        self.built.as_ref().is_some_and(|built| {
+            built.nodes == self.root.children.len()
+                && built.before == self.before().len()
+                && built.after == self.after().len()
+        })
     }
 
     /// The workflow and queue name of the first `<Enqueue>`, if any:
@@ -458,7 +615,17 @@ impl VoiceResponse {
     /// The XML document, byte for byte what the platform's helper libraries
     /// write: declaration, then compact XML.
     pub fn to_xml(&self) -> String {
-        write_document(&self.root.children)
+        write_document(&self.root.children, self.before(), self.after())
+    }
+
+    /// The comments before `<Response>`, in call order.
+    fn before(&self) -> &[String] {
+        self.around.as_ref().map_or(&[], |around| &around.before)
+    }
+
+    /// The comments after `</Response>`, in call order.
+    fn after(&self) -> &[String] {
+        self.around.as_ref().map_or(&[], |around| &around.after)
     }
 }
 
@@ -466,17 +633,15 @@ impl VoiceResponse {
 children! {
     VoiceResponse {
         connect = "connect" -> Connect;
-        dial = "dial" -> Dial;
-        dial_number = "dial" -> Dial(number);
+        dial = "dial" -> Dial | dial_number(number);
         echo = "echo" -> Echo;
-        enqueue = "enqueue" -> Enqueue;
-        enqueue_named = "enqueue" -> Enqueue(name);
+        enqueue = "enqueue" -> Enqueue | enqueue_name(name);
         gather = "gather" -> Gather;
         hangup = "hangup" -> Hangup;
         leave = "leave" -> Leave;
         pause = "pause" -> Pause;
         pay = "pay" -> Pay;
-        play = "play" -> Play(url);
+        play = "play" -> Play | play_url(url);
         prompt = "prompt" -> Prompt;
         queue = "queue" -> Queue(name);
         record = "record" -> Record;
@@ -496,24 +661,30 @@ impl Parent for VoiceResponse {
     }
 }
 
-/// The document whose verbs are `verbs`: declaration, then compact XML.
-fn write_document(verbs: &[Node]) -> String {
+/// The document whose verbs (and comments) are `verbs`, with comments
+/// `before` and `after` it (in call order): declaration, then compact
+/// XML.
+fn write_document(verbs: &[Node], before: &[String], after: &[String]) -> String {
     // Room for a typical menu at once: growing the buffer verb by verb
     // costs more than the memory.
     let mut out = String::with_capacity(1024.max(DECLARATION.len() + 24 + 96 * verbs.len()));
     out.push_str(DECLARATION);
+    for comment in before {
+        write_comment(comment, &mut out);
+    }
     if verbs.is_empty() {
         out.push_str("<Response/>");
-        return out;
-    }
-    out.push_str("<Response>");
-    for verb in verbs {
-        match verb {
-            Node::El(el) => el.write(&mut out),
-            Node::Text(text) => escape_text(text, &mut out),
+    } else {
+        out.push_str("<Response>");
+        for verb in verbs {
+            verb.write(&mut out);
         }
+        out.push_str("</Response>");
     }
-    out.push_str("</Response>");
+    // Each is added right after `</Response>`, before those added earlier.
+    for comment in after.iter().rev() {
+        write_comment(comment, &mut out);
+    }
     out
 }
 

@@ -7,10 +7,14 @@
 //! (`Method`, `Trim`, ...), or `[E]`: a space-separated list of `E`s
 //! (`impl Values<E>`). Only `text` is kept as a `String`: numbers are kept
 //! as their digits, and the values of a fixed set (booleans, enums, a
-//! list of one value) as the `&'static str` they are written as. A child is `method = "helperName" -> Type`, with
-//! `(param)` when it is created with text (`impl Into<String>`, none when
-//! empty) or `(param: T)` for text given as `impl Into<T>` where
-//! `String: From<T>`.
+//! list of one value) as the `&'static str` they are written as.
+//!
+//! A child is `method = "helperName" -> Type`: with `(param)` when the
+//! helper requires its text (`impl Into<String>`, none when empty), or
+//! `(param: T)` for text given as `impl Into<T>` where `String: From<T>`;
+//! with `| method_param(param)` when the helper's text is optional: then
+//! `method()` adds it without text and `method_param(param)` with it (the
+//! rule of the module's docs, under "Optional text").
 //!
 //! Under `cfg(test)`, each element also answers to the helper library's
 //! names (`set_by_name`, `add_by_name`), so that the differential test can
@@ -27,7 +31,7 @@ macro_rules! element {
             $( $(#[$adoc:meta])* $afn:ident = $aname:literal : $kind:tt; )*
         }
         children {
-            $( $cfn:ident = $method:literal -> $class:ident $( ( $param:ident $(: $pty:ty)? ) )?; )*
+            $( $cfn:ident = $method:literal -> $class:ident $( ( $param:ident $(: $pty:ty)? ) )? $( | $tfn:ident ( $tparam:ident ) )?; )*
         }
     ) => {
         $(#[$doc])*
@@ -107,7 +111,7 @@ macro_rules! element {
 
         children! {
             $ty {
-                $( $cfn = $method -> $class $( ( $param $(: $pty)? ) )?; )*
+                $( $cfn = $method -> $class $( ( $param $(: $pty)? ) )? $( | $tfn ( $tparam ) )?; )*
             }
         }
 
@@ -168,16 +172,27 @@ macro_rules! element {
 macro_rules! children {
     (
         $ty:ident {
-            $( $cfn:ident = $method:literal -> $class:ident $( ( $param:ident $(: $pty:ty)? ) )?; )*
+            $( $cfn:ident = $method:literal -> $class:ident $( ( $param:ident $(: $pty:ty)? ) )? $( | $tfn:ident ( $tparam:ident ) )?; )*
         }
     ) => {
         impl $ty {
-            $( children!(@method $cfn $class $( $param $($pty)? )?); )*
+            $(
+                children!(@method $cfn $class $( $param $($pty)? )?);
+                $( children!(@optional $cfn $tfn $class $tparam); )?
+            )*
         }
 
         #[cfg(test)]
         impl $ty {
+            /// The helper's names of the methods adding children.
             pub(super) const CHILDREN: &'static [&'static str] = &[$($method),*];
+            /// The builders' own names of those methods: two for a
+            /// child whose text is optional.
+            pub(super) const METHODS: &'static [&'static str] =
+                &[$( stringify!($cfn) $(, stringify!($tfn))? ),*];
+            /// The helper's names of the methods whose text is optional.
+            pub(super) const OPTIONAL: &'static [&'static str] =
+                &[$( $( children!(@name $method $tfn), )? )*];
 
             #[allow(unused_variables)]
             fn add_by_name(
@@ -185,15 +200,29 @@ macro_rules! children {
                 method: &str,
                 text: Option<&str>,
             ) -> Option<&mut dyn Build> {
-                $( children!(@try $ty self method text $cfn $method $( $param )?); )*
+                $( children!(@try $ty self method text $cfn $method $( $param )? $( | $tfn )?); )*
                 None
             }
         }
+    };
+    (@name $method:literal $tfn:ident) => {
+        $method
     };
     (@method $cfn:ident $class:ident) => {
         #[doc = concat!("Appends [`", stringify!($class), "`].")]
         pub fn $cfn(&mut self) -> &mut $class {
             $crate::voice::tree::Parent::el_mut(self).push(String::new())
+        }
+    };
+    (@optional $cfn:ident $tfn:ident $class:ident $tparam:ident) => {
+        #[doc = concat!(
+            "Appends [`", stringify!($class), "`] with `", stringify!($tparam),
+            "` as its text (none when empty); [`", stringify!($cfn), "`](Self::",
+            stringify!($cfn), ") appends it without text (the rule and an example ",
+            "are under \"Optional text\" in the module's docs).",
+        )]
+        pub fn $tfn(&mut self, $tparam: impl Into<String>) -> &mut $class {
+            $crate::voice::tree::Parent::el_mut(self).push($tparam.into())
         }
     };
     (@method $cfn:ident $class:ident $param:ident) => {
@@ -217,13 +246,32 @@ macro_rules! children {
     (@try $ty:ident $self:ident $m:ident $t:ident $cfn:ident $method:literal) => {
         if $m == $method && $t.is_none() {
             hit(stringify!($ty), $method);
+            hit(stringify!($ty), concat!("fn ", stringify!($cfn)));
             return Some($self.$cfn());
         }
     };
     (@try $ty:ident $self:ident $m:ident $t:ident $cfn:ident $method:literal $param:ident) => {
+        if $m == $method
+            && let Some(text) = $t
+        {
+            hit(stringify!($ty), $method);
+            hit(stringify!($ty), concat!("fn ", stringify!($cfn)));
+            return Some($self.$cfn(text));
+        }
+    };
+    (@try $ty:ident $self:ident $m:ident $t:ident $cfn:ident $method:literal | $tfn:ident) => {
         if $m == $method {
             hit(stringify!($ty), $method);
-            return Some($self.$cfn($t.unwrap_or_default()));
+            return Some(match $t {
+                None => {
+                    hit(stringify!($ty), concat!("fn ", stringify!($cfn)));
+                    $self.$cfn()
+                }
+                Some(text) => {
+                    hit(stringify!($ty), concat!("fn ", stringify!($tfn)));
+                    $self.$tfn(text)
+                }
+            });
         }
     };
 }

@@ -87,7 +87,7 @@ fn nested_gather() {
         .action_on_empty_result(true);
     gather.say("Say sales or support.").loop_(2);
     gather.pause().length(1);
-    gather.play("https://example.com/beep.mp3");
+    gather.play_url("https://example.com/beep.mp3");
     twiml.say("Goodbye");
     assert_eq!(
         twiml.to_xml(),
@@ -106,7 +106,7 @@ fn nested_gather() {
 fn empty_gather_and_empty_text_are_self_closing() {
     let mut twiml = VoiceResponse::new();
     twiml.gather().timeout(3).speech_timeout(4);
-    twiml.play("").digits("ww1");
+    twiml.play().digits("ww1");
     assert_eq!(
         twiml.to_xml(),
         doc(r#"<Gather timeout="3" speechTimeout="4"/><Play digits="ww1"/>"#)
@@ -136,7 +136,7 @@ fn enqueue_task_json_value_is_escaped_as_text() {
 #[test]
 fn enqueue_tasks_are_written_as_given_in_call_order() {
     let mut twiml = VoiceResponse::new();
-    let enqueue = twiml.enqueue_named("support");
+    let enqueue = twiml.enqueue_name("support");
     enqueue
         .wait_url("/hold?music=1&x=2")
         .wait_url_method(Method::Get);
@@ -265,9 +265,9 @@ fn dial_nouns_and_text() {
     dial.number("+15551234567")
         .send_digits("ww12")
         .status_callback_event([CallEvent::Initiated, CallEvent::Answered]);
-    dial.client("agent_42").url("/whisper");
+    dial.client_identity("agent_42").url("/whisper");
     dial.queue("support").reservation_sid("WR1");
-    dial.sip("sip:bob@example.com;transport=tls")
+    dial.sip_url("sip:bob@example.com;transport=tls")
         .username("bob")
         .password("p\"w&");
     twiml.leave();
@@ -428,13 +428,13 @@ fn nesting_follows_the_platform() {
     start.siprec().connector_name("rec");
     start.recording().channels(RecordingChannels::Dual);
     let dial = twiml.dial();
-    dial.sip("sip:a@b")
+    dial.sip_url("sip:a@b")
         .headers()
         .header()
         .name("X-Case")
         .value("9");
-    dial.client("").identity("agent").add_text("");
-    dial.application("").application_sid("AP1");
+    dial.client().identity("agent").add_text("");
+    dial.application().application_sid("AP1");
     dial.conference("room").beep(ConferenceBeep::OnEnter);
     twiml.refer().sip("sip:c@d");
     assert_eq!(
@@ -458,7 +458,7 @@ fn enqueued_reads_the_first_enqueue_only() {
     let mut twiml = VoiceResponse::new();
     assert_eq!(twiml.enqueued(), None);
     twiml.say("x");
-    twiml.enqueue_named("sales").workflow_sid("WW1");
+    twiml.enqueue_name("sales").workflow_sid("WW1");
     twiml.enqueue().workflow_sid("WW2");
     assert_eq!(twiml.enqueued(), Some((Some("WW1"), Some("sales"))));
     let mut unnamed = VoiceResponse::new();
@@ -467,4 +467,187 @@ fn enqueued_reads_the_first_enqueue_only() {
     let mut added = VoiceResponse::new();
     added.enqueue().add_text("").add_text("support");
     assert_eq!(added.enqueued(), Some((None, Some("support"))));
+}
+
+/// Each element whose text the helper makes optional: the helper's name
+/// adds it without text, the name with what the text is adds it with
+/// text, and an empty text writes none, as without.
+#[test]
+fn every_optional_text_has_a_form_without_and_one_with() {
+    let mut twiml = VoiceResponse::new();
+    twiml.play().digits("1");
+    twiml.play_url("https://a/hold.mp3");
+    twiml.play_url("");
+    twiml.dial().hangup_on_star(true);
+    twiml.dial_number("+15551230000");
+    twiml.enqueue().workflow_sid("WW1");
+    twiml.enqueue_name("support");
+    let gather = twiml.gather();
+    gather.play().digits("2");
+    gather.play_url("https://a/g.mp3");
+    let prompt = twiml.pay().prompt();
+    prompt.play();
+    prompt.play_url("https://a/p.mp3");
+    let dial = twiml.dial();
+    dial.application().application_sid("AP1");
+    dial.application_sid("AP2");
+    dial.client().identity("agent");
+    dial.client_identity("agent_2");
+    dial.sip().uri().priority("1");
+    let sip = dial.sip_url("sip:a@b");
+    sip.uri_sip_url("sip:c@d").weight("2");
+    sip.uri();
+    assert_eq!(
+        twiml.to_xml(),
+        doc(concat!(
+            r#"<Play digits="1"/><Play>https://a/hold.mp3</Play><Play/>"#,
+            r#"<Dial hangupOnStar="true"/><Dial>+15551230000</Dial>"#,
+            r#"<Enqueue workflowSid="WW1"/><Enqueue>support</Enqueue>"#,
+            r#"<Gather><Play digits="2"/><Play>https://a/g.mp3</Play></Gather>"#,
+            r#"<Pay><Prompt><Play/><Play>https://a/p.mp3</Play></Prompt></Pay>"#,
+            r#"<Dial><Application><ApplicationSid>AP1</ApplicationSid></Application>"#,
+            r#"<Application>AP2</Application>"#,
+            r#"<Client><Identity>agent</Identity></Client><Client>agent_2</Client>"#,
+            r#"<Sip><Uri priority="1"/></Sip>"#,
+            r#"<Sip>sip:a@b<Uri weight="2">sip:c@d</Uri><Uri/></Sip></Dial>"#,
+        ))
+    );
+    // The queue name read back comes from the form with text.
+    assert_eq!(twiml.enqueued(), Some((Some("WW1"), None)));
+}
+
+/// `comment` goes inside `<Response>` among the verbs in call order,
+/// `comment_before` between the declaration and `<Response>` in call
+/// order, `comment_after` right after `</Response>` (the last added
+/// first), as the helper writes them.
+#[test]
+fn comments_go_where_the_helper_puts_them() {
+    let mut twiml = VoiceResponse::new();
+    twiml.comment_after("a1");
+    twiml.comment("in1");
+    twiml.comment_before("b1");
+    twiml.say("Hi");
+    twiml
+        .comment("in2")
+        .comment_after("a2")
+        .comment_before("b2");
+    assert_eq!(
+        twiml.to_xml(),
+        format!(
+            "{DECL}<!-- b1 --><!-- b2 --><Response><!-- in1 --><Say>Hi</Say><!-- in2 --></Response><!-- a2 --><!-- a1 -->"
+        )
+    );
+    // Comments are not verbs.
+    assert!(!twiml.is_empty());
+    let mut only_comments = VoiceResponse::new();
+    only_comments.comment_before("b").comment_after("a");
+    assert!(only_comments.is_empty());
+    assert_eq!(
+        only_comments.to_xml(),
+        format!("{DECL}<!-- b --><Response/><!-- a -->")
+    );
+    // A comment inside is content: the response is no longer `<Response/>`.
+    only_comments.comment("");
+    assert!(only_comments.is_empty());
+    assert_eq!(
+        only_comments.to_xml(),
+        format!("{DECL}<!-- b --><Response><!--  --></Response><!-- a -->")
+    );
+    // Equality counts the comments around the response.
+    let mut a = VoiceResponse::new();
+    let mut b = VoiceResponse::new();
+    a.comment_before("x");
+    b.comment_after("x");
+    assert_ne!(a, b);
+    assert_ne!(a, VoiceResponse::new());
+    assert_eq!(a.clone(), a);
+}
+
+/// A comment's text is written as given, nothing escaped; `--` anywhere
+/// in it turns every hyphen into U+FFFD, so that it cannot close early;
+/// characters XML cannot hold are U+FFFD, as in text.
+#[test]
+fn a_comment_cannot_close_early() {
+    let mut twiml = VoiceResponse::new();
+    twiml.comment("a & <b> \"c\" 'd' \r\n\t-e-");
+    twiml.comment("x --> <Hangup/> <!-- y");
+    twiml.comment_before("-->");
+    twiml.comment_after("--");
+    twiml.comment("bad\u{1}\u{FFFF}");
+    let xml = twiml.to_xml();
+    assert_eq!(
+        xml,
+        format!(
+            "{DECL}<!-- \u{FFFD}\u{FFFD}> --><Response>\
+             <!-- a & <b> \"c\" 'd' \r\n\t-e- -->\
+             <!-- x \u{FFFD}\u{FFFD}> <Hangup/> <!\u{FFFD}\u{FFFD} y -->\
+             <!-- bad\u{FFFD}\u{FFFD} -->\
+             </Response><!-- \u{FFFD}\u{FFFD} -->"
+        )
+    );
+    // Five comments, each closed once: the only `--` are their own.
+    assert_eq!(xml.matches("--").count(), 10);
+    assert_eq!(xml.matches("-->").count(), 5);
+}
+
+/// The document as first built keeps the comments added before
+/// `mark_built`; a comment added after it counts as a change.
+#[test]
+fn comments_and_the_document_as_first_built() {
+    for add in [
+        (|t: &mut VoiceResponse| {
+            t.comment("later");
+        }) as fn(&mut VoiceResponse),
+        |t| {
+            t.comment_before("later");
+        },
+        |t| {
+            t.comment_after("later");
+        },
+    ] {
+        let mut twiml = VoiceResponse::new();
+        twiml.comment_before("b").comment_after("a").comment("c");
+        twiml.mark_built();
+        assert!(twiml.unchanged_since_built());
+        let built = twiml.to_xml();
+        add(&mut twiml);
+        assert!(!twiml.unchanged_since_built());
+        assert_eq!(twiml.built(), Some(built.as_str()));
+        assert_ne!(twiml.to_xml(), built);
+        assert!(twiml.to_xml().contains("<!-- later -->"));
+    }
+}
+
+/// A secret in a comment is scrubbed from a log line as one in text is,
+/// whether the comment keeps its hyphens or not (a `--` around the
+/// secret changes the secret's own hyphens).
+#[test]
+fn a_secret_in_a_comment_is_scrubbed() {
+    let secret = "cmt-secret-7f3a9c1e";
+    let _registered = crate::Secret::new(secret);
+    for text in [
+        format!("token {secret}"),
+        format!("token -- {secret}"),
+        format!("{secret}\u{1}"),
+    ] {
+        for place in 0..3 {
+            let mut twiml = VoiceResponse::new();
+            match place {
+                0 => twiml.comment(&text),
+                1 => twiml.comment_before(&text),
+                _ => twiml.comment_after(&text),
+            };
+            let xml = twiml.to_xml();
+            // The document as a record's JSON line holds it.
+            let line = serde_json::json!({ "twiml": xml }).to_string();
+            for written in [xml, line] {
+                let scrubbed = crate::secret::scrub_secrets(&written);
+                assert!(
+                    scrubbed.contains(crate::secret::REDACTED),
+                    "{text:?}: {scrubbed}"
+                );
+                assert!(!scrubbed.contains("7f3a9c1e"), "{text:?}: {scrubbed}");
+            }
+        }
+    }
 }

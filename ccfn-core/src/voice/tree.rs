@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use ref_cast::{ref_cast_custom, RefCastCustom};
 
-use crate::text::xml::{escape_attr, escape_text};
+use crate::text::xml::{escape_attr, escape_comment, escape_text};
 
 /// One element: its tag, its attributes in the order they were first set,
 /// the text it was created with, and what was added to it since.
@@ -115,11 +115,33 @@ impl Digits {
 }
 
 /// What an element holds after its first text: elements and more text, in
-/// the order they were added.
+/// the order they were added; in the response, comments too.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Node {
     El(El),
     Text(String),
+    /// An XML comment, `<!-- text -->`.
+    Comment(String),
+}
+
+impl Node {
+    /// Appends the node as XML to `out`.
+    pub(super) fn write(&self, out: &mut String) {
+        match self {
+            Node::El(el) => el.write(out),
+            Node::Text(text) => escape_text(text, out),
+            Node::Comment(text) => write_comment(text, out),
+        }
+    }
+}
+
+/// Writes `<!-- text -->` as the helper libraries write a comment, with
+/// [`escape_comment`]'s replacements: never `--` inside, so it cannot
+/// close early.
+pub(super) fn write_comment(text: &str, out: &mut String) {
+    out.push_str("<!-- ");
+    escape_comment(text, out);
+    out.push_str(" -->");
 }
 
 impl El {
@@ -171,7 +193,7 @@ impl El {
             .or_else(|| {
                 self.children.iter().find_map(|child| match child {
                     Node::Text(text) => Some(text.as_str()),
-                    Node::El(_) => None,
+                    Node::El(_) | Node::Comment(_) => None,
                 })
             })
     }
@@ -216,10 +238,7 @@ impl El {
         out.push('>');
         escape_text(&self.text, out);
         for child in &self.children {
-            match child {
-                Node::El(el) => el.write(out),
-                Node::Text(text) => escape_text(text, out),
-            }
+            child.write(out);
         }
         out.push_str("</");
         out.push_str(&self.tag);

@@ -655,7 +655,7 @@ async fn enqueue_caller(_context: Context, _event: Event, callback: Callback) ->
     twiml.say("Connecting you.");
     twiml.mark_built();
     twiml
-        .enqueue_named("support")
+        .enqueue_name("support")
         .workflow_sid("WW0123456789abcdef0123456789abcdef");
     callback.success(twiml)
 }

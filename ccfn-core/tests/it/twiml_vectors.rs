@@ -52,7 +52,7 @@ fn build(name: &str) -> Option<VoiceResponse> {
                 .voice("man");
         }
         "play_loop_digits" => {
-            twiml.play("www.twilio.com").loop_(2).digits("123");
+            twiml.play_url("www.twilio.com").loop_(2).digits("123");
         }
         "gather_nested_say" => {
             twiml

@@ -8,8 +8,11 @@
 // Each line: {"doc": <tree>, "xml": <what the helper wrote>}; a tree node
 // is {"method", "class", "attrs": [[name, value], ...], "text"?,
 // "children": [...]}, children in call order; a child {"text": ".."} is an
-// `addText` call. Documents whose strings the helper refuses (characters
-// XML 1.0 cannot hold: it throws) are not written; `refused` counts them.
+// `addText` call, and a child of the response {"comment": "inside" |
+// "before" | "after", "text": ".."} a `comment`, `commentBefore` or
+// `commentAfter` call. Documents whose strings the helper refuses
+// (characters XML 1.0 cannot hold, and `--` in a comment: it throws) are
+// not written; `refused` counts them.
 "use strict";
 
 const fs = require("fs");
@@ -72,8 +75,9 @@ for (const m of dts.matchAll(classRe)) {
 
 // The type definitions must say what the library has: every class the
 // definitions declare is the library's, with exactly its methods (the
-// response's comments aside: ccfn has none), so that a change in the
-// definitions' format cannot shrink the vocabulary unnoticed.
+// response's comment methods aside: they add no element, and are called
+// below on their own), so that a change in the definitions' format cannot
+// shrink the vocabulary unnoticed.
 for (const [name, methods] of Object.entries(classes)) {
   const cls = name === "VoiceResponse" ? VoiceResponse : VoiceResponse[name];
   if (typeof cls !== "function") throw new Error(`the definitions declare ${name}, the library has no such class`);
@@ -118,6 +122,17 @@ function text() {
   if (random() < 0.03) parts.push(pick(REFUSED));
   return parts.join(pick(["", " ", "\n"]));
 }
+// Comment text: the same hazards and hyphens next to what could close or
+// open a comment. Two hyphens together (which the helper refuses) leave
+// the document out; ccfn's writing of them is tested in Rust.
+const COMMENT_HAZARDS = ["-", "a-", "-b", "->", "<!-", "- -", "- ", "x->y"];
+function commentText() {
+  const parts = [];
+  for (let n = 1 + below(3); n > 0; n--) parts.push(random() < 0.5 ? pick(COMMENT_HAZARDS) : pick(HAZARDS));
+  if (random() < 0.03) parts.push(pick(REFUSED));
+  return parts.join(pick(["", " ", "\n"]));
+}
+const COMMENT_METHODS = { inside: "comment", before: "commentBefore", after: "commentAfter" };
 // Where ccfn types what the helper leaves as a string: HTTP methods are
 // `GET`/`POST` (`Method`), `speechTimeout` is `auto` or whole seconds
 // (`SpeechTimeout`). Numbers are whole and not negative (`u32`).
@@ -184,6 +199,15 @@ function grow(node, cls, helper, depth) {
   const methods = classes[cls] || [];
   let n = depth === 0 ? 1 + below(5) : below(depth >= MAX_DEPTH ? 1 : 3);
   for (; n > 0; n--) {
+    // The response's comments, among its verbs.
+    if (cls === "VoiceResponse" && random() < 0.15) {
+      const place = pick(Object.keys(COMMENT_METHODS));
+      const t = commentText();
+      used.add(cls + "." + COMMENT_METHODS[place]);
+      node.children.push({ comment: place, text: t });
+      helper[COMMENT_METHODS[place]](t);
+      continue;
+    }
     // `addText` is every element's; it makes sense in text holders.
     const textual = cls !== "VoiceResponse" && (TEXT_HOLDERS.has(cls) || methods.length === 0);
     if (cls !== "VoiceResponse" && random() < (textual ? 0.25 : 0.03)) {
@@ -216,6 +240,8 @@ function grow(node, cls, helper, depth) {
       made = helper[m.method](object);
     } else {
       const give = m.text === "required" || random() < 0.8;
+      // Both forms of an optional text: ccfn has a method for each.
+      if (m.text === "optional") used.add(`${cls}.${m.method}(${give ? "text" : ""})`);
       if (give) child.text = text();
       made = give ? helper[m.method](object, child.text) : helper[m.method](object);
     }
@@ -232,6 +258,8 @@ for (const [cls, methods] of Object.entries(classes)) {
   vocabulary[cls] = {
     attributes: [...(interfaces[cls + "Attributes"] || new Map()).keys()],
     children: [...new Set(methods.map((m) => m.method))],
+    // The methods whose text the helper makes optional.
+    optional: methods.filter((m) => m.text === "optional").map((m) => m.method),
   };
 }
 stream.write(JSON.stringify({ vocabulary }) + "\n");
@@ -240,6 +268,10 @@ let refused = 0;
 // Every method and attribute of the vocabulary, in the documents kept.
 const everything = [
   ...Object.entries(classes).flatMap(([cls, ms]) => ms.map((m) => cls + "." + m.method)),
+  ...Object.entries(classes).flatMap(([cls, ms]) =>
+    ms.filter((m) => m.text === "optional").flatMap((m) => [`${cls}.${m.method}()`, `${cls}.${m.method}(text)`])
+  ),
+  ...Object.values(COMMENT_METHODS).map((m) => "VoiceResponse." + m),
   ...Object.entries(interfaces).flatMap(([iface, fields]) => [...fields.keys()].map((n) => iface + "." + n)),
 ];
 // Every value of every enumeration an attribute uses, but for the long
@@ -268,7 +300,10 @@ while (written < COUNT || (unusedYet().length > 0 && written < 20 * COUNT)) {
     // document is not XML (ccfn writes U+FFFD there too): left out alike.
     if (NOT_XML.test(xml)) throw new Error("Invalid character in an attribute value");
   } catch (error) {
-    if (!String(error.message).startsWith("Invalid character")) throw error;
+    const message = String(error.message);
+    if (!message.startsWith("Invalid character") && !message.startsWith("Comment text cannot contain double-hypen")) {
+      throw error;
+    }
     refused++;
     used = usedBefore;
     continue;
