@@ -44,7 +44,9 @@
 //! [`Context`], [`Event`] and [`Callback`], the [`Completion`] it returns
 //! (how the invocation ended), the [`Reply`] it succeeded with, and
 //! [`Error`], [`ErrorKind`], [`ResultExt`] (`.context(..)` on a result)
-//! and [`Secret`]. Everything else is in the module of its concept.
+//! and [`Secret`]. Everything else is in the module of its concept, but
+//! for the [`tracing`] crate the records are written with, re-exported
+//! whole.
 //!
 //! # Layers and features
 //!
@@ -110,6 +112,36 @@ pub use secret::Secret;
 
 #[doc(inline)]
 pub use ccfn_macros::contact_fn;
+
+/// The `tracing` crate, the very version ccfn writes its records with:
+/// a function's own events (`ccfn_core::tracing::info!(queue = "support",
+/// "routed")`) are records of step `log` in the invocation's stream, with
+/// its `function`, `invocation_id` and `call_sid`, and every secret
+/// scrubbed. Through this path a project needs no `tracing` dependency of
+/// its own to keep in step with ccfn's: the macros are always those of the
+/// `tracing` the records' layer listens to.
+///
+/// ```
+/// use ccfn_core::prelude::*;
+///
+/// /// Routes the caller to the support queue.
+/// ///
+/// /// # Trigger
+/// /// Studio "Run Function" widget.
+/// /// # Dependencies
+/// /// None.
+/// /// # Critical logging
+/// /// None beyond the contract.
+/// /// # Contacts
+/// /// contact-center-oncall@example.com
+/// #[contact_fn(required = [CallSid])]
+/// async fn route(_context: Context, _event: Event, callback: Callback) -> Completion {
+///     ccfn_core::tracing::info!(queue = "support", "routed");
+///     callback.success(serde_json::json!({ "queue": "support" }))
+/// }
+/// # let _ = route;
+/// ```
+pub use tracing;
 
 /// What goes with the function [`Context`]: its builder, its alert
 /// thresholds and its extension slot.
