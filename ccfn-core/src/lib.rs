@@ -134,7 +134,7 @@ pub use ccfn_macros::contact_fn;
 /// /// None beyond the contract.
 /// /// # Contacts
 /// /// contact-center-oncall@example.com
-/// #[contact_fn(required = [CallSid])]
+/// #[contact_fn(required = [CallSid], kind = generic)]
 /// async fn route(_context: Context, _event: Event, callback: Callback) -> Completion {
 ///     ccfn_core::tracing::info!(queue = "support", "routed");
 ///     callback.success(serde_json::json!({ "queue": "support" }))
