@@ -32,7 +32,7 @@
 //!
 //! ```
 //! use ccfn_core::prelude::*;
-//! use ccfn_core::taskrouter::{NewTask, TaskRouter, TaskRouterError};
+//! use ccfn_core::taskrouter::{NewTask, TaskRouterError};
 //!
 //! /// Offers the caller a callback: creates a callback task.
 //! ///
@@ -46,7 +46,7 @@
 //! /// contact-center-oncall@example.com
 //! #[contact_fn(required = [CallSid, From, To], env = [PLATFORM_WORKSPACE_SID, workflowSid])]
 //! async fn callback_task(context: Context, event: Event, callback: Callback) -> Result<Completion, Error> {
-//!     let router = TaskRouter::from_context(&context)?;
+//!     let router = context.task_router()?;
 //!     let workflow_sid = context.get("workflowSid").unwrap_or_default();
 //!     let attributes = serde_json::json!({
 //!         "type": "callback",
@@ -1385,19 +1385,22 @@ impl TaskRouter {
     /// (fields `path`, `missing`) so that a deployment missing its
     /// credentials shows in the logs.
     ///
+    /// A function reaches it through `context.task_router()`, which makes
+    /// it once with this and shares it:
+    ///
     /// ```
     /// use ccfn_core::Context;
     /// use ccfn_core::taskrouter::TaskRouter;
     ///
     /// let local = Context::builder().value("CCFN_TASK_STORE", "/tmp/tasks.jsonl").build();
-    /// assert!(matches!(TaskRouter::from_context(&local).unwrap(), TaskRouter::Local(_)));
+    /// assert!(matches!(*local.task_router().unwrap(), TaskRouter::Local(_)));
     ///
     /// let remote = Context::builder()
     ///     .value("PLATFORM_WORKSPACE_SID", "WSaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
     ///     .value("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
     ///     .value("AUTH_TOKEN", "auth-token-canary")
     ///     .build();
-    /// assert!(matches!(TaskRouter::from_context(&remote).unwrap(), TaskRouter::Remote(_)));
+    /// assert!(matches!(*remote.task_router().unwrap(), TaskRouter::Remote(_)));
     /// ```
     ///
     /// Each is read through its entry in [`crate::config`].
