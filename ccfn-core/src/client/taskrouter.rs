@@ -101,6 +101,16 @@ pub const DEFAULT_TASK_STORE: &str = ".ccfn/tasks.jsonl";
 /// served, whatever the cause (spec, Errors).
 pub const CALLER_MESSAGE: &str = "Option not available at this time";
 
+/// The members the TaskRouter API answers as JSON *text* (strings in its
+/// published definitions that hold JSON): a task's `attributes` ("The JSON
+/// string with custom attributes of the work") and `addons` ("An object
+/// that contains the Add-on data", a string), and a workflow's
+/// `configuration` ("A JSON string that contains the Workflow's
+/// configuration"). Every call of the client logs them in `api_response`
+/// as the objects they hold
+/// ([`crate::http::ApiRequest::json_text_fields`]).
+pub const JSON_TEXT_FIELDS: &[&str] = &["attributes", "addons", "configuration"];
+
 /// How many workflows [`TaskRouterClient::list_workflows`] asks for per
 /// page.
 pub const WORKFLOW_PAGE_SIZE: u32 = 50;
@@ -858,6 +868,7 @@ impl TaskRouterClient {
             .http
             .post(url.as_str())
             .basic_auth(&self.inner.config.username, &self.inner.config.password)
+            .json_text_fields(JSON_TEXT_FIELDS)
             .form(&form)
             .send()
             .await
@@ -1059,6 +1070,7 @@ impl TaskRouterClient {
             .http
             .get(url.as_str())
             .basic_auth(&self.inner.config.username, &self.inner.config.password)
+            .json_text_fields(JSON_TEXT_FIELDS)
             .send()
             .await
             .map_err(TaskRouterError::Lookup)?;
