@@ -505,6 +505,8 @@ impl Context {
     /// email and task-router clients use the local outbox and task store
     /// without their credentials). What a runtime in local mode does with
     /// the declared secrets it finds unset.
+    // Only the runtime lets secrets go unset.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
     pub(crate) fn with_unset_secrets<'a>(
         &self,
         names: impl IntoIterator<Item = &'a str>,
