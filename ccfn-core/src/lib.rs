@@ -44,7 +44,9 @@
 //! [`Context`], [`Event`] and [`Callback`], the [`Completion`] it returns
 //! (how the invocation ended), the [`Reply`] it succeeded with, and
 //! [`Error`], [`ErrorKind`], [`ResultExt`] (`.context(..)` on a result)
-//! and [`Secret`]. Everything else is in the module of its concept.
+//! and [`Secret`]. Everything else is in the module of its concept, but
+//! for [`tracing`], the macros of the `tracing` crate the records are
+//! written with.
 //!
 //! # Layers and features
 //!
@@ -110,6 +112,52 @@ pub use secret::Secret;
 
 #[doc(inline)]
 pub use ccfn_macros::contact_fn;
+
+pub mod tracing {
+    //! The macros of the `tracing` crate, the very version ccfn writes its
+    //! records with: a function's own events
+    //! (`ccfn_core::tracing::info!(queue = "support", "routed")`) are
+    //! records of step `log` in the invocation's stream, with its
+    //! `function`, `invocation_id` and `call_sid`, and every secret
+    //! scrubbed. Through this path a project needs no `tracing`
+    //! dependency of its own to keep in step with ccfn's.
+    //!
+    //! The macros of each level (`trace!` to `error!`, and `info_span!`
+    //! and the like), `enabled!` and [`Level`] are here; `tracing`'s
+    //! modules and types are not (nor `event!` and `span!`, which share
+    //! their names with modules), so that none of them shares a name with
+    //! ccfn's own: [`Event`](crate::Event) is the handler's event, not
+    //! `tracing::Event`, and compiler messages keep naming it `Event`.
+    //!
+    //! ```
+    //! use ccfn_core::prelude::*;
+    //!
+    //! /// Routes the caller to the support queue.
+    //! ///
+    //! /// # Trigger
+    //! /// Studio "Run Function" widget.
+    //! /// # Dependencies
+    //! /// None.
+    //! /// # Critical logging
+    //! /// None beyond the contract.
+    //! /// # Contacts
+    //! /// contact-center-oncall@example.com
+    //! #[contact_fn(required = [CallSid], kind = generic)]
+    //! async fn route(_context: Context, _event: Event, callback: Callback) -> Completion {
+    //!     ccfn_core::tracing::info!(queue = "support", "routed");
+    //!     if ccfn_core::tracing::enabled!(ccfn_core::tracing::Level::DEBUG) {
+    //!         ccfn_core::tracing::debug!(attempt = 1, "asked");
+    //!     }
+    //!     callback.success(serde_json::json!({ "queue": "support" }))
+    //! }
+    //! # let _ = route;
+    //! ```
+
+    pub use ::tracing::{
+        debug, debug_span, enabled, error, error_span, info, info_span, trace, trace_span, warn,
+        warn_span, Level,
+    };
+}
 
 /// What goes with the function [`Context`]: its builder, its alert
 /// thresholds and its extension slot.

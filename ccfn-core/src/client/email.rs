@@ -23,7 +23,10 @@
 //! or attachments over the size limit (checked before anything is sent).
 //! The API key never appears in any record, URL or error message.
 //!
-//! With no API key configured, [`EmailSender::from_context`] picks the
+//! A function sends with `context.email()?.send(&message).await?`: the
+//! [`EmailSender`] the context configures, made once and shared (a whole
+//! handler is in `docs/external-calls.md`). With no API key configured,
+//! [`EmailSender::from_context`] picks the
 //! [`Outbox`]: each message is written to a folder on disk instead, with
 //! the same records, so that a function runs on a fresh machine.
 //!
@@ -975,7 +978,8 @@ fn random_u64() -> u64 {
 }
 
 /// Where emails go: the provider, or the local outbox when no API key is
-/// configured.
+/// configured. A function reaches it through `context.email()`, made once
+/// from the context ([`EmailSender::from_context`]) and shared.
 ///
 /// ```
 /// use ccfn_core::email::EmailSender;
@@ -986,7 +990,7 @@ fn random_u64() -> u64 {
 ///     .value("EMAILPROVIDER_DOMAIN", "mg.example.com")
 ///     .value("EMAILPROVIDER_REGION", "eu")
 ///     .build();
-/// match EmailSender::from_context(&with_key).unwrap() {
+/// match &*with_key.email().unwrap() {
 ///     EmailSender::Provider(client) => {
 ///         assert_eq!(client.messages_url(), "https://api.eu.mailgun.net/v3/mg.example.com/messages");
 ///     }
@@ -994,10 +998,10 @@ fn random_u64() -> u64 {
 /// }
 ///
 /// let local = Context::builder().value("CCFN_OUTBOX_DIR", "/tmp/outbox").build();
-/// assert!(matches!(EmailSender::from_context(&local).unwrap(), EmailSender::Outbox(o) if o.dir().ends_with("outbox")));
+/// assert!(matches!(&*local.email().unwrap(), EmailSender::Outbox(o) if o.dir().ends_with("outbox")));
 ///
 /// let no_domain = Context::builder().value("EMAILPROVIDER_API_KEY", "key-0123456789abcdef").build();
-/// let error = EmailSender::from_context(&no_domain).unwrap_err();
+/// let error = no_domain.email().unwrap_err();
 /// assert!(error.message().starts_with("EMAILPROVIDER_API_KEY is set but EMAILPROVIDER_DOMAIN is not"));
 /// ```
 #[derive(Clone, Debug)]

@@ -320,6 +320,7 @@ impl HttpClient {
             auth: Auth::None,
             timeout: None,
             max_response_bytes: None,
+            json_text: &[],
             invalid: None,
         }
     }
@@ -373,6 +374,9 @@ pub struct ApiRequest {
     auth: Auth,
     timeout: Option<Duration>,
     max_response_bytes: Option<u64>,
+    /// Members whose value the service sends as JSON text, logged as the
+    /// JSON they hold ([`ApiRequest::json_text_fields`]).
+    json_text: &'static [&'static str],
     /// Why the request cannot be sent (a query or body that cannot be
     /// encoded): [`ApiRequest::send`] fails with it, as reqwest's does.
     invalid: Option<String>,
@@ -502,6 +506,34 @@ impl ApiRequest {
         self
     }
 
+    /// Members of the JSON answer that the service sends as JSON *text*
+    /// (a string holding an object or an array), logged in the
+    /// `api_response` record's `data` as the JSON they hold, at any depth:
+    /// the task router's `attributes` of a task and `configuration` of a
+    /// workflow, as the platform's API definitions say. The record then
+    /// shows them as objects, which a reader (or a snapshot redaction such
+    /// as `.**.requested_at`) reaches inside. Members of a sensitive name
+    /// inside are redacted as everywhere, every secret value is scrubbed,
+    /// and the whole `data` keeps its bound ([`MAX_LOGGED_JSON`]). Text
+    /// that is not an object or an array of JSON is logged as the text it
+    /// is. What [`ApiResponse::json`] and [`ApiResponse::text`] read is the
+    /// answer as it came.
+    ///
+    /// ```
+    /// use ccfn_core::http::{HttpClient, HttpConfig};
+    ///
+    /// let client = HttpClient::new(HttpConfig::default())?;
+    /// let request = client
+    ///     .get("https://taskrouter.example.com/v1/Workspaces/WS1/Tasks/WT1")
+    ///     .json_text_fields(&["attributes"]);
+    /// # let _ = request;
+    /// # Ok::<(), ccfn_core::Error>(())
+    /// ```
+    pub fn json_text_fields(mut self, names: &'static [&'static str]) -> Self {
+        self.json_text = names;
+        self
+    }
+
     /// Makes the call and logs it. A response of any status is `Ok`; look
     /// at [`ApiResponse::status`].
     ///
@@ -526,6 +558,7 @@ impl ApiRequest {
             cap: self
                 .max_response_bytes
                 .unwrap_or(self.client.config.max_response_bytes),
+            json_text: self.json_text,
         };
         let request = self.build(&call, traceparent)?;
         let limit = limit.map_err(|message| call.not_sent(&message))?;
@@ -649,6 +682,8 @@ struct Call<'a> {
     config: HttpConfig,
     /// The response size cap of this call.
     cap: u64,
+    /// Members logged as the JSON their text holds.
+    json_text: &'static [&'static str],
 }
 
 impl Call<'_> {
@@ -763,7 +798,7 @@ impl Call<'_> {
     /// otherwise, with the body as [`ApiResponse::logged_data`] gives it.
     fn log_response(&self, response: &ApiResponse) {
         let (method, url, status) = (self.method, self.url, response.status);
-        let (data, cut) = response.logged_data();
+        let (data, cut) = response.logged_data(self.json_text);
         let level = if response.is_success() {
             Level::INFO
         } else {
@@ -1101,11 +1136,16 @@ impl ApiResponse {
     /// of it were cut: JSON as an object with sensitive members redacted
     /// (as compact JSON text cut at [`MAX_LOGGED_JSON`] bytes when longer),
     /// text cut at [`MAX_LOGGED_BODY`] bytes, on a character boundary.
-    fn logged_data(&self) -> (Value, usize) {
+    /// Members named in `json_text` that hold JSON text are logged as that
+    /// JSON ([`ApiRequest::json_text_fields`]).
+    fn logged_data(&self, json_text: &[&str]) -> (Value, usize) {
         let content_type = self.header("content-type").unwrap_or("");
         if content_type.contains("json")
-            && let Ok(value) = serde_json::from_slice::<Value>(&self.body)
+            && let Ok(mut value) = serde_json::from_slice::<Value>(&self.body)
         {
+            if !json_text.is_empty() {
+                parse_json_text(&mut value, json_text);
+            }
             let value = redact_json(&value);
             let text = value.to_string();
             if text.len() <= MAX_LOGGED_JSON {
@@ -1150,6 +1190,36 @@ impl ApiResponse {
             return cut(text, MAX_LOGGED_JSON);
         }
         cut(text.to_owned(), MAX_LOGGED_BODY)
+    }
+}
+
+/// Replaces, at any depth of `value`, each member named in `names` whose
+/// value is text holding a JSON object or array by that JSON; any other
+/// text stays as it is.
+fn parse_json_text(value: &mut Value, names: &[&str]) {
+    match value {
+        Value::Object(members) => {
+            for (name, member) in members.iter_mut() {
+                if let Value::String(text) = member
+                    && names.contains(&name.as_str())
+                {
+                    let held = text.trim_start();
+                    if (held.starts_with('{') || held.starts_with('['))
+                        && let Ok(parsed) = serde_json::from_str::<Value>(held)
+                    {
+                        *member = parsed;
+                        continue;
+                    }
+                }
+                parse_json_text(member, names);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                parse_json_text(item, names);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -1272,6 +1342,56 @@ mod tests {
         assert!(!BearerToken::new("t-canary-0002", None).is_expired());
     }
 
+    fn json_answer(body: &Value) -> ApiResponse {
+        ApiResponse {
+            call: "GET https://example.test/".into(),
+            status: 200,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: body.to_string().into_bytes(),
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn json_text_members_are_logged_as_the_json_they_hold() {
+        let attributes = json!({ "type": "callback", "requested_at": "2026-11-26T10:00:00Z", "api_token": "tok-canary-77" });
+        let answer = json_answer(&json!({
+            "sid": "WT1",
+            "attributes": attributes.to_string(),
+            "notes": attributes.to_string(),
+            "tasks": [{ "attributes": " [1, 2]" }, { "attributes": "not json {" }, { "attributes": "42" }],
+        }));
+        let (data, cut) = answer.logged_data(&["attributes"]);
+        assert_eq!(cut, 0);
+        assert_eq!(
+            data["attributes"],
+            json!({ "type": "callback", "requested_at": "2026-11-26T10:00:00Z", "api_token": REDACTED }),
+            "parsed, and a sensitive name inside redacted"
+        );
+        assert_eq!(
+            data["notes"],
+            Value::from(attributes.to_string()),
+            "another name stays text"
+        );
+        assert_eq!(data["tasks"][0]["attributes"], json!([1, 2]));
+        assert_eq!(
+            data["tasks"][1]["attributes"], "not json {",
+            "text that does not parse stays text"
+        );
+        assert_eq!(
+            data["tasks"][2]["attributes"], "42",
+            "neither an object nor an array"
+        );
+        // Without the names, as before.
+        let (plain, _) = answer.logged_data(&[]);
+        assert!(plain["attributes"].is_string());
+        // The bound holds for the whole, after parsing.
+        let long = json!({ "note": "x".repeat(MAX_LOGGED_JSON) }).to_string();
+        let (data, cut) = json_answer(&json!({ "attributes": long })).logged_data(&["attributes"]);
+        assert!(cut > 0);
+        assert_eq!(data.as_str().unwrap().len(), MAX_LOGGED_JSON);
+    }
+
     #[test]
     fn logged_data_cuts_long_text_on_a_char_boundary() {
         let body = "é".repeat(MAX_LOGGED_BODY);
@@ -1283,7 +1403,7 @@ mod tests {
             body: body.into_bytes(),
             elapsed: Duration::ZERO,
         };
-        let (data, cut) = response.logged_data();
+        let (data, cut) = response.logged_data(&[]);
         assert_eq!(cut, body_len - MAX_LOGGED_BODY);
         assert_eq!(data.as_str().unwrap().len(), MAX_LOGGED_BODY);
         let json = ApiResponse {
@@ -1293,7 +1413,7 @@ mod tests {
             body: br#"{"id":"1"}"#.to_vec(),
             elapsed: Duration::ZERO,
         };
-        assert_eq!(json.logged_data(), (json!({"id": "1"}), 0));
+        assert_eq!(json.logged_data(&[]), (json!({"id": "1"}), 0));
         let audio = ApiResponse {
             call: "GET https://example.test/".into(),
             status: 200,
@@ -1301,7 +1421,10 @@ mod tests {
             body: vec![0xff, 0xfb, 0x90, 0x00],
             elapsed: Duration::ZERO,
         };
-        assert_eq!(audio.logged_data(), (json!("[4 bytes of audio/mpeg]"), 0));
+        assert_eq!(
+            audio.logged_data(&[]),
+            (json!("[4 bytes of audio/mpeg]"), 0)
+        );
         let unknown = ApiResponse {
             call: "GET https://example.test/".into(),
             status: 200,
@@ -1310,7 +1433,7 @@ mod tests {
             elapsed: Duration::ZERO,
         };
         assert_eq!(
-            unknown.logged_data(),
+            unknown.logged_data(&[]),
             (json!("[2 bytes of binary data]"), 0)
         );
     }

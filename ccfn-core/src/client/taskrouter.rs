@@ -32,7 +32,7 @@
 //!
 //! ```
 //! use ccfn_core::prelude::*;
-//! use ccfn_core::taskrouter::{NewTask, TaskRouter, TaskRouterError};
+//! use ccfn_core::taskrouter::{NewTask, TaskRouterError};
 //!
 //! /// Offers the caller a callback: creates a callback task.
 //! ///
@@ -46,7 +46,7 @@
 //! /// contact-center-oncall@example.com
 //! #[contact_fn(required = [CallSid, From, To], env = [PLATFORM_WORKSPACE_SID, workflowSid])]
 //! async fn callback_task(context: Context, event: Event, callback: Callback) -> Result<Completion, Error> {
-//!     let router = TaskRouter::from_context(&context)?;
+//!     let router = context.task_router()?;
 //!     let workflow_sid = context.get("workflowSid").unwrap_or_default();
 //!     let attributes = serde_json::json!({
 //!         "type": "callback",
@@ -100,6 +100,16 @@ pub const DEFAULT_TASK_STORE: &str = ".ccfn/tasks.jsonl";
 /// What the caller hears when a voicemail or callback option cannot be
 /// served, whatever the cause (spec, Errors).
 pub const CALLER_MESSAGE: &str = "Option not available at this time";
+
+/// The members the TaskRouter API answers as JSON *text* (strings in its
+/// published definitions that hold JSON): a task's `attributes` ("The JSON
+/// string with custom attributes of the work") and `addons` ("An object
+/// that contains the Add-on data", a string), and a workflow's
+/// `configuration` ("A JSON string that contains the Workflow's
+/// configuration"). Every call of the client logs them in `api_response`
+/// as the objects they hold
+/// ([`crate::http::ApiRequest::json_text_fields`]).
+pub const JSON_TEXT_FIELDS: &[&str] = &["attributes", "addons", "configuration"];
 
 /// How many workflows [`TaskRouterClient::list_workflows`] asks for per
 /// page.
@@ -858,6 +868,7 @@ impl TaskRouterClient {
             .http
             .post(url.as_str())
             .basic_auth(&self.inner.config.username, &self.inner.config.password)
+            .json_text_fields(JSON_TEXT_FIELDS)
             .form(&form)
             .send()
             .await
@@ -1059,6 +1070,7 @@ impl TaskRouterClient {
             .http
             .get(url.as_str())
             .basic_auth(&self.inner.config.username, &self.inner.config.password)
+            .json_text_fields(JSON_TEXT_FIELDS)
             .send()
             .await
             .map_err(TaskRouterError::Lookup)?;
@@ -1385,19 +1397,22 @@ impl TaskRouter {
     /// (fields `path`, `missing`) so that a deployment missing its
     /// credentials shows in the logs.
     ///
+    /// A function reaches it through `context.task_router()`, which makes
+    /// it once with this and shares it:
+    ///
     /// ```
     /// use ccfn_core::Context;
     /// use ccfn_core::taskrouter::TaskRouter;
     ///
     /// let local = Context::builder().value("CCFN_TASK_STORE", "/tmp/tasks.jsonl").build();
-    /// assert!(matches!(TaskRouter::from_context(&local).unwrap(), TaskRouter::Local(_)));
+    /// assert!(matches!(*local.task_router().unwrap(), TaskRouter::Local(_)));
     ///
     /// let remote = Context::builder()
     ///     .value("PLATFORM_WORKSPACE_SID", "WSaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
     ///     .value("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
     ///     .value("AUTH_TOKEN", "auth-token-canary")
     ///     .build();
-    /// assert!(matches!(TaskRouter::from_context(&remote).unwrap(), TaskRouter::Remote(_)));
+    /// assert!(matches!(*remote.task_router().unwrap(), TaskRouter::Remote(_)));
     /// ```
     ///
     /// Each is read through its entry in [`crate::config`].

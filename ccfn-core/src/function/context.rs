@@ -160,6 +160,10 @@ struct Inner {
     /// values were all found present: the values never change, so they
     /// are not looked up again on each invocation.
     complete_for: std::sync::Mutex<Vec<usize>>,
+    /// Declared secrets that may be left unset: a runtime in local mode
+    /// starts and invokes without them, as if they were not configured
+    /// (see [`Context::with_unset_secrets`]). Empty elsewhere.
+    unset_secrets: Vec<Box<str>>,
 }
 
 impl Inner {
@@ -184,6 +188,16 @@ impl Inner {
             memory_limit,
             extensions: Extensions::default(),
             complete_for: Mutex::default(),
+            unset_secrets: Vec::new(),
+        }
+    }
+
+    /// A new one of `values`, with `self`'s thresholds, memory limit and
+    /// the secrets it lets go unset.
+    fn with_values(&self, values: BTreeMap<String, Value>) -> Inner {
+        Inner {
+            unset_secrets: self.unset_secrets.clone(),
+            ..Inner::new(values, self.thresholds, self.memory_limit)
         }
     }
 }
@@ -480,13 +494,42 @@ impl Context {
             }
         }
         Context {
-            inner: Arc::new(Inner::new(
-                values,
-                self.inner.thresholds,
-                self.inner.memory_limit,
-            )),
+            inner: Arc::new(self.inner.with_values(values)),
             function: self.function,
         }
+    }
+
+    /// A copy in which the declared secrets `names`, unset, do not stop an
+    /// invocation: the contract's validation passes them over, and the
+    /// handler runs without them (`context.secret(..)` is `None`; the
+    /// email and task-router clients use the local outbox and task store
+    /// without their credentials). What a runtime in local mode does with
+    /// the declared secrets it finds unset.
+    // Only the runtime lets secrets go unset.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+    pub(crate) fn with_unset_secrets<'a>(
+        &self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Context {
+        let mut inner = self.inner.with_values(self.inner.values.clone());
+        for name in names {
+            if !inner.unset_secrets.iter().any(|unset| &**unset == name) {
+                inner.unset_secrets.push(name.into());
+            }
+        }
+        Context {
+            inner: Arc::new(inner),
+            function: self.function,
+        }
+    }
+
+    /// Whether the declared secret `name` may be unset (see
+    /// [`Context::with_unset_secrets`]).
+    pub(crate) fn may_leave_unset(&self, name: &str) -> bool {
+        self.inner
+            .unset_secrets
+            .iter()
+            .any(|unset| &**unset == name)
     }
 
     /// Whether `name` has a value that is not empty or only white space,
@@ -510,11 +553,11 @@ impl Context {
         if complete().contains(&address) {
             return true;
         }
-        let present = meta
-            .env()
-            .iter()
-            .chain(meta.secrets())
-            .all(|name| self.is_present(name));
+        let present = meta.env().iter().all(|name| self.is_present(name))
+            && meta
+                .secrets()
+                .iter()
+                .all(|name| self.is_present(name) || self.may_leave_unset(name));
         if present {
             let mut complete = complete();
             if !complete.contains(&address) {
@@ -661,11 +704,7 @@ impl Context {
         let mut values = self.inner.values.clone();
         values.insert(name.to_owned(), Value::undeclared(name, value.to_owned()));
         Context {
-            inner: Arc::new(Inner::new(
-                values,
-                self.inner.thresholds,
-                self.inner.memory_limit,
-            )),
+            inner: Arc::new(self.inner.with_values(values)),
             function: self.function,
         }
     }
@@ -804,6 +843,41 @@ mod tests {
         assert!(complete.has_all_required(&META));
         assert_eq!(complete.inner.complete_for.lock().unwrap().len(), 1);
         assert!(!missing.has_all_required(&META));
+    }
+
+    #[test]
+    fn a_secret_let_go_unset_is_not_required_and_stays_unset_through_copies() {
+        use crate::function::meta::{meta, test_fields, MetaFields};
+        static META: FunctionMeta = meta(MetaFields {
+            env: &["CRM_URL"],
+            secrets: &["CRM_API_KEY"],
+            ..test_fields("f")
+        });
+        let missing = Context::builder().value("CRM_URL", "https://crm").build();
+        assert!(!missing.may_leave_unset("CRM_API_KEY"));
+        let local = missing.with_unset_secrets(["CRM_API_KEY"]);
+        assert!(local.has_all_required(&META));
+        assert_eq!(local.secret("CRM_API_KEY"), None);
+        // Only secrets are let go: a missing `env` value still is one.
+        let no_url = Context::builder()
+            .build()
+            .with_unset_secrets(["CRM_API_KEY", "CRM_URL"]);
+        static ENV_ONLY: FunctionMeta = meta(MetaFields {
+            env: &["CRM_URL"],
+            ..test_fields("g")
+        });
+        assert!(!no_url.has_all_required(&ENV_ONLY));
+        // Kept by the copies a runtime makes.
+        let copy = local
+            .with_default("DOMAIN_NAME", "localhost")
+            .with_secrets(&["CRM_URL"])
+            .for_function(&META);
+        assert!(copy.may_leave_unset("CRM_API_KEY"));
+        assert!(copy.has_all_required(&META));
+        assert!(
+            !missing.has_all_required(&META),
+            "the original is unchanged"
+        );
     }
 
     #[test]

@@ -576,10 +576,16 @@ fn validate(meta: &'static FunctionMeta, context: &Context, event: &Event) -> Op
         .map(|name| (*name, format!("Missing required parameter: {name}")));
     // Looked up name by name only while one may be missing.
     let complete = context.has_all_required(meta);
+    // A declared secret a runtime in local mode lets go unset is not
+    // missing: the handler runs without it.
+    let missing_secrets = meta
+        .secrets()
+        .iter()
+        .filter(|name| !context.may_leave_unset(name));
     let missing_env = meta
         .env()
         .iter()
-        .chain(meta.secrets())
+        .chain(missing_secrets)
         .filter(|name| !complete && !context.is_present(name))
         .map(|name| {
             (

@@ -149,7 +149,9 @@ impl Runtime {
     }
 
     /// Checks what must hold before serving: valid, distinct paths; every
-    /// function's required environment values present; an auth token in
+    /// function's required environment values present (in local mode, a
+    /// declared secret may be unset: see [`Runtime::unset_secrets`]); an
+    /// auth token in
     /// production mode when a function is protected; and, with the
     /// `clients` feature, the HTTP client made (`context.http()`), its CA
     /// certificates loaded (`CCFN_TLS_ROOTS`, `SSL_CERT_FILE`,
@@ -182,7 +184,14 @@ impl Runtime {
                 ));
             }
             let meta = registered.function.meta();
-            for name in meta.env().iter().chain(meta.secrets()) {
+            // In local mode an unset declared secret is a warning at start
+            // (`unset_secrets`), not a problem: the function runs as if it
+            // were not configured.
+            let secrets = meta
+                .secrets()
+                .iter()
+                .filter(|_| self.config.mode == Mode::Production);
+            for name in meta.env().iter().chain(secrets) {
                 if !self.context.is_present(name) {
                     problems.push(format!(
                         "Missing required environment variable: {name} (required by `{}` at {url})",
@@ -218,6 +227,41 @@ impl Runtime {
         }
     }
 
+    /// The declared secrets (`secrets = [..]`) the context leaves unset,
+    /// each with the functions that declare it, in local mode; none in
+    /// production mode, where [`Runtime::check`] refuses them.
+    ///
+    /// In local mode these functions are served, and run without them, as
+    /// if they were not configured: `context.secret(..)` is `None`, and
+    /// the email and task-router clients use the local outbox and task
+    /// store when their credentials are among them. `serve` and
+    /// `serve_with` write one WARN `runtime` record per secret at start,
+    /// naming it (never a value) and its functions.
+    #[must_use]
+    pub fn unset_secrets(&self) -> Vec<(&'static str, Vec<&'static str>)> {
+        let mut unset: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+        if self.config.mode != Mode::Local {
+            return unset;
+        }
+        for registered in &self.functions {
+            let meta = registered.function.meta();
+            for name in meta.secrets() {
+                if self.context.is_present(name) {
+                    continue;
+                }
+                match unset.iter_mut().find(|(unset, _)| unset == name) {
+                    Some((_, functions)) => {
+                        if !functions.contains(&meta.name()) {
+                            functions.push(meta.name());
+                        }
+                    }
+                    None => unset.push((name, vec![meta.name()])),
+                }
+            }
+        }
+        unset
+    }
+
     /// The router, to embed in another server or run anywhere a tower
     /// `Service` runs: one route per function, the catalogue when it is
     /// served, and the runtime's own `404` for every other path. Serve it
@@ -244,6 +288,11 @@ impl Runtime {
         // invocations.
         for registered in &self.functions {
             context = context.with_secrets(registered.function.meta().secrets());
+        }
+        // In local mode, the declared secrets left unset stop no invocation.
+        let unset = self.unset_secrets();
+        if !unset.is_empty() {
+            context = context.with_unset_secrets(unset.iter().map(|(name, _)| *name));
         }
         Ok(router::build(
             context,
@@ -329,7 +378,25 @@ impl Runtime {
         let config = self.config.clone();
         let inspector = self.inspector.clone();
         let names: Vec<String> = self.functions.iter().map(Registered::url_path).collect();
+        let unset: Vec<String> = self
+            .unset_secrets()
+            .into_iter()
+            .map(|(name, functions)| {
+                let run = if functions.len() == 1 { "runs" } else { "run" };
+                let functions = functions
+                    .iter()
+                    .map(|function| format!("`{function}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                format!(
+                    "{name} is not set: {functions} {run} without it (local mode; production mode refuses to start without it)"
+                )
+            })
+            .collect();
         let (router, in_flight) = self.router_and_shutdown()?;
+        for message in &unset {
+            emit_at(Level::WARN, message, &crate::record::Runtime::BARE);
+        }
         let addr = listener
             .local_addr()
             .map_err(|e| Error::msg(format!("cannot read the listening address: {e}")))?;

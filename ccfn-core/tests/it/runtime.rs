@@ -1256,3 +1256,96 @@ async fn request_text_is_never_echoed_whole_or_with_a_secret() {
     assert!(message.contains("nn…`") && message.len() < 300, "{message}");
     server.stop().await.unwrap();
 }
+
+/// Emails the on-call team through the provider, whose key it declares.
+///
+/// # Trigger: test
+/// # Dependencies: the email provider
+/// # Critical logging: none
+/// # Contacts: oncall@example.com
+#[contact_fn(required = [CallSid, From], secrets = [EMAILPROVIDER_API_KEY], kind = email)]
+async fn notifies(context: Context, event: Event, callback: Callback) -> Result<Completion, Error> {
+    let message = ccfn_core::email::EmailMessage::new("calls@mg.example.com")
+        .to("oncall@example.com")
+        .subject(format!("Call from {}", event.from().unwrap_or_default()))
+        .text("A call.");
+    let sent = context.email()?.send(&message).await?;
+    Ok(callback.success(json!({ "id": sent.id })))
+}
+
+/// A declared secret that is not set: local mode warns at start and runs
+/// the function as if it were not configured, its email landing in the
+/// local outbox; production mode refuses to start.
+#[tokio::test]
+async fn an_unset_declared_secret_is_a_warning_in_local_mode_and_stops_production() {
+    logs();
+    let outbox = std::env::temp_dir().join(format!("ccfn-unset-secret-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&outbox);
+    let context = Context::builder()
+        .value("EMAILPROVIDER_DOMAIN", "mg.example.com")
+        .value("CCFN_OUTBOX_DIR", outbox.to_str().unwrap())
+        .build();
+    let feature = || Feature::new("unset").public_function("notify", notifies);
+
+    let local = Runtime::new(context.clone(), config()).feature(feature());
+    assert!(local.check().is_ok(), "{:?}", local.check());
+    assert_eq!(
+        local.unset_secrets(),
+        [("EMAILPROVIDER_API_KEY", vec!["notifies"])]
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = oneshot::channel::<()>();
+    let done = tokio::spawn(local.serve_with(listener, async {
+        let _ = stopped.await;
+    }));
+    let response = post(
+        &format!("{base}/features/unset/notify"),
+        FORM,
+        "CallSid=CAunset1&From=%2B15551230000",
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    let invocation = id(&response);
+    let sent = json_body(response).await;
+    let _ = stop.send(());
+    done.await.unwrap().unwrap();
+    let sent_id = sent["id"].as_str().unwrap();
+    assert!(sent_id.ends_with("@ccfn.local>"), "{sent}");
+    let folders: Vec<_> = std::fs::read_dir(&outbox).unwrap().collect();
+    assert_eq!(folders.len(), 1, "one message in the outbox");
+    let result = records_of(&invocation)
+        .into_iter()
+        .find(|record| record["step"] == "email_result")
+        .expect("an email_result record");
+    assert_eq!(result["message"], "Queued in the local outbox");
+    let warning = "EMAILPROVIDER_API_KEY is not set: `notifies` runs without it (local mode; production mode refuses to start without it)";
+    let warned: Vec<Value> = logs()
+        .contents()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|record| record["message"] == warning)
+        .collect();
+    assert_eq!(warned.len(), 1, "one warning at start");
+    assert_eq!(warned[0]["level"], "WARN");
+    assert_eq!(warned[0]["step"], "runtime");
+    let _ = std::fs::remove_dir_all(&outbox);
+
+    let mut production = config();
+    production.mode = Mode::Production;
+    let runtime = Runtime::new(context, production).feature(feature());
+    assert!(runtime.unset_secrets().is_empty());
+    let message = runtime.check().unwrap_err().to_string();
+    assert!(
+        message.contains(
+            "Missing required environment variable: EMAILPROVIDER_API_KEY (required by `notifies` at /features/unset/notify)"
+        ),
+        "{message}"
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let refused = runtime.serve_with(listener, async {}).await;
+    assert!(
+        refused.is_err(),
+        "production serves nothing without the key"
+    );
+}

@@ -852,3 +852,104 @@ async fn an_answer_that_is_not_json_is_a_lookup_failure() {
     );
     assert!(run.record("critical").is_none());
 }
+
+const CRM_KEY: &str = "canary-crm-key-in-attributes-51f0";
+
+/// Checks the workflow, then creates a task whose attributes hold a time,
+/// a member of a sensitive name and the value of a secret.
+///
+/// # Trigger
+/// Studio "Run Function" widget.
+/// # Dependencies
+/// Task router.
+/// # Critical logging
+/// Task creation result.
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To], env = ["workflowSid"], secrets = [CRM_API_KEY])]
+async fn create_with_details(
+    context: Context,
+    event: Event,
+    callback: Callback,
+) -> Result<Completion, Error> {
+    let router = context.task_router()?;
+    let workflow = router
+        .active_workflow(context.required("workflowSid"))
+        .await?;
+    let attributes = json!({
+        "type": "callback",
+        "call_sid": event.call_sid(),
+        "requested_at": "2026-11-26T10:00:00Z",
+        "callback_token": "tok-in-attributes-2210",
+        "note": format!("crm key {}", context.required_secret("CRM_API_KEY").expose()),
+    });
+    router
+        .create_task(&NewTask::new(&workflow.sid, attributes))
+        .await?;
+    Ok(callback.success(VoiceResponse::new()))
+}
+
+/// The platform answers a task's `attributes` and `addons` and a
+/// workflow's `configuration` as JSON text (its published definitions):
+/// `api_response` logs them as the objects they hold, so a reader or a
+/// snapshot redaction reaches inside, with sensitive members redacted and
+/// secret values scrubbed there too.
+#[tokio::test]
+async fn json_text_of_the_answers_is_logged_as_json() {
+    let fake = FakeTaskRouter::start()
+        .await
+        .with_workflow(WORKFLOW, "Callbacks", routing(QUEUE));
+    let context = remote(&fake).secret("CRM_API_KEY", CRM_KEY);
+    let run = invoke(create_with_details, context, FakeEvent::voice()).await;
+    run.assert_contract();
+    run.assert_no_leak(&[AUTH_TOKEN, CRM_KEY]);
+    assert_eq!(run.status(), 200, "{}", run.pretty());
+
+    // The fake answers as the definitions say, with JSON text; what a
+    // caller reads is the answer as it came, whatever is logged.
+    let answer: Value = ccfn_core::http::HttpClient::new(Default::default())
+        .unwrap()
+        .get(format!(
+            "{}/Workspaces/{WORKSPACE}/Workflows/{WORKFLOW}",
+            fake.url()
+        ))
+        .basic_auth(ACCOUNT, &ccfn_core::Secret::new(AUTH_TOKEN))
+        .json_text_fields(ccfn_core::taskrouter::JSON_TEXT_FIELDS)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .unwrap();
+    assert!(answer["configuration"].is_string(), "{answer}");
+    let responses = run.records_of("api_response");
+    assert_eq!(responses.len(), 2, "the workflow, then the task");
+
+    let workflow = &responses[0]["data"];
+    assert_eq!(workflow["sid"], WORKFLOW);
+    assert_eq!(
+        workflow["configuration"],
+        routing(QUEUE),
+        "the workflow's configuration, as an object"
+    );
+
+    let task = &responses[1]["data"];
+    let attributes = &task["attributes"];
+    assert!(attributes.is_object(), "{task}");
+    assert_eq!(attributes["requested_at"], "2026-11-26T10:00:00Z");
+    assert_eq!(attributes["callback_token"], "[REDACTED]");
+    assert_eq!(attributes["note"], "crm key [REDACTED]");
+    assert_eq!(task["addons"], json!({}));
+    // What the function reads is the answer as it came: the task's
+    // attributes are what it sent.
+    let line = run
+        .lines()
+        .iter()
+        .find(|line| line.contains("\"step\":\"api_response\"") && line.contains("/Tasks"))
+        .unwrap();
+    let line: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(
+        line["data"]["attributes"]["requested_at"],
+        "2026-11-26T10:00:00Z"
+    );
+    assert_eq!(line["data"]["attributes"]["note"], "crm key [REDACTED]");
+}

@@ -20,6 +20,8 @@ use ccfn_core::runtime::{Feature, Runtime};
 pub async fn welcome(context: Context, event: Event, callback: Callback) -> Completion {
     let company = context.required("COMPANY_NAME");
     let language = event.get("Language").unwrap_or("en-US");
+    // A record of step `log` in the invocation's stream.
+    ccfn_core::tracing::info!(language, "welcoming the caller");
     let mut twiml = VoiceResponse::new();
     twiml
         .say(format!("Thank you for calling {company}."))

@@ -25,6 +25,17 @@ async fn welcomes_the_caller_in_their_language() {
     );
 }
 
+/// Every record of an invocation, with what changes from run to run (times,
+/// ids, durations, memory, loopback ports) replaced by placeholders:
+/// `tests/snapshots/welcome__welcome_records.snap`. A change shows as a
+/// `.snap.new` file beside it; review it with `cargo insta review`.
+#[tokio::test]
+async fn welcome_records() {
+    let run = invoke(welcome, context(), FakeEvent::voice()).await;
+    run.assert_contract();
+    insta::assert_snapshot!("welcome_records", run.snapshot());
+}
+
 #[tokio::test]
 async fn without_its_company_name_it_fails_before_running() {
     let run = invoke(
