@@ -10,7 +10,7 @@
 //! | step | level | fields |
 //! |---|---|---|
 //! | `workflow` | INFO | `workflow_sid` |
-//! | `task_attributes` | INFO | `attributes` (an object) |
+//! | `task_attributes` | INFO | `attributes` (an object; members of a sensitive name redacted, here and in `critical`) |
 //! | `api_request` | INFO | `method`, `url`, `headers` (authorization redacted), `request_bytes` |
 //! | `auth` | INFO | `authenticated`, `token_type` (`basic`), `expires_at` (null) |
 //! | `api_response` | INFO (WARN when not 2xx) | `status`, `ok`, `content_type`, `response_bytes`, `data`, `elapsed_ms` |
@@ -1137,10 +1137,12 @@ fn log_task_request(task: &NewTask) {
             workflow_sid: &task.workflow_sid,
         },
     );
+    // Members of a sensitive name (a callback token, a customer's PIN)
+    // are redacted, as in every record of what was sent or answered.
     emit(
         "Task attributes",
         &crate::record::TaskAttributes {
-            attributes: &task.attributes,
+            attributes: &crate::secret::redact_json(&task.attributes),
         },
     );
 }
@@ -1159,7 +1161,7 @@ fn finish(task: &NewTask, created: Task) -> Result<Task, TaskRouterError> {
             task_sid: &created.sid,
             queue_sid: created.queue_sid.as_deref(),
             workflow_sid: &created.workflow_sid,
-            attributes: &created.attributes,
+            attributes: &crate::secret::redact_json(&created.attributes),
         },
     );
     if let Some(queue) = created.routed_queue() {

@@ -953,3 +953,78 @@ async fn json_text_of_the_answers_is_logged_as_json() {
     );
     assert_eq!(line["data"]["attributes"]["note"], "crm key [REDACTED]");
 }
+
+const ATTRIBUTE_TOKEN: &str = "canary-task-callback-token-51c9e0";
+const ATTRIBUTE_PASSCODE: &str = "canary-task-customer-passcode-a83f";
+
+/// Creates a task whose attributes hold values of sensitive names, at the
+/// top and nested.
+///
+/// # Trigger
+/// Studio "Run Function" widget, `mode=callback`.
+/// # Dependencies
+/// Task router.
+/// # Critical logging
+/// Task creation result.
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To], env = ["workflowSid"])]
+async fn create_with_sensitive_attributes(
+    context: Context,
+    event: Event,
+    callback: Callback,
+) -> Result<Completion, Error> {
+    let attributes = json!({
+        "type": "callback",
+        "call_sid": event.call_sid(),
+        "callback_token": ATTRIBUTE_TOKEN,
+        "customer": { "passcode": ATTRIBUTE_PASSCODE, "tier": "gold" },
+    });
+    let task = NewTask::new(context.required("workflowSid"), attributes);
+    let task = context.task_router()?.create_task(&task).await?;
+    Ok(callback.success(json!({ "task_sid": task.sid })))
+}
+
+/// The attributes as `task_attributes` and `critical` show them: members
+/// of a sensitive name redacted, at any depth, the others as sent.
+fn assert_attributes_redacted(run: &Run) {
+    run.assert_contract();
+    run.assert_no_leak(&[ATTRIBUTE_TOKEN, ATTRIBUTE_PASSCODE]);
+    for step in ["task_attributes", "critical"] {
+        let attributes = &run.record(step).unwrap()["attributes"];
+        assert_eq!(attributes["callback_token"], "[REDACTED]", "{step}");
+        assert_eq!(attributes["customer"]["passcode"], "[REDACTED]", "{step}");
+        assert_eq!(attributes["customer"]["tier"], "gold", "{step}");
+        assert_eq!(attributes["type"], "callback", "{step}");
+    }
+}
+
+#[tokio::test]
+async fn task_attributes_of_a_sensitive_name_are_redacted_in_every_record() {
+    let fake = FakeTaskRouter::start()
+        .await
+        .with_workflow(WORKFLOW, "Callbacks", routing(QUEUE))
+        .with_queue(QUEUE, "Callbacks queue");
+    let run = invoke(
+        create_with_sensitive_attributes,
+        remote(&fake),
+        FakeEvent::voice(),
+    )
+    .await;
+    assert_attributes_redacted(&run);
+    // The task router itself is sent the attributes as they are.
+    let sent = fake.requests()[0].form("Attributes").unwrap();
+    assert!(sent.contains(ATTRIBUTE_TOKEN) && sent.contains(ATTRIBUTE_PASSCODE));
+
+    let path = std::env::temp_dir().join(format!(
+        "ccfn-task-router-sensitive-{}.jsonl",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&path);
+    let local = FakeContext::new()
+        .value("workflowSid", WORKFLOW)
+        .value("CCFN_TASK_STORE", path.to_str().unwrap());
+    let run = invoke(create_with_sensitive_attributes, local, FakeEvent::voice()).await;
+    assert_attributes_redacted(&run);
+    std::fs::remove_file(&path).unwrap();
+}
