@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
-use ccfn_core::function::{ContactFunction, InvocationId};
+use ccfn_core::function::{BoxFuture, ContactFunction, InvocationId};
 use ccfn_core::record::{Captured, ContractLayer, LogFormat};
 use ccfn_core::{Completion, Context, Error, Event, Reply};
 use serde_json::{Map, Value};
@@ -51,15 +51,24 @@ pub type Record = Map<String, Value>;
 /// assert_eq!(run.error_message(), Some("Missing required parameter: To"));
 /// # });
 /// ```
-pub async fn invoke<F: ContactFunction>(
+///
+/// A plain function returning a boxed future, not an `async fn`: its
+/// return type does not name `F`, so that given a function that is not a
+/// contact-center function (a handler without `#[contact_fn]`), rustc
+/// reports the unmet bound once, at the argument, rather than also at the
+/// call and at its `.await`.
+pub fn invoke<F: ContactFunction>(
     function: F,
     context: impl Into<Context>,
     event: impl Into<Event>,
-) -> Run {
+) -> BoxFuture<Run> {
+    Box::pin(run(function, context.into(), event.into()))
+}
+
+/// [`invoke`], its arguments converted.
+async fn run<F: ContactFunction>(function: F, context: Context, event: Event) -> Run {
     ccfn_core::__private::install_panic_hook();
     keep_callsites_asking_every_dispatcher();
-    let context = context.into();
-    let event = event.into();
     let json = Buffer::default();
     let pretty = Buffer::default();
     let pretty_full = Buffer::default();
