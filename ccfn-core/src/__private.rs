@@ -5,6 +5,24 @@
 pub use crate::function::contract::run;
 pub use crate::function::meta::{meta, MetaFields};
 
+/// The testkit's: `context` and `event` with their reads past the
+/// function's declarations warned about in every invocation that makes
+/// them (once each), rather than once per process as the runtime does, so
+/// that what a test captures does not depend on what ran before it.
+#[must_use]
+pub fn declarations_per_invocation(
+    context: &crate::function::context::Context,
+    event: crate::function::event::Event,
+) -> (
+    crate::function::context::Context,
+    crate::function::event::Event,
+) {
+    (
+        context.declarations_per_invocation(),
+        event.declarations_per_invocation(),
+    )
+}
+
 /// What `#[contact_fn]` emits for a function it rejected, next to its
 /// errors, so that registering the function (`Feature::function`, the
 /// testkit's `invoke`) adds no error of its own: `invoke` completes with
@@ -17,7 +35,7 @@ pub fn rejected(
     event: crate::function::event::Event,
 ) -> crate::function::BoxFuture<crate::function::callback::Completion> {
     run(meta, context, event, |_, _, callback| async move {
-        callback.error(crate::Error::msg(
+        callback.error(crate::error::Error::msg(
             "this function was rejected by #[contact_fn] at compile time",
         ))
     })

@@ -69,6 +69,10 @@ pub fn invoke<F: ContactFunction>(
 async fn run<F: ContactFunction>(function: F, context: Context, event: Event) -> Run {
     ccfn_core::__private::install_panic_hook();
     keep_callsites_asking_every_dispatcher();
+    // A read past the declarations is a `declaration` warning in every
+    // invocation that makes it (the runtime writes it once per process),
+    // so that a run's records do not depend on what ran before it.
+    let (context, event) = ccfn_core::__private::declarations_per_invocation(&context, event);
     let json = Buffer::default();
     let pretty = Buffer::default();
     let pretty_full = Buffer::default();
@@ -341,7 +345,9 @@ impl Run {
 
     /// Checks the run against every rule of the logging contract, and
     /// panics with what was expected against what was captured when one is
-    /// broken. See [`crate::contract`] for the rules.
+    /// broken; then that the handler read nothing past what the function
+    /// declares, and panics with each such read, its function and the
+    /// fix when it did. See [`crate::contract`] for the rules.
     #[track_caller]
     pub fn assert_contract(&self) {
         let violations = crate::contract::check(self);
@@ -349,13 +355,18 @@ impl Run {
             panic!(
                 "the run of `{}` breaks the logging contract:\n{}\n\ncaptured steps: {}\n\ncaptured lines:\n{}",
                 self.meta_name,
-                violations
-                    .iter()
-                    .map(|v| format!("  - {v}"))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
+                bullets(&violations),
                 self.steps().join(", "),
                 self.masked(&self.lines.join("\n")),
+            );
+        }
+        let undeclared = crate::contract::undeclared_reads(self);
+        if !undeclared.is_empty() {
+            panic!(
+                "the run of `{}` reads past what `{}` declares; each read, with its fix:\n{}",
+                self.meta_name,
+                self.meta_name,
+                bullets(&undeclared),
             );
         }
     }
@@ -391,6 +402,15 @@ impl Run {
     pub(crate) fn expected_call_sid(&self) -> Option<&str> {
         self.expected_call_sid.as_deref()
     }
+}
+
+/// Each of `items` on a line of its own, after `  - `.
+fn bullets(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|item| format!("  - {item}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 pub(crate) fn step_of(record: &Record) -> &str {

@@ -9,4 +9,5 @@
 //! this folder, saying why in its first lines (`tests/interest.rs`).
 
 mod answers;
+mod declarations;
 mod fakes;
