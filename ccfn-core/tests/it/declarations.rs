@@ -205,3 +205,55 @@ fn outside_a_function_nothing_is_checked() {
     assert_eq!(context.get("CRM_SESSION"), None);
     assert_eq!(context.required_secret("CRM_SESSION").expose(), SESSION);
 }
+
+/// Reads a misspelt parameter, run as the runtime runs it.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn served_reader(_context: Context, event: Event, callback: Callback) -> Completion {
+    let digits = event.get("Digitz").or_else(|| event.get("Digitz"));
+    callback.success(serde_json::json!({ "digits": digits }))
+}
+
+#[tokio::test]
+async fn the_runtime_warns_once_per_process() {
+    use ccfn_core::function::ContactFunction as _;
+    use ccfn_core::record::{Captured, ContractLayer, LogFormat};
+    use tracing::instrument::WithSubscriber as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    // A second dispatcher alive, so that each callsite asks the capture
+    // whatever thread settled its interest first (as the testkit does).
+    let _second = tracing::Dispatch::new(tracing::subscriber::NoSubscriber::default());
+    let captured = Captured::default();
+    let subscriber = tracing::Dispatch::new(tracing_subscriber::registry().with(
+        ContractLayer::new(LogFormat::Json, ccfn_testkit::LogBuffer::default()).capture(&captured),
+    ));
+    // The runtime's path: the event and context as a request makes them,
+    // without the testkit's per-invocation scope.
+    for _ in 0..3 {
+        let completion = served_reader
+            .invoke(
+                Context::builder().build(),
+                Event::from_pairs(ccfn_testkit::VOICE_EVENT),
+            )
+            .with_subscriber(subscriber.clone())
+            .await;
+        assert!(completion.result().is_ok(), "{completion:?}");
+    }
+    let warned: Vec<String> = captured
+        .records()
+        .iter()
+        .filter(|record| record["step"] == "declaration")
+        .map(|record| record["message"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(warned.len(), 1, "one for three invocations: {warned:#?}");
+    assert!(warned[0].contains("did you mean `Digits`?"), "{warned:#?}");
+}
