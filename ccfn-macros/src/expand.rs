@@ -6,7 +6,7 @@ use syn::{FnArg, LitStr, Path, ReturnType};
 
 use crate::args::{parse_options, ContactOption, NameItem, Options};
 use crate::item::{AttrRole, ContactItem};
-use crate::validate::{check, Checked, Rejected};
+use crate::validate::{check, Checked, Handler, Rejected};
 
 /// The whole macro on `proc_macro2` tokens: the expansion, or the errors
 /// with a stand-in for what registering the function needs (see
@@ -43,7 +43,21 @@ fn rejected(item: TokenStream, probe: &TokenStream, rejected: Rejected) -> Token
     let errors = rejected.error.to_compile_error();
     let krate = &rejected.krate;
     let stand_in = match &rejected.parts {
-        Some(parts) if has_receiver(&parts.item) => associated_stand_in(parts),
+        Some(parts) if has_receiver(&parts.item) => {
+            let name = Ident::new(
+                &format!(
+                    "__ccfn_rejected_{}",
+                    syn::ext::IdentExt::unraw(&parts.item.sig.ident)
+                ),
+                parts.item.sig.ident.span(),
+            );
+            let kept = kept_handler(&parts.item, name, rejected.handler);
+            let stand_in = associated_stand_in(parts);
+            quote! {
+                #stand_in
+                #kept
+            }
+        }
         Some(parts) => {
             let cfgs = cfg_attrs(parts);
             let probe = (!probe.is_empty()).then(|| {
@@ -54,16 +68,19 @@ fn rejected(item: TokenStream, probe: &TokenStream, rejected: Rejected) -> Token
             });
             let signature_names = signature_names(parts);
             let struct_item = struct_item(parts);
-            let (inherent_impl, trait_impl) = if rejected.handler_ok {
+            let (inherent_impl, trait_impl) = if rejected.handler == Handler::Called {
                 (inherent_impl(parts), trait_impl(parts))
             } else {
                 let ident = &parts.item.sig.ident;
                 let meta = meta_const(parts);
+                let name = Ident::new("__ccfn_handler", ident.span());
+                let kept = kept_handler(&parts.item, name, rejected.handler);
                 (
                     quote! {
                         #cfgs
                         impl #ident {
                             #meta
+                            #kept
                         }
                     },
                     stand_in_impl(krate, ident, &cfgs, &quote!(&Self::META)),
@@ -82,6 +99,53 @@ fn rejected(item: TokenStream, probe: &TokenStream, rejected: Rejected) -> Token
     quote! {
         #stand_in
         #errors
+    }
+}
+
+/// The handler of a rejected function, named `name` and never called:
+/// emitted so that rustc resolves its body (an import used only there is
+/// not reported unused) and reports the body's own mistakes, but none that
+/// repeats the macro's. So `const` is removed (rustc rejects `const async
+/// fn` itself) and `async` added (a body with `.await` needs it); and a body that never uses the callback (see
+/// [`Handler::KeptWithoutTail`]) ends with its last expression as a
+/// statement and `loop {}`, which has every type, in place of the
+/// `Completion` it cannot make. Everything else is as written: generics,
+/// parameters, `unsafe`, the ABI.
+fn kept_handler(item: &ContactItem, name: Ident, handler: Handler) -> TokenStream {
+    let mut sig = item.sig.clone();
+    sig.constness = None;
+    // A body with `.await` would be one more error without it.
+    sig.asyncness.get_or_insert_with(Default::default);
+    sig.ident = name;
+    let others = item.attrs_with(AttrRole::Other);
+    let body = match handler {
+        Handler::KeptWithoutTail => {
+            let mut stmts = item.body.stream();
+            let ends_with_semicolon = matches!(
+                stmts.clone().into_iter().last(),
+                Some(TokenTree::Punct(p)) if p.as_char() == ';'
+            );
+            if !ends_with_semicolon {
+                stmts.extend(quote!(;));
+            }
+            stmts.extend(quote!(loop {}));
+            let mut body = Group::new(Delimiter::Brace, stmts);
+            body.set_span(item.body.span());
+            body
+        }
+        Handler::Called | Handler::Kept => item.body.clone(),
+    };
+    quote! {
+        #[allow(
+            dead_code,
+            unused_variables,
+            unused_mut,
+            unused_must_use,
+            unreachable_code,
+            clippy::all
+        )]
+        #(#others)*
+        #sig #body
     }
 }
 
@@ -966,7 +1030,15 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
         assert!(text.contains("missing `To`"), "{text}");
         let stand_in = without_errors(&out);
         // The struct, its `META` and its `ContactFunction` impl, as in a
-        // valid expansion; `invoke` is the stand-in, the handler left out.
+        // valid expansion; `invoke` is the stand-in. The handler is kept,
+        // `async` added, never called: rustc resolves and checks its body
+        // (an import used only there is not reported unused).
+        assert!(stand_in.contains("# [allow (dead_code , unused_variables , unused_mut , unused_must_use , unreachable_code , clippy :: all)] # [allow (unused_variables)] async fn __ccfn_handler (context : Context , event : Event , callback : Callback) -> Completion { helper (context , event , callback) . await }"), "{stand_in}");
+        assert_eq!(
+            stand_in.matches("__ccfn_handler").count(),
+            1,
+            "never called: {stand_in}"
+        );
         assert!(
             stand_in.contains("pub struct wait_experience ;"),
             "{stand_in}"
@@ -986,11 +1058,6 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
                 ":: ccfn_core :: __private :: rejected (& Self :: META , context , event)"
             ),
             "{stand_in}"
-        );
-        assert!(!stand_in.contains("__ccfn_handler"), "{stand_in}");
-        assert!(
-            !stand_in.contains("helper"),
-            "the body is left out: {stand_in}"
         );
         // `required` as strings: the names are looked up by the probe
         // alone, so that a typo is reported once.
@@ -1014,6 +1081,47 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
             5,
             "{stand_in}"
         );
+    }
+
+    #[test]
+    fn a_rejected_handler_keeps_its_generics_and_loses_const() {
+        let item = ITEM.replace(
+            "pub async fn wait_experience(",
+            "pub const async unsafe extern \"C\" fn wait_experience<T: Copy>(",
+        );
+        let stand_in = without_errors(&expand_str("required = [CallSid, From, To]", &item));
+        assert!(
+            stand_in.contains(
+                "async unsafe extern \"C\" fn __ccfn_handler < T : Copy > (context : Context"
+            ),
+            "{stand_in}"
+        );
+        assert!(!stand_in.contains("const async"), "{stand_in}");
+    }
+
+    #[test]
+    fn a_body_that_never_uses_the_callback_is_kept_without_its_tail() {
+        for (body, kept) in [
+            (
+                "let twiml = VoiceResponse::new(); twiml",
+                "{ let twiml = VoiceResponse :: new () ; twiml ; loop { } }",
+            ),
+            ("let _ = 1;", "{ let _ = 1 ; loop { } }"),
+            (
+                "if true { 1 } else { 2 }",
+                "{ if true { 1 } else { 2 } ; loop { } }",
+            ),
+        ] {
+            let item = ITEM.replace("helper(context, event, callback).await", body);
+            let out = expand_str("required = [CallSid, From, To]", &item);
+            assert!(out.to_string().contains("is never used"), "{out}");
+            let stand_in = without_errors(&out);
+            assert!(
+                stand_in.contains(&format!("-> Completion {kept}")),
+                "{body}: {stand_in}"
+            );
+            assert!(stand_in.contains("__private :: rejected"), "{stand_in}");
+        }
     }
 
     #[test]
@@ -1098,6 +1206,8 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
         let text = out.to_string();
         assert!(text.contains("# [cfg (feature = \"voice\")] # [cfg_attr (test , allow (dead_code))] # [allow (non_upper_case_globals)] pub const wait_experience : :: ccfn_core :: __private :: Rejected = :: ccfn_core :: __private :: Rejected ;"), "{text}");
         assert!(!text.contains("struct"), "no struct in an impl: {text}");
+        // The method itself, renamed, so that its body is resolved.
+        assert!(text.contains("async fn __ccfn_rejected_wait_experience (& self , event : Event , callback : Callback) -> Completion { helper (context , event , callback) . await }"), "{text}");
         assert!(text.contains("cannot take `self`"), "{text}");
         // A trait's declaration without a body: a constant with a value.
         let declaration = ITEM

@@ -187,10 +187,27 @@ pub(crate) struct Rejected {
     /// each part that was not (name, kind, timeout, header texts);
     /// `None` when the item is not a function with a body.
     pub(crate) parts: Option<Box<Checked>>,
-    /// Whether the signature and the body passed their checks: the handler
-    /// is then emitted and called as in a valid expansion, so rustc still
-    /// checks the body.
-    pub(crate) handler_ok: bool,
+    /// What becomes of the handler.
+    pub(crate) handler: Handler,
+}
+
+/// What a rejected function's expansion does with its handler. It is
+/// always emitted, so that rustc resolves the names of its body (an import
+/// used only there is not reported unused) and checks it, but only as far
+/// as no error of rustc's repeats the macro's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Handler {
+    /// Signature and body passed their checks: emitted and called as in a
+    /// valid expansion.
+    Called,
+    /// The signature was rejected (or a secret is read as text): emitted
+    /// without `const` (rustc rejects `const async fn` itself), never
+    /// called.
+    Kept,
+    /// The body never uses the callback, so it cannot end with a
+    /// `Completion`: emitted with its last expression as a statement, never
+    /// called (rustc would otherwise report the mismatched type as well).
+    KeptWithoutTail,
 }
 
 /// Runs every check; on success returns what the expansion needs, else all
@@ -237,14 +254,19 @@ pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> Result<
                 error: errors.into_error(),
                 krate: krate.unwrap_or_else(|| quote!(::ccfn_core)),
                 parts: None,
-                handler_ok: false,
+                handler: Handler::Kept,
             });
         }
     };
     let before = errors.len();
-    check_signature(&item, &mut errors);
+    let mut handler = Handler::Called;
+    if check_signature(&item, &mut errors) && !check_callback_used(&item, &mut errors) {
+        handler = Handler::KeptWithoutTail;
+    }
     check_secret_reads(&item, &secrets, &mut errors);
-    let handler_ok = errors.len() == before;
+    if handler == Handler::Called && errors.len() != before {
+        handler = Handler::Kept;
+    }
     let name = name.or_else(|| default_name(&item, chosen.name.is_some(), &mut errors));
     let header = check_header(&item, &mut errors);
 
@@ -307,7 +329,7 @@ pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> Result<
         error: errors.into_error(),
         krate,
         parts: Some(Box::new(parts)),
-        handler_ok,
+        handler,
     })
 }
 
@@ -723,7 +745,9 @@ pub(crate) fn and_list(names: &[&str]) -> String {
 }
 
 /// `async`, not generic, exactly `(context, event, callback)`, no `self`.
-fn check_signature(item: &ContactItem, errors: &mut Errors) {
+/// Returns whether the parameters are three, by value, without `self`
+/// (so that the callback's use can be checked).
+fn check_signature(item: &ContactItem, errors: &mut Errors) -> bool {
     let sig = &item.sig;
     let shape = expected_shape(&sig.ident.unraw().to_string());
     if sig.asyncness.is_none() {
@@ -795,20 +819,23 @@ fn check_signature(item: &ContactItem, errors: &mut Errors) {
             ),
         );
     } else {
-        check_callback_used(item, errors);
+        return true;
     }
+    false
 }
 
 /// The callback is the only way to make a `Completion`: a body that never
 /// names it cannot complete, and rustc would only say "expected
 /// `Completion`, found `()`". A body that stops at `todo!()` and the like
 /// is left alone.
-fn check_callback_used(item: &ContactItem, errors: &mut Errors) {
+///
+/// Returns whether it passed.
+fn check_callback_used(item: &ContactItem, errors: &mut Errors) -> bool {
     let Some(FnArg::Typed(callback)) = item.sig.inputs.iter().nth(2) else {
-        return;
+        return true;
     };
     let syn::Pat::Ident(pat) = &*callback.pat else {
-        return;
+        return true;
     };
     let name = pat.ident.unraw().to_string();
     let body = item.body.stream();
@@ -817,7 +844,7 @@ fn check_callback_used(item: &ContactItem, errors: &mut Errors) {
             .iter()
             .any(|macro_name| calls_macro(&body, macro_name))
     {
-        return;
+        return true;
     }
     let fn_name = item.sig.ident.unraw();
     errors.push(
@@ -828,6 +855,7 @@ fn check_callback_used(item: &ContactItem, errors: &mut Errors) {
              `Ok({name}.success(..))` when it returns a `Result`)"
         ),
     );
+    false
 }
 
 /// A declared secret read as plain text, `context.get("NAME")` or
