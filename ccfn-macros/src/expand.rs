@@ -28,11 +28,13 @@ pub(crate) fn contact_fn(args: TokenStream, item: TokenStream) -> TokenStream {
 /// - a free function: the items of a valid expansion, with the parts that
 ///   were checked and defaults for the others. When the signature and the
 ///   body passed their checks, the handler is emitted and called as in a
-///   valid expansion (rustc still checks the body); otherwise it is left
-///   out, and `invoke` is a stand-in that completes with an error;
+///   valid expansion; otherwise `invoke` is a stand-in that completes with
+///   an error, and the handler is kept, never called (see
+///   [`kept_handler`]);
 /// - a method, or a function without a body (in an `impl` or a trait,
 ///   where no struct can be emitted): an associated constant of the same
-///   name, of the stand-in type `__private::Rejected`;
+///   name, of the stand-in type `__private::Rejected` (and the method,
+///   renamed and kept);
 /// - a struct, enum or union without generics: the item, and a stand-in
 ///   `ContactFunction` impl for it;
 /// - anything else: the item unchanged.
@@ -106,10 +108,10 @@ fn rejected(item: TokenStream, probe: &TokenStream, rejected: Rejected) -> Token
 /// emitted so that rustc resolves its body (an import used only there is
 /// not reported unused) and reports the body's own mistakes, but none that
 /// repeats the macro's. So `const` is removed (rustc rejects `const async
-/// fn` itself) and `async` added (a body with `.await` needs it); and a body that never uses the callback (see
-/// [`Handler::KeptWithoutTail`]) ends with its last expression as a
-/// statement and `loop {}`, which has every type, in place of the
-/// `Completion` it cannot make. Everything else is as written: generics,
+/// fn` itself) and `async` added (a body with `.await` needs it); and a
+/// body that never uses the callback (see [`Handler::KeptWithoutTail`])
+/// ends with its last expression as a statement and `loop {}`, which has
+/// every type, in place of the `Completion` it cannot make. Everything else is as written: generics,
 /// parameters, `unsafe`, the ABI.
 fn kept_handler(item: &ContactItem, name: Ident, handler: Handler) -> TokenStream {
     let mut sig = item.sig.clone();
