@@ -5,6 +5,85 @@
 pub use crate::function::contract::run;
 pub use crate::function::meta::{meta, MetaFields};
 
+/// The testkit's: `context` and `event` with their reads past the
+/// function's declarations warned about in every invocation that makes
+/// them (once each), rather than once per process as the runtime does, so
+/// that what a test captures does not depend on what ran before it.
+#[must_use]
+pub fn declarations_per_invocation(
+    context: &crate::function::context::Context,
+    event: crate::function::event::Event,
+) -> (
+    crate::function::context::Context,
+    crate::function::event::Event,
+) {
+    (
+        context.declarations_per_invocation(),
+        event.declarations_per_invocation(),
+    )
+}
+
+/// What `#[contact_fn]` emits for a function it rejected, next to its
+/// errors, so that registering the function (`Feature::function`, the
+/// testkit's `invoke`) adds no error of its own: `invoke` completes with
+/// an error without running anything of the user's. It is only ever
+/// emitted with a `compile_error!`, so it is never part of a program that
+/// runs.
+pub fn rejected(
+    meta: &'static crate::function::FunctionMeta,
+    context: crate::function::context::Context,
+    event: crate::function::event::Event,
+) -> crate::function::BoxFuture<crate::function::callback::Completion> {
+    run(meta, context, event, |_, _, callback| async move {
+        callback.error(crate::error::Error::msg(
+            "this function was rejected by #[contact_fn] at compile time",
+        ))
+    })
+}
+
+/// The stand-in `#[contact_fn]` emits, next to its errors, for a
+/// rejected function where only an associated constant can go (a method,
+/// a declaration in a trait): a [`crate::function::ContactFunction`] whose
+/// `invoke` is [`rejected`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rejected;
+
+impl Rejected {
+    /// Its header: a generic function named `rejected` that requires
+    /// nothing.
+    pub const META: crate::function::FunctionMeta = meta(MetaFields {
+        name: "rejected",
+        purpose: "A function #[contact_fn] rejected at compile time.",
+        trigger: "",
+        required: &[],
+        optional: "",
+        optional_env: "",
+        dependencies: "",
+        critical_logging: "",
+        contacts: "",
+        env: &[],
+        secrets: &[],
+        kind: crate::function::Kind::Generic,
+        timeout_ms: 10_000,
+        debug_buffer_bytes: None,
+        module_path: module_path!(),
+    });
+}
+
+impl crate::function::ContactFunction for Rejected {
+    fn meta(&self) -> &'static crate::function::FunctionMeta {
+        &Self::META
+    }
+
+    fn invoke(
+        &self,
+        context: crate::function::context::Context,
+        event: crate::function::event::Event,
+    ) -> crate::function::BoxFuture<crate::function::callback::Completion> {
+        rejected(&Self::META, context, event)
+    }
+}
+
 /// The four types of a handler's signature. `#[contact_fn]` glob-imports
 /// them next to the handler, so the signature names them even without the
 /// prelude; any import or item of the module with the same name shadows the

@@ -2,25 +2,248 @@
 
 use proc_macro2::{Delimiter, Group, Ident, Literal, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
-use syn::spanned::Spanned;
 use syn::{FnArg, LitStr, Path, ReturnType};
 
 use crate::args::{parse_options, ContactOption, NameItem, Options};
-use crate::fallback::fallback;
 use crate::item::{AttrRole, ContactItem};
-use crate::validate::{check, Checked};
+use crate::validate::{check, Checked, Handler, Rejected};
 
-/// The whole macro on `proc_macro2` tokens: the expansion, or the original
-/// item plus every error.
+/// The whole macro on `proc_macro2` tokens: the expansion, or the errors
+/// with a stand-in for what registering the function needs (see
+/// [`rejected`]).
 pub(crate) fn contact_fn(args: TokenStream, item: TokenStream) -> TokenStream {
     let options = parse_options(args);
     let probe = params_probe(&options);
     let parsed = syn::parse2::<ContactItem>(item.clone());
-    let is_fn = parsed.is_ok();
     match check(options, parsed) {
         Ok(checked) => expand(&checked),
-        Err(err) if is_fn => fallback(with_probe(item, &probe), &err),
-        Err(err) => fallback(item, &err),
+        Err(rejected) => self::rejected(item, &probe, rejected),
+    }
+}
+
+/// What a rejected function expands to: its errors, and what registering
+/// it needs, so that its errors are the only ones (the runtime's
+/// `.function(..)` and the testkit's `invoke(..)` take it without a
+/// "not a contact-center function" error of their own):
+/// - a free function: the items of a valid expansion, with the parts that
+///   were checked and defaults for the others. When the signature and the
+///   body passed their checks, the handler is emitted and called as in a
+///   valid expansion; otherwise `invoke` is a stand-in that completes with
+///   an error, and the handler is kept, never called (see
+///   [`kept_handler`]);
+/// - a method, or a function without a body (in an `impl` or a trait,
+///   where no struct can be emitted): an associated constant of the same
+///   name, of the stand-in type `__private::Rejected` (and the method,
+///   renamed and kept);
+/// - a struct, enum or union without generics: the item, and a stand-in
+///   `ContactFunction` impl for it;
+/// - anything else: the item unchanged.
+///
+/// The errors come with every stand-in, so it is never compiled into a
+/// program, let alone run.
+fn rejected(item: TokenStream, probe: &TokenStream, rejected: Rejected) -> TokenStream {
+    let errors = rejected.error.to_compile_error();
+    let krate = &rejected.krate;
+    let stand_in = match &rejected.parts {
+        Some(parts) if has_receiver(&parts.item) => {
+            let name = Ident::new(
+                &format!(
+                    "__ccfn_rejected_{}",
+                    syn::ext::IdentExt::unraw(&parts.item.sig.ident)
+                ),
+                parts.item.sig.ident.span(),
+            );
+            let kept = kept_handler(&parts.item, name, rejected.handler);
+            let stand_in = associated_stand_in(parts);
+            quote! {
+                #stand_in
+                #kept
+            }
+        }
+        Some(parts) => {
+            let cfgs = cfg_attrs(parts);
+            let probe = (!probe.is_empty()).then(|| {
+                quote! {
+                    #cfgs
+                    const _: () = { #probe };
+                }
+            });
+            let signature_names = signature_names(parts);
+            let struct_item = struct_item(parts);
+            let (inherent_impl, trait_impl) = if rejected.handler == Handler::Called {
+                (inherent_impl(parts), trait_impl(parts))
+            } else {
+                let ident = &parts.item.sig.ident;
+                let meta = meta_const(parts);
+                let name = Ident::new("__ccfn_handler", ident.span());
+                let kept = kept_handler(&parts.item, name, rejected.handler);
+                (
+                    quote! {
+                        #cfgs
+                        impl #ident {
+                            #meta
+                            #kept
+                        }
+                    },
+                    stand_in_impl(krate, ident, &cfgs, &quote!(&Self::META)),
+                )
+            };
+            quote! {
+                #signature_names
+                #struct_item
+                #inherent_impl
+                #trait_impl
+                #probe
+            }
+        }
+        None => item_stand_in(item, krate),
+    };
+    quote! {
+        #stand_in
+        #errors
+    }
+}
+
+/// The handler of a rejected function, named `name` and never called:
+/// emitted so that rustc resolves its body (an import used only there is
+/// not reported unused) and reports the body's own mistakes, but none that
+/// repeats the macro's. So `const` is removed (rustc rejects `const async
+/// fn` itself) and `async` added (a body with `.await` needs it); and a
+/// body that never uses the callback (see [`Handler::KeptWithoutTail`])
+/// ends with its last expression as a statement and `loop {}`, which has
+/// every type, in place of the `Completion` it cannot make. Everything else is as written: generics,
+/// parameters, `unsafe`, the ABI.
+fn kept_handler(item: &ContactItem, name: Ident, handler: Handler) -> TokenStream {
+    let mut sig = item.sig.clone();
+    sig.constness = None;
+    // A body with `.await` would be one more error without it.
+    sig.asyncness.get_or_insert_with(Default::default);
+    sig.ident = name;
+    let others = item.attrs_with(AttrRole::Other);
+    let body = match handler {
+        Handler::KeptWithoutTail => {
+            let mut stmts = item.body.stream();
+            let ends_with_semicolon = matches!(
+                stmts.clone().into_iter().last(),
+                Some(TokenTree::Punct(p)) if p.as_char() == ';'
+            );
+            if !ends_with_semicolon {
+                stmts.extend(quote!(;));
+            }
+            stmts.extend(quote!(loop {}));
+            let mut body = Group::new(Delimiter::Brace, stmts);
+            body.set_span(item.body.span());
+            body
+        }
+        Handler::Called | Handler::Kept => item.body.clone(),
+    };
+    quote! {
+        #[allow(
+            dead_code,
+            unused_variables,
+            unused_mut,
+            unused_must_use,
+            unreachable_code,
+            clippy::all
+        )]
+        #(#others)*
+        #sig #body
+    }
+}
+
+/// Whether the function takes `self`: it is a method, in an `impl`.
+fn has_receiver(item: &ContactItem) -> bool {
+    item.sig
+        .inputs
+        .iter()
+        .any(|arg| matches!(arg, FnArg::Receiver(_)))
+}
+
+/// `const name: P::__private::Rejected = P::__private::Rejected;`, for a
+/// function where only associated items can go (an `impl` or a trait).
+fn associated_stand_in(parts: &Checked) -> TokenStream {
+    let cfgs = cfg_attrs(parts);
+    let krate = &parts.krate;
+    let vis = &parts.item.vis;
+    let ident = &parts.item.sig.ident;
+    associated_const(&cfgs, vis, ident, krate)
+}
+
+/// The associated constant of [`associated_stand_in`].
+fn associated_const(
+    cfgs: &TokenStream,
+    vis: &syn::Visibility,
+    ident: &Ident,
+    krate: &TokenStream,
+) -> TokenStream {
+    quote! {
+        #cfgs
+        #[allow(non_upper_case_globals)]
+        #vis const #ident: #krate::__private::Rejected = #krate::__private::Rejected;
+    }
+}
+
+/// `impl P::function::ContactFunction for name` whose `invoke` completes
+/// with an error without running anything of the user's.
+fn stand_in_impl(
+    krate: &TokenStream,
+    ident: &Ident,
+    cfgs: &TokenStream,
+    meta: &TokenStream,
+) -> TokenStream {
+    quote! {
+        #cfgs
+        #[automatically_derived]
+        impl #krate::function::ContactFunction for #ident {
+            fn meta(&self) -> &'static #krate::function::FunctionMeta {
+                #meta
+            }
+            fn invoke(
+                &self,
+                context: #krate::Context,
+                event: #krate::Event,
+            ) -> #krate::function::BoxFuture<#krate::Completion> {
+                #krate::__private::rejected(#meta, context, event)
+            }
+        }
+    }
+}
+
+/// The stand-in for an item that did not parse as a function with a body.
+fn item_stand_in(item: TokenStream, krate: &TokenStream) -> TokenStream {
+    // A function without a body: a declaration in a trait, which gets
+    // a constant with a value in its place.
+    if let Ok(f) = syn::parse2::<syn::TraitItemFn>(item.clone())
+        && f.default.is_none()
+    {
+        let cfgs: TokenStream = f
+            .attrs
+            .iter()
+            .filter(|a| crate::item::attr_role(a) == AttrRole::Cfg)
+            .map(ToTokens::to_token_stream)
+            .collect();
+        return associated_const(&cfgs, &syn::Visibility::Inherited, &f.sig.ident, krate);
+    }
+    let stand_in = match syn::parse2::<syn::Item>(item.clone()) {
+        Ok(syn::Item::Struct(s)) if s.generics.params.is_empty() => Some((s.attrs, s.ident)),
+        Ok(syn::Item::Enum(e)) if e.generics.params.is_empty() => Some((e.attrs, e.ident)),
+        Ok(syn::Item::Union(u)) if u.generics.params.is_empty() => Some((u.attrs, u.ident)),
+        _ => None,
+    };
+    let Some((attrs, ident)) = stand_in else {
+        return item;
+    };
+    let cfgs: TokenStream = attrs
+        .iter()
+        .filter(|a| crate::item::attr_role(a) == AttrRole::Cfg)
+        .map(ToTokens::to_token_stream)
+        .collect();
+    let meta = quote!(#krate::__private::Rejected::META);
+    let meta = quote!(&#meta);
+    let impl_ = stand_in_impl(krate, &ident, &cfgs, &meta);
+    quote! {
+        #item
+        #impl_
     }
 }
 
@@ -68,38 +291,6 @@ fn params_probe(options: &Options) -> TokenStream {
             NameItem::Str(_) => None,
         })
         .collect()
-}
-
-/// The function with `probe` at the start of its body (after its inner
-/// attributes), everything else unchanged.
-fn with_probe(item: TokenStream, probe: &TokenStream) -> TokenStream {
-    let mut trees: Vec<TokenTree> = item.into_iter().collect();
-    if let Some(TokenTree::Group(body)) = trees.last_mut()
-        && !probe.is_empty()
-        && body.delimiter() == Delimiter::Brace
-    {
-        let stmts: Vec<TokenTree> = body.stream().into_iter().collect();
-        let mut inner_attrs = 0;
-        while let [TokenTree::Punct(hash), TokenTree::Punct(bang), TokenTree::Group(attr), ..] =
-            &stmts[inner_attrs..]
-        {
-            if hash.as_char() != '#'
-                || bang.as_char() != '!'
-                || attr.delimiter() != Delimiter::Bracket
-            {
-                break;
-            }
-            inner_attrs += 3;
-        }
-        let (attrs, rest) = stmts.split_at(inner_attrs);
-        let mut stream: TokenStream = attrs.iter().cloned().collect();
-        stream.extend(probe.clone());
-        stream.extend(rest.iter().cloned());
-        let mut new_body = Group::new(Delimiter::Brace, stream);
-        new_body.set_span(body.span());
-        *body = new_body;
-    }
-    trees.into_iter().collect()
 }
 
 /// The struct, its inherent impl and its `ContactFunction` impl.
@@ -822,44 +1013,169 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
         assert!(out.contains("-> Completion { #! [allow (clippy :: all)] let r#type = m ! (@ weird $ tokens callback) ; r#type }"), "{out}");
     }
 
-    #[test]
-    fn errors_fall_back_to_the_original_item() {
-        let item = ITEM.replace("async ", "");
-        let out = expand_str("required = [CallSid, Frm]", &item);
-        // The item is unchanged but for a `use P::params::{.. as _};` per
-        // identifier of `required`, at the start of its body.
-        let original: TokenStream = item
-            .replace(
-                "{\n    helper",
-                "{ #[allow(unused_imports)] use ::ccfn_core::params::{CallSid as _}; \
-                 #[allow(unused_imports)] use ::ccfn_core::params::{Frm as _}; helper",
-            )
-            .parse()
-            .unwrap();
-        let out_text = out.to_string();
-        assert!(out_text.starts_with(&original.to_string()), "{out_text}");
-        assert_eq!(out_text.matches("compile_error").count(), 2, "{out_text}");
-        assert!(out_text.contains("requires an `async fn`"), "{out_text}");
-        assert!(out_text.contains("missing `To`"), "{out_text}");
-        assert!(!out_text.contains("__ccfn_handler"), "{out_text}");
-        // Each is spanned at the user's identifier, so rustc reports a typo there.
-        assert_eq!(texts_of(&out, "Frm"), ["Frm"]);
-        assert_eq!(texts_of(&out, "use"), ["CallSid", "Frm"]);
+    /// The output without its `compile_error!`s, which must parse as
+    /// items.
+    fn without_errors(out: &TokenStream) -> String {
+        let text = out.to_string();
+        let at = text.find(":: core :: compile_error").unwrap_or(text.len());
+        syn::parse_str::<syn::File>(&text[..at]).expect("the stand-in is valid Rust");
+        text[..at].to_owned()
     }
 
     #[test]
-    fn fallback_probe_keeps_inner_attributes_first_and_skips_strings() {
+    fn a_rejected_signature_keeps_what_registration_needs() {
+        let item = ITEM.replace("async ", "");
+        let out = expand_str("required = [CallSid, Frm]", &item);
+        let text = out.to_string();
+        assert_eq!(text.matches("compile_error").count(), 2, "{text}");
+        assert!(text.contains("requires an `async fn`"), "{text}");
+        assert!(text.contains("missing `To`"), "{text}");
+        let stand_in = without_errors(&out);
+        // The struct, its `META` and its `ContactFunction` impl, as in a
+        // valid expansion; `invoke` is the stand-in. The handler is kept,
+        // `async` added, never called: rustc resolves and checks its body
+        // (an import used only there is not reported unused).
+        assert!(stand_in.contains("# [allow (dead_code , unused_variables , unused_mut , unused_must_use , unreachable_code , clippy :: all)] # [allow (unused_variables)] async fn __ccfn_handler (context : Context , event : Event , callback : Callback) -> Completion { helper (context , event , callback) . await }"), "{stand_in}");
+        assert_eq!(
+            stand_in.matches("__ccfn_handler").count(),
+            1,
+            "never called: {stand_in}"
+        );
+        assert!(
+            stand_in.contains("pub struct wait_experience ;"),
+            "{stand_in}"
+        );
+        assert!(
+            stand_in.contains("pub const META : :: ccfn_core :: function :: FunctionMeta"),
+            "{stand_in}"
+        );
+        assert!(
+            stand_in
+                .contains("impl :: ccfn_core :: function :: ContactFunction for wait_experience"),
+            "{stand_in}"
+        );
+        assert!(stand_in.contains("fn meta (& self) -> & 'static :: ccfn_core :: function :: FunctionMeta { & Self :: META }"), "{stand_in}");
+        assert!(
+            stand_in.contains(
+                ":: ccfn_core :: __private :: rejected (& Self :: META , context , event)"
+            ),
+            "{stand_in}"
+        );
+        // `required` as strings: the names are looked up by the probe
+        // alone, so that a typo is reported once.
+        assert!(
+            stand_in.contains("required : & [\"CallSid\" , \"Frm\"]"),
+            "{stand_in}"
+        );
+        assert!(
+            stand_in.contains("name : \"wait-experience\""),
+            "{stand_in}"
+        );
+        // The probe: a `use P::params::{.. as _};` per identifier, each
+        // spanned at the user's identifier, so rustc reports a typo there.
+        assert!(stand_in.contains("const _ : () = { # [allow (unused_imports)] use :: ccfn_core :: params :: { CallSid as _ } ; # [allow (unused_imports)] use :: ccfn_core :: params :: { Frm as _ } ; } ;"), "{stand_in}");
+        assert_eq!(texts_of(&out, "Frm"), ["Frm"]);
+        // (The first is the signature's glob import.)
+        assert_eq!(texts_of(&out, "use"), ["", "CallSid", "Frm"]);
+        // The cfgs go on every item, as in a valid expansion.
+        assert_eq!(
+            stand_in.matches("# [cfg (feature = \"voice\")]").count(),
+            5,
+            "{stand_in}"
+        );
+    }
+
+    #[test]
+    fn a_rejected_handler_keeps_its_generics_and_loses_const() {
         let item = ITEM.replace(
-            "helper(context, event, callback).await",
-            "#![allow(unused)] #![deny(warnings)] helper(context, event, callback).await",
+            "pub async fn wait_experience(",
+            "pub const async unsafe extern \"C\" fn wait_experience<T: Copy>(",
+        );
+        let stand_in = without_errors(&expand_str("required = [CallSid, From, To]", &item));
+        assert!(
+            stand_in.contains(
+                "async unsafe extern \"C\" fn __ccfn_handler < T : Copy > (context : Context"
+            ),
+            "{stand_in}"
+        );
+        assert!(!stand_in.contains("const async"), "{stand_in}");
+    }
+
+    #[test]
+    fn a_body_that_never_uses_the_callback_is_kept_without_its_tail() {
+        for (body, kept) in [
+            (
+                "let twiml = VoiceResponse::new(); twiml",
+                "{ let twiml = VoiceResponse :: new () ; twiml ; loop { } }",
+            ),
+            ("let _ = 1;", "{ let _ = 1 ; loop { } }"),
+            (
+                "if true { 1 } else { 2 }",
+                "{ if true { 1 } else { 2 } ; loop { } }",
+            ),
+        ] {
+            let item = ITEM.replace("helper(context, event, callback).await", body);
+            let out = expand_str("required = [CallSid, From, To]", &item);
+            assert!(out.to_string().contains("is never used"), "{out}");
+            let stand_in = without_errors(&out);
+            assert!(
+                stand_in.contains(&format!("-> Completion {kept}")),
+                "{body}: {stand_in}"
+            );
+            assert!(stand_in.contains("__private :: rejected"), "{stand_in}");
+        }
+    }
+
+    #[test]
+    fn a_rejected_header_keeps_the_handler_and_calls_it() {
+        let out = expand_str("required = [CallSid, From, To], timeout_ms = 0", ITEM);
+        let text = out.to_string();
+        assert_eq!(text.matches("compile_error").count(), 1, "{text}");
+        let stand_in = without_errors(&out);
+        // The body is still checked by rustc, and the handler is used.
+        assert!(stand_in.contains("async fn __ccfn_handler (context : Context , event : Event , callback : Callback) -> Completion { helper (context , event , callback) . await }"), "{stand_in}");
+        assert!(
+            stand_in.contains(":: ccfn_core :: __private :: run (& Self :: META"),
+            "{stand_in}"
+        );
+        assert!(!stand_in.contains("rejected"), "{stand_in}");
+        // The default for what was rejected.
+        assert!(stand_in.contains("timeout_ms : 10000u64"), "{stand_in}");
+    }
+
+    #[test]
+    fn a_rejected_crate_path_falls_back_to_ccfn_core() {
+        let out = expand_str("required = [CallSid, From, To], crate = \"a b\"", ITEM);
+        let stand_in = without_errors(&out);
+        assert!(
+            stand_in
+                .contains("impl :: ccfn_core :: function :: ContactFunction for wait_experience"),
+            "{stand_in}"
         );
         let out = expand_str(
+            "required = [CallSid, From, To], crate = \"my_core\", kind = fax",
+            ITEM,
+        );
+        let stand_in = without_errors(&out);
+        assert!(
+            stand_in.contains("impl my_core :: function :: ContactFunction for wait_experience"),
+            "{stand_in}"
+        );
+        assert!(
+            stand_in.contains("kind : my_core :: function :: Kind :: Voice"),
+            "{stand_in}"
+        );
+    }
+
+    #[test]
+    fn fallback_probe_skips_strings() {
+        let out = expand_str(
             "required = [\"CallSid\", From, To], crate = \"my_core\", bogus",
-            &item,
+            ITEM,
         )
         .to_string();
-        assert!(out.contains("{ #! [allow (unused)] #! [deny (warnings)] # [allow (unused_imports)] use my_core :: params :: { From as _ } ; # [allow (unused_imports)] use my_core :: params :: { To as _ } ; helper"), "{out}");
-        assert!(!out.contains("params :: CallSid"), "{out}");
+        assert!(out.contains("const _ : () = { # [allow (unused_imports)] use my_core :: params :: { From as _ } ; # [allow (unused_imports)] use my_core :: params :: { To as _ } ; } ;"), "{out}");
+        assert!(!out.contains("params :: { CallSid"), "{out}");
     }
 
     #[test]
@@ -871,7 +1187,8 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
             "kind = task",
         ] {
             let out = expand_str(args, ITEM).to_string();
-            assert!(!out.contains("use "), "{args}: {out}");
+            assert!(!out.contains("params :: {"), "{args}: {out}");
+            assert!(!out.contains("const _"), "{args}: {out}");
             assert!(out.contains("compile_error"), "{args}: {out}");
         }
         // Nor in a successful expansion, where `META` resolves the names:
@@ -885,6 +1202,45 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
     }
 
     #[test]
+    fn a_rejected_method_becomes_an_associated_constant() {
+        let item = ITEM.replace("(context: Context,", "(&self,");
+        let out = expand_str("required = [CallSid, From, To]", &item);
+        let text = out.to_string();
+        assert!(text.contains("# [cfg (feature = \"voice\")] # [cfg_attr (test , allow (dead_code))] # [allow (non_upper_case_globals)] pub const wait_experience : :: ccfn_core :: __private :: Rejected = :: ccfn_core :: __private :: Rejected ;"), "{text}");
+        assert!(!text.contains("struct"), "no struct in an impl: {text}");
+        // The method itself, renamed, so that its body is resolved.
+        assert!(text.contains("async fn __ccfn_rejected_wait_experience (& self , event : Event , callback : Callback) -> Completion { helper (context , event , callback) . await }"), "{text}");
+        assert!(text.contains("cannot take `self`"), "{text}");
+        // A trait's declaration without a body: a constant with a value.
+        let declaration = ITEM
+            .replace("{\n    helper(context, event, callback).await\n}", ";")
+            .replace("pub async", "async");
+        let out = expand_str("required = [CallSid, From, To]", &declaration).to_string();
+        assert!(out.contains("# [allow (non_upper_case_globals)] const wait_experience : :: ccfn_core :: __private :: Rejected = :: ccfn_core :: __private :: Rejected ;"), "{out}");
+        assert!(out.contains("need a body"), "{out}");
+    }
+
+    #[test]
+    fn non_function_gets_a_stand_in_impl() {
+        let out = expand_str("required = [A], kind = task", "#[cfg(test)] struct S;").to_string();
+        assert!(out.starts_with("# [cfg (test)] struct S ;"), "{out}");
+        assert!(out.contains("# [cfg (test)] # [automatically_derived] impl :: ccfn_core :: function :: ContactFunction for S { fn meta (& self) -> & 'static :: ccfn_core :: function :: FunctionMeta { & :: ccfn_core :: __private :: Rejected :: META }"), "{out}");
+        assert!(
+            out.contains("can only be applied to an `async fn`"),
+            "{out}"
+        );
+        // A generic type, or an item of another kind, is left as it is.
+        for item in ["struct G<T>(T);", "const C: u8 = 1;"] {
+            let out = expand_str("required = [A], kind = task", item).to_string();
+            assert!(!out.contains("impl"), "{out}");
+            assert!(
+                out.starts_with(&item.parse::<TokenStream>().unwrap().to_string()),
+                "{out}"
+            );
+        }
+    }
+
+    #[test]
     fn voice_rule_is_checked_again_when_a_misspelling_was_assumed() {
         let out = expand_str("required = [CallSid, Frm, To]", ITEM);
         let text = out.to_string();
@@ -892,15 +1248,5 @@ pub async fn wait_experience(context: Context, event: Event, callback: Callback)
         assert_eq!(texts_of(&out, "has_voice_params"), ["[CallSid, Frm, To]"]);
         assert_eq!(texts_of(&out, "assert"), ["[CallSid, Frm, To]"]);
         assert!(!default_output().to_string().contains("has_voice_params"));
-    }
-
-    #[test]
-    fn non_function_falls_back() {
-        let out = expand_str("required = [A], kind = task", "struct S;").to_string();
-        assert!(out.starts_with("struct S ;"), "{out}");
-        assert!(
-            out.contains("can only be applied to an `async fn`"),
-            "{out}"
-        );
     }
 }

@@ -2,7 +2,6 @@
 
 mod args;
 mod expand;
-mod fallback;
 mod item;
 mod validate;
 

@@ -38,12 +38,22 @@ impl Errors {
         self.add(syn::Error::new_spanned(node, message));
     }
 
-    /// `Ok(value)` if nothing was added, else every error combined.
-    pub(crate) fn finish<T>(self, value: impl FnOnce() -> T) -> syn::Result<T> {
-        match self.0 {
-            Some(err) => Err(err),
-            None => Ok(value()),
-        }
+    /// How many errors were added.
+    pub(crate) fn len(&self) -> usize {
+        self.0
+            .as_ref()
+            .map_or(0, |err| err.clone().into_iter().count())
+    }
+
+    /// Every error combined; one saying so if none was added (callers
+    /// only ask after adding one).
+    pub(crate) fn into_error(self) -> syn::Error {
+        self.0.unwrap_or_else(|| {
+            syn::Error::new(
+                Span::call_site(),
+                "#[contact_fn]: internal error, please report it",
+            )
+        })
     }
 }
 
@@ -165,9 +175,44 @@ struct Chosen<'a> {
     krate: Option<&'a LitStr>,
 }
 
+/// A function `#[contact_fn]` rejected: every error, and what the
+/// expansion emits in its place so that registering the function reports
+/// no error of its own.
+pub(crate) struct Rejected {
+    /// Every error, combined.
+    pub(crate) error: syn::Error,
+    /// The path of ccfn-core: as written when it parsed, else `::ccfn_core`.
+    pub(crate) krate: TokenStream,
+    /// The function with every part that was checked, and a default for
+    /// each part that was not (name, kind, timeout, header texts);
+    /// `None` when the item is not a function with a body.
+    pub(crate) parts: Option<Box<Checked>>,
+    /// What becomes of the handler.
+    pub(crate) handler: Handler,
+}
+
+/// What a rejected function's expansion does with its handler. It is
+/// always emitted, so that rustc resolves the names of its body (an import
+/// used only there is not reported unused) and checks it, but only as far
+/// as no error of rustc's repeats the macro's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Handler {
+    /// Signature and body passed their checks: emitted and called as in a
+    /// valid expansion.
+    Called,
+    /// The signature was rejected (or a secret is read as text): emitted
+    /// without `const` (rustc rejects `const async fn` itself), never
+    /// called.
+    Kept,
+    /// The body never uses the callback, so it cannot end with a
+    /// `Completion`: emitted with its last expression as a statement, never
+    /// called (rustc would otherwise report the mismatched type as well).
+    KeptWithoutTail,
+}
+
 /// Runs every check; on success returns what the expansion needs, else all
-/// errors combined.
-pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> syn::Result<Checked> {
+/// errors combined with the parts that parsed.
+pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> Result<Checked, Rejected> {
     let mut errors = Errors::default();
     for err in &options.errors {
         errors.add(err.clone());
@@ -205,26 +250,86 @@ pub(crate) fn check(options: Options, item: syn::Result<ContactItem>) -> syn::Re
         Ok(item) => item,
         Err(err) => {
             errors.add(err);
-            return Err(errors.0.expect("an error was just added"));
+            return Err(Rejected {
+                error: errors.into_error(),
+                krate: krate.unwrap_or_else(|| quote!(::ccfn_core)),
+                parts: None,
+                handler: Handler::Kept,
+            });
         }
     };
-    check_signature(&item, &mut errors);
+    let before = errors.len();
+    let mut handler = Handler::Called;
+    if check_signature(&item, &mut errors) && !check_callback_used(&item, &mut errors) {
+        handler = Handler::KeptWithoutTail;
+    }
     check_secret_reads(&item, &secrets, &mut errors);
+    if handler == Handler::Called && errors.len() != before {
+        handler = Handler::Kept;
+    }
     let name = name.or_else(|| default_name(&item, chosen.name.is_some(), &mut errors));
     let header = check_header(&item, &mut errors);
 
-    errors.finish(|| Checked {
-        item,
-        krate: krate.expect("checked"),
-        name: name.expect("checked"),
-        kind: kind.expect("checked"),
-        timeout_ms: timeout_ms.expect("checked"),
-        debug_buffer_bytes: debug_buffer_bytes.map(|bytes| bytes.expect("checked")),
-        required: required.expect("checked"),
+    if errors.len() == 0 {
+        if let (Some(krate), Some(name), Some(kind), Some(timeout_ms), Some(required)) = (
+            krate.clone(),
+            name.clone(),
+            kind.clone(),
+            timeout_ms.clone(),
+            required.clone(),
+        ) && let Some(debug_buffer_bytes) = match &debug_buffer_bytes {
+            None => Some(None),
+            Some(bytes) => bytes.clone().map(Some),
+        } {
+            return Ok(Checked {
+                item,
+                krate,
+                name,
+                kind,
+                timeout_ms,
+                debug_buffer_bytes,
+                required,
+                env,
+                secrets,
+                header,
+                voice_recheck,
+            });
+        }
+        // Every check that leaves a part out reports why.
+        errors.push(
+            Span::call_site(),
+            "#[contact_fn]: internal error, please report it",
+        );
+    }
+    // The stand-in's parts. `required` as strings only: an identifier
+    // is resolved by the probe alone, so that a misspelt one is reported
+    // once.
+    let krate = krate.unwrap_or_else(|| quote!(::ccfn_core));
+    let ident = &item.sig.ident;
+    let parts = Checked {
+        name: name
+            .unwrap_or_else(|| WithSpan::new(kebab_case(&ident.unraw().to_string()), ident.span())),
+        kind: kind.unwrap_or_else(|| WithSpan::new(Kind::Voice, Span::call_site())),
+        timeout_ms: timeout_ms
+            .unwrap_or_else(|| WithSpan::new(DEFAULT_TIMEOUT_MS, Span::call_site())),
+        debug_buffer_bytes: debug_buffer_bytes.flatten(),
+        required: required
+            .unwrap_or_default()
+            .iter()
+            .map(|item| NameItem::Str(LitStr::new(&item.value(), item.span())))
+            .collect(),
         env,
         secrets,
         header,
-        voice_recheck,
+        voice_recheck: None,
+        krate: krate.clone(),
+        item,
+    };
+    Err(Rejected {
+        error: errors.into_error(),
+        krate,
+        parts: Some(Box::new(parts)),
+        handler,
     })
 }
 
@@ -640,7 +745,9 @@ pub(crate) fn and_list(names: &[&str]) -> String {
 }
 
 /// `async`, not generic, exactly `(context, event, callback)`, no `self`.
-fn check_signature(item: &ContactItem, errors: &mut Errors) {
+/// Returns whether the parameters are three, by value, without `self`
+/// (so that the callback's use can be checked).
+fn check_signature(item: &ContactItem, errors: &mut Errors) -> bool {
     let sig = &item.sig;
     let shape = expected_shape(&sig.ident.unraw().to_string());
     if sig.asyncness.is_none() {
@@ -712,20 +819,23 @@ fn check_signature(item: &ContactItem, errors: &mut Errors) {
             ),
         );
     } else {
-        check_callback_used(item, errors);
+        return true;
     }
+    false
 }
 
 /// The callback is the only way to make a `Completion`: a body that never
 /// names it cannot complete, and rustc would only say "expected
 /// `Completion`, found `()`". A body that stops at `todo!()` and the like
 /// is left alone.
-fn check_callback_used(item: &ContactItem, errors: &mut Errors) {
+///
+/// Returns whether it passed.
+fn check_callback_used(item: &ContactItem, errors: &mut Errors) -> bool {
     let Some(FnArg::Typed(callback)) = item.sig.inputs.iter().nth(2) else {
-        return;
+        return true;
     };
     let syn::Pat::Ident(pat) = &*callback.pat else {
-        return;
+        return true;
     };
     let name = pat.ident.unraw().to_string();
     let body = item.body.stream();
@@ -734,7 +844,7 @@ fn check_callback_used(item: &ContactItem, errors: &mut Errors) {
             .iter()
             .any(|macro_name| calls_macro(&body, macro_name))
     {
-        return;
+        return true;
     }
     let fn_name = item.sig.ident.unraw();
     errors.push(
@@ -745,6 +855,7 @@ fn check_callback_used(item: &ContactItem, errors: &mut Errors) {
              `Ok({name}.success(..))` when it returns a `Result`)"
         ),
     );
+    false
 }
 
 /// A declared secret read as plain text, `context.get("NAME")` or
@@ -879,12 +990,19 @@ fn check_header(item: &ContactItem, errors: &mut Errors) -> HeaderTexts {
     let fn_name = ident.unraw().to_string();
     let doc_of = format!("the doc comment of `{fn_name}`");
     if item.attrs.iter().all(|attr| !attr.path().is_ident("doc")) {
+        // One mistake, one error: the whole header to write, not one
+        // error per section it lacks.
+        let template: String = REQUIRED_SECTIONS
+            .iter()
+            .map(|s| format!("\n/// # {}\n/// {}", s.name, s.example))
+            .collect();
         errors.push(
             ident.span(),
             format!(
-                "`{fn_name}` has no doc comment; write one directly above the function (a doc comment above another item, or separated from the function by one, belongs to that item)"
+                "`{fn_name}` has no doc comment; write one directly above the function (a doc comment above another item, or separated from the function by one, belongs to that item):\n/// <what the function does>\n///{template}"
             ),
         );
+        return header_texts(&header);
     } else if header.purpose.is_empty() {
         errors.push(
             ident.span(),
@@ -892,6 +1010,7 @@ fn check_header(item: &ContactItem, errors: &mut Errors) -> HeaderTexts {
         );
     }
     let headings = headings(&doc_lines(&item.attrs));
+    let mut missing = Vec::new();
     for section in &REQUIRED_SECTIONS {
         let name = section.name;
         // A heading written as another level, or a near-miss of the name.
@@ -915,19 +1034,33 @@ fn check_header(item: &ContactItem, errors: &mut Errors) -> HeaderTexts {
                     ),
                 );
             }
-            None => errors.push(
-                ident.span(),
-                format!(
-                    "missing `# {name}` section in {doc_of}; add:\n/// # {name}\n/// {}",
-                    section.example
-                ),
-            ),
+            None => missing.push(section),
             Some(found) if found.text.is_empty() => errors.push(
                 found.span,
                 format!("`# {name}` section is empty in {doc_of}; {}", section.fix),
             ),
             Some(_) => {}
         }
+    }
+    // The sections missing outright: one error with the lines to add.
+    if !missing.is_empty() {
+        let names: Vec<String> = missing.iter().map(|s| format!("# {}", s.name)).collect();
+        let sections = if missing.len() == 1 {
+            "section"
+        } else {
+            "sections"
+        };
+        let lines: String = missing
+            .iter()
+            .map(|s| format!("\n/// # {}\n/// {}", s.name, s.example))
+            .collect();
+        errors.push(
+            ident.span(),
+            format!(
+                "missing {} {sections} in {doc_of}; add:{lines}",
+                and_list(&names.iter().map(String::as_str).collect::<Vec<_>>())
+            ),
+        );
     }
     for name in REQUIRED_SECTIONS
         .iter()
@@ -987,7 +1120,7 @@ mod tests {
 
     fn run(args: &str, item: &str) -> syn::Result<Checked> {
         let args: TokenStream = args.parse().expect("args lex");
-        check(parse_options(args), syn::parse_str(item))
+        check(parse_options(args), syn::parse_str(item)).map_err(|rejected| rejected.error)
     }
 
     fn ok(args: &str, item: &str) -> Checked {
@@ -1512,31 +1645,41 @@ mod tests {
     }
 
     #[test]
-    fn no_doc_comment_reports_everything() {
+    fn no_doc_comment_is_one_error_with_the_whole_header() {
         assert_eq!(
             errors(VOICE, SIG),
-            [
-                pair(
-                    "`wait_experience` has no doc comment; write one directly above the function (a doc comment above another item, or separated from the function by one, belongs to that item)",
-                    "wait_experience"
-                ),
-                pair(
-                    "missing `# Trigger` section in the doc comment of `wait_experience`; add:\n/// # Trigger\n/// <what invokes this function, e.g. Studio \"Run Function\" widget>",
-                    "wait_experience"
-                ),
-                pair(
-                    "missing `# Dependencies` section in the doc comment of `wait_experience`; add:\n/// # Dependencies\n/// <external services this function calls, e.g. email provider, task router>",
-                    "wait_experience"
-                ),
-                pair(
-                    "missing `# Critical logging` section in the doc comment of `wait_experience`; add:\n/// # Critical logging\n/// <what is always logged, e.g. task creation result>",
-                    "wait_experience"
-                ),
-                pair(
-                    "missing `# Contacts` section in the doc comment of `wait_experience`; add:\n/// # Contacts\n/// <who to contact when it fails, e.g. an on-call address>",
-                    "wait_experience"
-                ),
-            ]
+            [pair(
+                "`wait_experience` has no doc comment; write one directly above the function (a doc comment above another item, or separated from the function by one, belongs to that item):\n\
+                 /// <what the function does>\n\
+                 ///\n\
+                 /// # Trigger\n/// <what invokes this function, e.g. Studio \"Run Function\" widget>\n\
+                 /// # Dependencies\n/// <external services this function calls, e.g. email provider, task router>\n\
+                 /// # Critical logging\n/// <what is always logged, e.g. task creation result>\n\
+                 /// # Contacts\n/// <who to contact when it fails, e.g. an on-call address>",
+                "wait_experience"
+            )]
+        );
+    }
+
+    #[test]
+    fn missing_sections_are_one_error_with_the_lines_to_add() {
+        let doc = DOC
+            .replace(
+                "/// # Trigger\n/// Studio \"Run Function\" widget on the queue's wait URL.\n",
+                "",
+            )
+            .replace(
+                "/// # Contacts\n/// contact-center-oncall@example.com\n",
+                "",
+            );
+        assert_eq!(
+            errors(VOICE, &format!("{doc}{SIG}")),
+            [pair(
+                "missing `# Trigger` and `# Contacts` sections in the doc comment of `wait_experience`; add:\n\
+                 /// # Trigger\n/// <what invokes this function, e.g. Studio \"Run Function\" widget>\n\
+                 /// # Contacts\n/// <who to contact when it fails, e.g. an on-call address>",
+                "wait_experience"
+            )]
         );
     }
 
@@ -1592,8 +1735,13 @@ mod tests {
             .into_iter()
             .map(|e| e.0)
             .collect();
-        assert_eq!(messages.len(), 4, "{messages:#?}");
-        assert!(messages.iter().all(|m| m.starts_with("missing `# ")));
+        assert_eq!(messages.len(), 1, "{messages:#?}");
+        assert!(
+            messages[0].starts_with(
+                "missing `# Trigger`, `# Dependencies`, `# Critical logging` and `# Contacts` sections"
+            ),
+            "{messages:#?}"
+        );
     }
 
     #[test]
@@ -1634,7 +1782,7 @@ mod tests {
     fn option_and_item_errors_are_combined() {
         let all = errors("kind = fax, timeout_ms = 0, bogus", "fn f(x: u8) {}");
         let messages: Vec<&str> = all.iter().map(|e| e.0.as_str()).collect();
-        assert_eq!(messages.len(), 11, "{messages:#?}");
+        assert_eq!(messages.len(), 7, "{messages:#?}");
         assert!(messages[0].starts_with("unknown option `bogus`"));
         assert!(messages[1].starts_with("missing `required"));
         assert!(messages[2].starts_with("unknown kind `fax`"));
@@ -1642,7 +1790,6 @@ mod tests {
         assert_eq!(messages[4], "#[contact_fn] requires an `async fn`");
         assert!(messages[5].contains("found 1"));
         assert!(messages[6].starts_with("`f` has no doc comment"));
-        assert!(messages[7..].iter().all(|m| m.starts_with("missing `# ")));
     }
 
     #[test]

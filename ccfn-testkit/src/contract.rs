@@ -19,6 +19,14 @@
 //! - The human format, brief and full, shows each record as
 //!   `ccfn_core::record::LogFormat::render` renders its JSON line (the
 //!   timestamps aside: each layer reads the clock itself).
+//!
+//! Then, once the contract holds: the handler read nothing past what its
+//! function declares. Each `declaration` record (an undeclared parameter
+//! or value, one whose name looks sensitive, a declared secret read as
+//! text) fails the run with its message: the name, the function, the fix
+//! and, for a misspelt name, the declared or platform name it is near
+//! ("did you mean `Digits`?"). The testkit writes that record in every
+//! invocation that makes the read, so this holds whatever ran before.
 
 use serde_json::Value;
 
@@ -48,6 +56,19 @@ pub(crate) fn check(run: &Run) -> Vec<String> {
     check_secrets(run, &mut violations);
     check_human(run, &mut violations);
     violations
+}
+
+/// Each read past the function's declarations: its `declaration`
+/// record's message, which names the read, the function and the fix.
+pub(crate) fn undeclared_reads(run: &Run) -> Vec<String> {
+    run.records_of("declaration")
+        .into_iter()
+        .map(|record| {
+            let message = record.get("message").and_then(Value::as_str).unwrap_or("");
+            let problem = record.get("problem").and_then(Value::as_str).unwrap_or("");
+            format!("{problem}: {message}")
+        })
+        .collect()
 }
 
 /// Each JSON line holds exactly its record: parsed, it is the JSON object

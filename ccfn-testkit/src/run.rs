@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
-use ccfn_core::function::{ContactFunction, InvocationId};
+use ccfn_core::function::{BoxFuture, ContactFunction, InvocationId};
 use ccfn_core::record::{Captured, ContractLayer, LogFormat};
 use ccfn_core::{Completion, Context, Error, Event, Reply};
 use serde_json::{Map, Value};
@@ -51,15 +51,28 @@ pub type Record = Map<String, Value>;
 /// assert_eq!(run.error_message(), Some("Missing required parameter: To"));
 /// # });
 /// ```
-pub async fn invoke<F: ContactFunction>(
+///
+/// A plain function returning a boxed future, not an `async fn`: its
+/// return type does not name `F`, so that given a function that is not a
+/// contact-center function (a handler without `#[contact_fn]`), rustc
+/// reports the unmet bound once, at the argument, rather than also at the
+/// call and at its `.await`.
+pub fn invoke<F: ContactFunction>(
     function: F,
     context: impl Into<Context>,
     event: impl Into<Event>,
-) -> Run {
+) -> BoxFuture<Run> {
+    Box::pin(run(function, context.into(), event.into()))
+}
+
+/// [`invoke`], its arguments converted.
+async fn run<F: ContactFunction>(function: F, context: Context, event: Event) -> Run {
     ccfn_core::__private::install_panic_hook();
     keep_callsites_asking_every_dispatcher();
-    let context = context.into();
-    let event = event.into();
+    // A read past the declarations is a `declaration` warning in every
+    // invocation that makes it (the runtime writes it once per process),
+    // so that a run's records do not depend on what ran before it.
+    let (context, event) = ccfn_core::__private::declarations_per_invocation(&context, event);
     let json = Buffer::default();
     let pretty = Buffer::default();
     let pretty_full = Buffer::default();
@@ -332,7 +345,9 @@ impl Run {
 
     /// Checks the run against every rule of the logging contract, and
     /// panics with what was expected against what was captured when one is
-    /// broken. See [`crate::contract`] for the rules.
+    /// broken; then that the handler read nothing past what the function
+    /// declares, and panics with each such read, its function and the
+    /// fix when it did. See [`crate::contract`] for the rules.
     #[track_caller]
     pub fn assert_contract(&self) {
         let violations = crate::contract::check(self);
@@ -340,13 +355,18 @@ impl Run {
             panic!(
                 "the run of `{}` breaks the logging contract:\n{}\n\ncaptured steps: {}\n\ncaptured lines:\n{}",
                 self.meta_name,
-                violations
-                    .iter()
-                    .map(|v| format!("  - {v}"))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
+                bullets(&violations),
                 self.steps().join(", "),
                 self.masked(&self.lines.join("\n")),
+            );
+        }
+        let undeclared = crate::contract::undeclared_reads(self);
+        if !undeclared.is_empty() {
+            panic!(
+                "the run of `{}` reads past what `{}` declares; each read, with its fix:\n{}",
+                self.meta_name,
+                self.meta_name,
+                bullets(&undeclared),
             );
         }
     }
@@ -382,6 +402,15 @@ impl Run {
     pub(crate) fn expected_call_sid(&self) -> Option<&str> {
         self.expected_call_sid.as_deref()
     }
+}
+
+/// Each of `items` on a line of its own, after `  - `.
+fn bullets(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|item| format!("  - {item}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 pub(crate) fn step_of(record: &Record) -> &str {

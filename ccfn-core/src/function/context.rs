@@ -315,6 +315,8 @@ pub struct Context {
     /// The function being invoked, whose declarations reads are checked
     /// against.
     function: Option<&'static FunctionMeta>,
+    /// How often a read past the declarations is warned about.
+    declarations: declared::Scope,
 }
 
 impl Context {
@@ -380,7 +382,26 @@ impl Context {
                 _ => Some(Problem::Undeclared),
             };
             if let Some(problem) = problem {
-                declared::warn_once(meta, declared::Source::Context, name, problem);
+                // The nearest of the declared names and of the values the
+                // context has, for a misspelt one.
+                let near = meta
+                    .env()
+                    .iter()
+                    .chain(meta.secrets())
+                    .copied()
+                    .chain(
+                        meta.optional_env()
+                            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')),
+                    )
+                    .chain(self.inner.values.keys().map(String::as_str));
+                declared::warn(
+                    meta,
+                    &self.declarations,
+                    declared::Source::Context,
+                    name,
+                    problem,
+                    near,
+                );
             }
         }
         self.plain(name)
@@ -466,6 +487,15 @@ impl Context {
         }
     }
 
+    /// The same context, its reads past the declarations warned about
+    /// once per invocation rather than once per process: the testkit's.
+    pub(crate) fn declarations_per_invocation(&self) -> Context {
+        Context {
+            declarations: declared::Scope::invocation(),
+            ..self.clone()
+        }
+    }
+
     /// The same context, reading as `meta`'s function: its declared
     /// secrets held as such, its reads checked against its declarations.
     pub(crate) fn for_function(&self, meta: &'static FunctionMeta) -> Context {
@@ -496,6 +526,7 @@ impl Context {
         Context {
             inner: Arc::new(self.inner.with_values(values)),
             function: self.function,
+            declarations: self.declarations.clone(),
         }
     }
 
@@ -706,6 +737,7 @@ impl Context {
         Context {
             inner: Arc::new(self.inner.with_values(values)),
             function: self.function,
+            declarations: self.declarations.clone(),
         }
     }
 }
@@ -795,6 +827,7 @@ impl ContextBuilder {
         Context {
             inner: Arc::new(Inner::new(self.values, self.thresholds, self.memory_limit)),
             function: None,
+            declarations: declared::Scope::default(),
         }
     }
 }

@@ -37,6 +37,8 @@ pub struct Event {
     /// The function being invoked, whose declarations reads are checked
     /// against.
     function: Option<&'static FunctionMeta>,
+    /// How often a read past the declarations is warned about.
+    declarations: declared::Scope,
     /// What the request it came in says of itself, when it came over
     /// HTTP and telemetry is exported (for the invocation's span).
     request: Option<Box<RequestInfo>>,
@@ -427,13 +429,39 @@ impl Event {
             .map(|(at, entry)| (self.text(&entry.name), self.value_at(at)))
     }
 
-    /// Warns once when the function does not declare `name`.
+    /// Warns (once per process, or per invocation under the testkit) when
+    /// the function does not declare `name`, suggesting the nearest of its
+    /// declared parameters, the platform's and the request's own.
     fn check(&self, name: &str) {
         if let Some(meta) = self.function
             && !meta.declares_parameter(name)
         {
-            declared::warn_once(meta, declared::Source::Event, name, Problem::Undeclared);
+            let near = meta
+                .required()
+                .iter()
+                .copied()
+                .chain(
+                    meta.optional()
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')),
+                )
+                .chain(crate::params::ALL.iter().copied())
+                .chain(self.params.iter().map(|entry| self.text(&entry.name)));
+            declared::warn(
+                meta,
+                &self.declarations,
+                declared::Source::Event,
+                name,
+                Problem::Undeclared,
+                near,
+            );
         }
+    }
+
+    /// The same event, its reads past the declarations warned about once
+    /// per invocation rather than once per process: the testkit's.
+    pub(crate) fn declarations_per_invocation(mut self) -> Event {
+        self.declarations = declared::Scope::invocation();
+        self
     }
 
     /// The same event, read as `meta`'s function.

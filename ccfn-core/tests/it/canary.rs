@@ -160,7 +160,7 @@ fn encodings(value: &str) -> Vec<String> {
 /// # Trigger
 /// Test.
 /// # Optional parameters
-/// Password
+/// Password, credentials, tokens
 /// # Dependencies
 /// None.
 /// # Critical logging

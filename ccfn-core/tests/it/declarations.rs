@@ -1,7 +1,11 @@
 //! What a function declares decides what it reads: declared secrets are
 //! secrets whatever their name, names that merely look sensitive stay
 //! readable, declared values need no `Option`, and a read past the
-//! declarations is a `declaration` warning, once, that says the fix.
+//! declarations is a `declaration` warning, once per invocation under the
+//! testkit (once per process under the runtime), that says the fix, and
+//! fails `assert_contract`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ccfn_core::prelude::*;
 use ccfn_core::Reply;
@@ -76,14 +80,23 @@ fn triple(source: &str, name: &str, problem: &str) -> (String, String, String) {
 }
 
 #[tokio::test]
-async fn declared_values_are_read_and_undeclared_reads_warn_once() {
+async fn declared_values_are_read_and_undeclared_reads_warn_once_per_invocation() {
     let run = invoke(
         reader,
         context(),
         FakeEvent::voice().param("Ticket_Ref", "T-1"),
     )
     .await;
-    run.assert_contract();
+    // The logging contract holds (it is checked first); the reads past
+    // the declarations fail the run, each with its fix.
+    let failure = catch_unwind(AssertUnwindSafe(|| run.assert_contract()))
+        .expect_err("undeclared reads fail the contract");
+    let failure = failure.downcast_ref::<String>().unwrap();
+    assert!(
+        failure.starts_with("the run of `reader` reads past what `reader` declares"),
+        "{failure}"
+    );
+    assert_eq!(failure.matches("\n  - ").count(), 5, "{failure}");
     run.assert_no_leak(&[SESSION]);
     insta::assert_snapshot!("reader", run.snapshot());
     let Some(Reply::Json(result)) = run.reply() else {
@@ -118,9 +131,9 @@ async fn declared_values_are_read_and_undeclared_reads_warn_once() {
     let typo = run.records_of("declaration")[4];
     assert_eq!(
         typo["message"],
-        "event.get(\"Digts\") reads a parameter `reader` does not declare (a misspelt name \
-         is always None): list it in `required = [..]`, or under `# Optional parameters` in \
-         the doc comment"
+        "event.get(\"Digts\") reads a parameter `reader` does not declare: did you mean \
+         `Digits`? (a misspelt name is always None) If `Digts` is meant, list it in \
+         `required = [..]`, or under `# Optional parameters` in the doc comment"
     );
     let sensitive = run.records_of("declaration")[1];
     assert!(
@@ -134,9 +147,10 @@ async fn declared_values_are_read_and_undeclared_reads_warn_once() {
     // logged: the result shows it as `[REDACTED]`.
     run.assert_no_leak(&[EXPIRES_AT]);
 
-    // Warned once per function and name: a second run says nothing more.
+    // Under the testkit, the next invocation warns again: what a run
+    // captures does not depend on what ran before it.
     let again = invoke(reader, context(), FakeEvent::voice()).await;
-    assert_eq!(declarations(&again), []);
+    assert_eq!(declarations(&again), declarations(&run));
 }
 
 #[tokio::test]
@@ -190,4 +204,56 @@ fn outside_a_function_nothing_is_checked() {
     assert_eq!(context.get("MONKEY_COUNT"), Some("12"));
     assert_eq!(context.get("CRM_SESSION"), None);
     assert_eq!(context.required_secret("CRM_SESSION").expose(), SESSION);
+}
+
+/// Reads a misspelt parameter, run as the runtime runs it.
+///
+/// # Trigger
+/// Test.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn served_reader(_context: Context, event: Event, callback: Callback) -> Completion {
+    let digits = event.get("Digitz").or_else(|| event.get("Digitz"));
+    callback.success(serde_json::json!({ "digits": digits }))
+}
+
+#[tokio::test]
+async fn the_runtime_warns_once_per_process() {
+    use ccfn_core::function::ContactFunction as _;
+    use ccfn_core::record::{Captured, ContractLayer, LogFormat};
+    use tracing::instrument::WithSubscriber as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    // A second dispatcher alive, so that each callsite asks the capture
+    // whatever thread settled its interest first (as the testkit does).
+    let _second = tracing::Dispatch::new(tracing::subscriber::NoSubscriber::default());
+    let captured = Captured::default();
+    let subscriber = tracing::Dispatch::new(tracing_subscriber::registry().with(
+        ContractLayer::new(LogFormat::Json, ccfn_testkit::LogBuffer::default()).capture(&captured),
+    ));
+    // The runtime's path: the event and context as a request makes them,
+    // without the testkit's per-invocation scope.
+    for _ in 0..3 {
+        let completion = served_reader
+            .invoke(
+                Context::builder().build(),
+                Event::from_pairs(ccfn_testkit::VOICE_EVENT),
+            )
+            .with_subscriber(subscriber.clone())
+            .await;
+        assert!(completion.result().is_ok(), "{completion:?}");
+    }
+    let warned: Vec<String> = captured
+        .records()
+        .iter()
+        .filter(|record| record["step"] == "declaration")
+        .map(|record| record["message"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(warned.len(), 1, "one for three invocations: {warned:#?}");
+    assert!(warned[0].contains("did you mean `Digits`?"), "{warned:#?}");
 }

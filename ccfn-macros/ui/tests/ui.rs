@@ -1,7 +1,10 @@
 //! The compile errors of `#[contact_fn]`, used as users use it: through
 //! the `ccfn_core` re-export. Each `tests/ui/fail/*.rs` makes one mistake,
 //! is named after it, and must fail to compile with exactly the errors in
-//! the `.stderr` file next to it. (Handlers that must compile and run are
+//! the `.stderr` file next to it. Each also registers its function with
+//! the runtime and invokes it from the testkit, as a user's code does, so
+//! that the `.stderr` shows the macro's error is the only one: one
+//! mistake, one error, the one that says the fix. (Handlers that must compile and run are
 //! ordinary tests: `ccfn-core/tests/it/expansion/`.)
 //!
 //! The `.stderr` files are pinned to the toolchain CI uses (rustc 1.95):

@@ -16,4 +16,27 @@ trait Functions {
     async fn answer(context: Context, event: Event, callback: Callback) -> Completion;
 }
 
-fn main() {}
+// Registered and tested as a user's code does: the macro's error is the
+// only one.
+use ccfn_core::runtime::{Feature, Runtime};
+use ccfn_testkit::{invoke, FakeContext, FakeEvent};
+
+struct Handlers;
+
+impl Functions for Handlers {}
+
+/// What the runtime serves.
+fn runtime(runtime: Runtime) -> Runtime {
+    runtime.feature(Feature::new("calls").function("calls/answer", Handlers::answer))
+}
+
+/// The function's test.
+async fn answers() {
+    invoke(Handlers::answer, FakeContext::new(), FakeEvent::voice())
+        .await
+        .assert_contract();
+}
+
+fn main() {
+    let _ = (runtime, answers);
+}

@@ -20,4 +20,23 @@ async fn lookup(ctx: Context, event: Event, callback: Callback) -> Completion {
     callback.success(key.len())
 }
 
-fn main() {}
+// Registered and tested as a user's code does: the macro's error is the
+// only one.
+use ccfn_core::runtime::{Feature, Runtime};
+use ccfn_testkit::{invoke, FakeContext, FakeEvent};
+
+/// What the runtime serves.
+fn runtime(runtime: Runtime) -> Runtime {
+    runtime.feature(Feature::new("calls").function("calls/lookup", lookup))
+}
+
+/// The function's test.
+async fn answers() {
+    invoke(lookup, FakeContext::new(), FakeEvent::voice())
+        .await
+        .assert_contract();
+}
+
+fn main() {
+    let _ = (runtime, answers);
+}

@@ -1,0 +1,43 @@
+// A handler that is not `async`, whose body alone uses an import: the
+// macro's error is the only one (the body is still resolved, so the
+// import is not reported unused).
+use ccfn_core::prelude::*;
+use std::collections::BTreeMap;
+
+/// Answers the call.
+///
+/// # Trigger
+/// Incoming call webhook.
+/// # Dependencies
+/// None
+/// # Critical logging
+/// None beyond the contract
+/// # Contacts
+/// contact-center-oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+fn answer(context: Context, event: Event, callback: Callback) -> Completion {
+    let _ = (context, event);
+    let _ = BTreeMap::<u8, u8>::new();
+    callback.success(VoiceResponse::new())
+}
+
+// Registered and tested as a user's code does: the macro's error is the
+// only one.
+use ccfn_core::runtime::{Feature, Runtime};
+use ccfn_testkit::{invoke, FakeContext, FakeEvent};
+
+/// What the runtime serves.
+fn runtime(runtime: Runtime) -> Runtime {
+    runtime.feature(Feature::new("calls").function("calls/answer", answer))
+}
+
+/// The function's test.
+async fn answers() {
+    invoke(answer, FakeContext::new(), FakeEvent::voice())
+        .await
+        .assert_contract();
+}
+
+fn main() {
+    let _ = (runtime, answers);
+}
