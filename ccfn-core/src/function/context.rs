@@ -551,6 +551,7 @@ impl Context {
         Context {
             inner: Arc::new(inner),
             function: self.function,
+            declarations: self.declarations.clone(),
         }
     }
 
