@@ -432,8 +432,9 @@ catalogue! {
 
     /// A handler read a parameter or value past what its function
     /// declares (`source` `event` or `context`; `problem` `undeclared`,
-    /// `looks_sensitive` or `secret`): once per function, name and problem,
-    /// with the fix in the message.
+    /// `looks_sensitive` or `secret`): once per function, name and problem
+    /// in a server (in every invocation under the testkit), with the fix
+    /// in the message.
     DECLARATION = "declaration" as Declaration<'a>, [Warn] { source: &'a str, #[headline] name: &'a str, #[headline] problem: &'a str };
 
     /// The business logic starts, in this mode.
@@ -461,7 +462,7 @@ catalogue! {
     /// The workflow a task is created in.
     WORKFLOW = "workflow" as Workflow<'a>, [Info] { workflow_sid: &'a str };
 
-    /// The attributes of a task about to be created.
+    /// The attributes of a task about to be created, members of a sensitive name `[REDACTED]` at any depth (as in `critical`).
     TASK_ATTRIBUTES = "task_attributes" as TaskAttributes<'a>, [Info] { #[headline] attributes: &'a serde_json::Value };
 
     /// A task was created: written whatever the log filter says.
