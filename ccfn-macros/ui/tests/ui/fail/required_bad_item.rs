@@ -19,21 +19,4 @@ async fn answer(context: Context, event: Event, callback: Callback) -> Completio
 
 // Registered and tested as a user's code does: the macro's error is the
 // only one.
-use ccfn_core::runtime::{Feature, Runtime};
-use ccfn_testkit::{invoke, FakeContext, FakeEvent};
-
-/// What the runtime serves.
-fn runtime(runtime: Runtime) -> Runtime {
-    runtime.feature(Feature::new("calls").function("calls/answer", answer))
-}
-
-/// The function's test.
-async fn answers() {
-    invoke(answer, FakeContext::new(), FakeEvent::voice())
-        .await
-        .assert_contract();
-}
-
-fn main() {
-    let _ = (runtime, answers);
-}
+ccfn_macros_ui::registered_and_tested!(answer);
