@@ -51,6 +51,7 @@
 //! ```
 #![doc(test(attr(deny(warnings))))]
 
+pub mod call;
 mod capture;
 pub mod contract;
 mod fake;
