@@ -161,6 +161,8 @@ impl Call {
         )
         .await;
         let base = Url::parse(&format!("http://{}/", functions.addr())).expect("a loopback URL");
+        // ccfn builds reqwest without a default TLS provider.
+        ccfn_core::http::install_crypto_provider();
         let client = reqwest::Client::new();
         *lock(&captures.metas) = catalogue(&client, &base).await;
         let wire = Wire {
@@ -171,7 +173,11 @@ impl Call {
         };
         let identity = Identity {
             call_sid: CALL_SID.to_owned(),
-            account_sid: crate::DEFAULT_CONTEXT[0].1.to_owned(),
+            account_sid: crate::DEFAULT_CONTEXT
+                .iter()
+                .find(|(name, _)| *name == "ACCOUNT_SID")
+                .map_or("AC00000000000000000000000000000001", |(_, sid)| sid)
+                .to_owned(),
             from: "+15550100001".to_owned(),
             to: "+15550100002".to_owned(),
         };
