@@ -259,6 +259,18 @@ impl Call {
         self
     }
 
+    /// Plays the call to its end, asking `next` for the caller's step
+    /// each time the call waits for one (given the transcript so far):
+    /// the hook a script or a terminal drives a call through. `None`
+    /// hangs up.
+    pub async fn play(&mut self, mut next: impl FnMut(&Transcript) -> Option<Input>) -> &mut Call {
+        while !self.interpreter.ended() {
+            let input = next(&self.interpreter.transcript).unwrap_or(Input::HangUp);
+            self.step(input).await;
+        }
+        self
+    }
+
     /// The caller presses `keys`.
     pub async fn press(&mut self, keys: &str) -> &mut Call {
         self.step(Input::Press(keys.to_owned())).await

@@ -13,7 +13,7 @@ use axum::Router;
 use ccfn_core::prelude::*;
 use ccfn_core::runtime::{Feature, Runtime, RuntimeConfig};
 use ccfn_core::signature::{validate, SignedBody, SIGNATURE_HEADER};
-use ccfn_testkit::call::{Call, DialOutcome, Entry, Limits, CALL_SID};
+use ccfn_testkit::call::{Call, DialOutcome, Entry, Input, Limits, CALL_SID};
 use ccfn_testkit::{FakeContext, Request};
 
 type Seen = Arc<Mutex<Vec<Request>>>;
@@ -565,4 +565,75 @@ async fn a_runtime_s_invocations_are_each_captured_and_signed_requests_pass() {
         "{}",
         call.transcript()
     );
+}
+
+// https://www.twilio.com/docs/voice/twiml/pause#attributes: `length`
+// defaults to 1 second.
+#[tokio::test]
+async fn pause_lasts_one_second_unless_told() {
+    let (router, _) = app(&[("/voice", r#"<Pause/><Pause length="4"/>"#)]);
+    let mut call = Call::new(router).await;
+    call.dial("/voice").await;
+    call.assert_ended();
+    assert_eq!(call.seconds(), 5);
+    assert!(call.transcript().to_string().contains("1 s of silence"));
+}
+
+/// Fails when asked to.
+///
+/// # Trigger
+/// Test.
+/// # Optional parameters
+/// Digits
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None beyond the contract.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To])]
+async fn fragile(_context: Context, event: Event, callback: Callback) -> Completion {
+    if event.get("Digits") == Some("0") {
+        return callback.error(Error::msg("the menu broke"));
+    }
+    let mut twiml = VoiceResponse::new();
+    twiml.gather().num_digits(1).say("Press 0 to break me.");
+    callback.success(twiml)
+}
+
+#[tokio::test]
+async fn a_function_that_fails_stops_the_call_and_its_run_is_still_checked() {
+    let runtime = Runtime::new(FakeContext::new().build(), RuntimeConfig::default())
+        .feature(Feature::new("ivr").function("fragile", fragile));
+    let mut call = Call::new(runtime).await;
+    call.dial("/features/ivr/fragile").await;
+    call.press("0").await;
+    assert!(call.ended());
+    assert_eq!(
+        call.transcript().error(),
+        Some("the function answered 500: the menu broke")
+    );
+    call.assert_contract();
+    let runs = call.runs();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[1].error_message(), Some("the menu broke"));
+}
+
+#[tokio::test]
+async fn a_call_is_driven_to_its_end_by_a_next_step_hook() {
+    let runtime = Runtime::new(FakeContext::new().build(), RuntimeConfig::default())
+        .feature(Feature::new("ivr").function("menu", menu));
+    let mut call = Call::new(runtime).await;
+    call.dial("/features/ivr/menu").await;
+    let mut script = vec![Input::Wait(5), Input::Press("1".to_owned())].into_iter();
+    let mut seen = Vec::new();
+    call.play(|transcript| {
+        seen.push(transcript.entries().len());
+        script.next()
+    })
+    .await;
+    call.assert_ended();
+    assert_eq!(seen.len(), 2);
+    assert!(seen[0] < seen[1]);
+    assert!(call.transcript().to_string().contains("Sales, goodbye."));
 }
