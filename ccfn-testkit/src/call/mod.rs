@@ -200,6 +200,15 @@ impl Call {
         self
     }
 
+    /// Checks `value` out of every log line of every invocation, as
+    /// [`Run::assert_contract`] checks a context's secrets: give the
+    /// runtime's other secrets (an email provider's key, say).
+    #[must_use]
+    pub fn secret(self, value: &str) -> Call {
+        lock(&self.captures.secrets).push(value.to_owned());
+        self
+    }
+
     /// The caller's number (`From`, `Caller`); `+15550100001` by default.
     #[must_use]
     pub fn from(mut self, number: &str) -> Call {

@@ -620,6 +620,20 @@ async fn a_function_that_fails_stops_the_call_and_its_run_is_still_checked() {
 }
 
 #[tokio::test]
+#[should_panic(expected = "a secret value of the context appears in")]
+async fn a_secret_given_to_the_call_is_checked_out_of_every_invocation_s_lines() {
+    let runtime = Runtime::new(FakeContext::new().build(), RuntimeConfig::default())
+        .feature(Feature::new("ivr").function("menu", menu));
+    // The caller's number is logged (`caller`): as a "secret", it leaks.
+    let mut call = Call::new(runtime)
+        .await
+        .from("+15559990000")
+        .secret("+15559990000");
+    call.dial("/features/ivr/menu").await;
+    call.assert_contract();
+}
+
+#[tokio::test]
 async fn a_call_is_driven_to_its_end_by_a_next_step_hook() {
     let runtime = Runtime::new(FakeContext::new().build(), RuntimeConfig::default())
         .feature(Feature::new("ivr").function("menu", menu));

@@ -9,7 +9,7 @@ use ccfn_core::runtime::{Runtime, RuntimeConfig};
 use ccfn_testkit::call::Call;
 use ccfn_testkit::fake_email::FakeEmailProvider;
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
-use ccfn_testkit::{FakeContext, FAKE_AUTH_TOKEN};
+use ccfn_testkit::{FakeContext, FAKE_AUTH_TOKEN, FAKE_EMAIL_KEY};
 use example_contact_center::{INBOUND, LOCAL_DEFAULTS};
 use serde_json::json;
 
@@ -42,6 +42,7 @@ async fn line() -> Line {
     let call = Call::new(runtime)
         .await
         .auth_token(FAKE_AUTH_TOKEN)
+        .secret(FAKE_EMAIL_KEY)
         .from("+15550123456");
     Line {
         email,
