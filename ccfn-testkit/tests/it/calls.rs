@@ -651,3 +651,34 @@ async fn a_call_is_driven_to_its_end_by_a_next_step_hook() {
     assert!(seen[0] < seen[1]);
     assert!(call.transcript().to_string().contains("Sales, goodbye."));
 }
+
+/// Needs the caller's choice.
+///
+/// # Trigger
+/// A menu's Gather action.
+/// # Dependencies
+/// None.
+/// # Critical logging
+/// None beyond the contract.
+/// # Contacts
+/// oncall@example.com
+#[contact_fn(required = [CallSid, From, To, Digits])]
+async fn choice(_context: Context, _event: Event, callback: Callback) -> Completion {
+    callback.success(VoiceResponse::new())
+}
+
+#[tokio::test]
+async fn a_missing_parameter_is_checked_against_what_the_catalogue_says_is_required() {
+    let runtime = Runtime::new(FakeContext::new().build(), RuntimeConfig::default())
+        .feature(Feature::new("ivr").function("choice", choice));
+    let mut call = Call::new(runtime).await;
+    call.dial("/features/ivr/choice").await;
+    assert_eq!(
+        call.transcript().error(),
+        Some("the function answered 400: Missing required parameter: Digits")
+    );
+    // The contract's validation rule knows `Digits` is a required
+    // parameter (not an environment value) from the runtime's catalogue.
+    call.assert_contract();
+    assert_eq!(call.runs()[0].steps()[2], "validation_error");
+}
