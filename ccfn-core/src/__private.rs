@@ -96,6 +96,19 @@ pub mod signature {
 
 use crate::function::callback::IntoCompletion;
 
+/// The testkit's: the completion of invocation `invocation_id` (as its
+/// response's `x-ccfn-invocation-id` header spells it) with `result`, as
+/// read back from the runtime's answer over HTTP; `None` when the text is
+/// not an invocation id.
+#[must_use]
+pub fn completion_of(
+    invocation_id: &str,
+    result: Result<crate::function::callback::Reply, crate::error::Error>,
+) -> Option<crate::function::callback::Completion> {
+    let id = crate::function::callback::InvocationId::parse(invocation_id)?;
+    Some(crate::function::callback::Completion::new(id, result))
+}
+
 /// Installs the hook that keeps handler panics out of standard error
 /// and records where they happened; the testkit calls it.
 pub fn install_panic_hook() {

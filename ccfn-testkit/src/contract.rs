@@ -305,7 +305,7 @@ fn check_validation_errors(run: &Run, at: usize, violations: &mut Vec<String>) -
             .and_then(Value::as_str)
             .unwrap_or("");
         let message = record.get("error").and_then(Value::as_str).unwrap_or("");
-        let known = run.required().contains(&parameter);
+        let known = run.required().iter().any(|name| name == parameter);
         let expected_message = if known {
             format!("Missing required parameter: {parameter}")
         } else {

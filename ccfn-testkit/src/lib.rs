@@ -13,6 +13,14 @@
 //! `verify()`, checked again when the fake is dropped (unless the test
 //! is already panicking). [`FakeContext`] points a context at each.
 //!
+//! # Whole calls
+//!
+//! [`call::Call`] plays the platform's side of a phone call against a
+//! runtime served on loopback: the caller dials, hears, presses, speaks,
+//! waits (in simulated time) and hangs up; each invocation is captured
+//! and checked like an [`invoke`]'s, and the transcript snapshots with
+//! `insta`.
+//!
 //! # Example
 //!
 //! ```
@@ -51,6 +59,7 @@
 //! ```
 #![doc(test(attr(deny(warnings))))]
 
+pub mod call;
 mod capture;
 pub mod contract;
 mod fake;

@@ -67,30 +67,10 @@ pub fn invoke<F: ContactFunction>(
 
 /// [`invoke`], its arguments converted.
 async fn run<F: ContactFunction>(function: F, context: Context, event: Event) -> Run {
-    ccfn_core::__private::install_panic_hook();
-    keep_callsites_asking_every_dispatcher();
     // A read past the declarations is a `declaration` warning in every
     // invocation that makes it (the runtime writes it once per process),
     // so that a run's records do not depend on what ran before it.
     let (context, event) = ccfn_core::__private::declarations_per_invocation(&context, event);
-    let json = Buffer::default();
-    let pretty = Buffer::default();
-    let pretty_full = Buffer::default();
-    // Every ccfn record, and the handler's own lines from `info` up (not
-    // the debug chatter of HTTP libraries).
-    let filter = Targets::new()
-        .with_default(tracing::Level::INFO)
-        .with_target("ccfn", tracing::Level::TRACE);
-    let captured = Captured::default();
-    // One layer: each record is handed to it once, and written in every
-    // format and kept as a value from its typed fields.
-    let subscriber = tracing_subscriber::registry().with(
-        ContractLayer::new(LogFormat::Json, json.clone())
-            .also(LogFormat::Pretty, pretty.clone())
-            .also(LogFormat::PrettyFull, pretty_full.clone())
-            .capture(&captured)
-            .with_filter(filter),
-    );
     let secrets = context
         .secrets()
         .map(|(_, secret)| secret.expose().to_owned())
@@ -98,22 +78,100 @@ async fn run<F: ContactFunction>(function: F, context: Context, event: Event) ->
         .filter(|value| value.chars().count() >= ccfn_core::record::MIN_SCRUBBED_LEN)
         .collect();
     let expected_call_sid = event.call_sid().map(str::to_owned);
+    let capture = Capture::new();
     let completion = function
         .invoke(context, event)
-        .with_subscriber(subscriber)
+        .with_subscriber(capture.subscriber())
         .await;
-    let lines: Vec<String> = json.contents().lines().map(str::to_owned).collect();
-    let records = captured.records();
-    Run {
-        meta_name: function.meta().name(),
-        required: function.meta().required(),
+    capture.finish(
+        Meta {
+            name: function.meta().name().to_owned(),
+            required: function
+                .meta()
+                .required()
+                .iter()
+                .map(|r| (*r).to_owned())
+                .collect(),
+        },
         completion,
-        lines,
-        records,
-        pretty: pretty.contents(),
-        pretty_full: pretty_full.contents(),
         secrets,
         expected_call_sid,
+    )
+}
+
+/// The function a run is of: its name, and the parameters it requires.
+pub(crate) struct Meta {
+    pub(crate) name: String,
+    pub(crate) required: Vec<String>,
+}
+
+/// One invocation's records, captured as `invoke` captures them: in
+/// every format, and as values from their typed fields.
+#[derive(Clone, Default)]
+pub(crate) struct Capture {
+    json: Buffer,
+    pretty: Buffer,
+    pretty_full: Buffer,
+    captured: Captured,
+}
+
+impl Capture {
+    /// A new capture, with what every capture needs installed.
+    pub(crate) fn new() -> Capture {
+        ccfn_core::__private::install_panic_hook();
+        keep_callsites_asking_every_dispatcher();
+        Capture::default()
+    }
+
+    /// The subscriber an invocation runs under to be captured here.
+    pub(crate) fn subscriber(&self) -> impl tracing::Subscriber + Send + Sync + 'static {
+        // Every ccfn record, and the handler's own lines from `info` up
+        // (not the debug chatter of HTTP libraries).
+        let filter = Targets::new()
+            .with_default(tracing::Level::INFO)
+            .with_target("ccfn", tracing::Level::TRACE);
+        // One layer: each record is handed to it once, and written in
+        // every format and kept as a value from its typed fields.
+        tracing_subscriber::registry().with(
+            ContractLayer::new(LogFormat::Json, self.json.clone())
+                .also(LogFormat::Pretty, self.pretty.clone())
+                .also(LogFormat::PrettyFull, self.pretty_full.clone())
+                .capture(&self.captured)
+                .with_filter(filter),
+        )
+    }
+
+    /// The records captured so far.
+    pub(crate) fn records(&self) -> Vec<Record> {
+        self.captured.records()
+    }
+
+    /// The function the records name, when one does.
+    pub(crate) fn function(&self) -> Option<String> {
+        self.records()
+            .iter()
+            .find_map(|r| r.get("function").and_then(Value::as_str).map(str::to_owned))
+    }
+
+    /// The run of `meta`'s function that ended with `completion`.
+    pub(crate) fn finish(
+        self,
+        meta: Meta,
+        completion: Completion,
+        secrets: Vec<String>,
+        expected_call_sid: Option<String>,
+    ) -> Run {
+        Run {
+            meta_name: meta.name,
+            required: meta.required,
+            completion,
+            lines: self.json.contents().lines().map(str::to_owned).collect(),
+            records: self.captured.records(),
+            pretty: self.pretty.contents(),
+            pretty_full: self.pretty_full.contents(),
+            secrets,
+            expected_call_sid,
+        }
     }
 }
 
@@ -133,8 +191,8 @@ fn keep_callsites_asking_every_dispatcher() {
 
 /// What one invocation did and logged.
 pub struct Run {
-    meta_name: &'static str,
-    required: &'static [&'static str],
+    meta_name: String,
+    required: Vec<String>,
     completion: Completion,
     lines: Vec<String>,
     records: Vec<Record>,
@@ -391,12 +449,12 @@ impl Run {
         &self.secrets
     }
 
-    pub(crate) fn required(&self) -> &'static [&'static str] {
-        self.required
+    pub(crate) fn required(&self) -> &[String] {
+        &self.required
     }
 
-    pub(crate) fn function_name(&self) -> &'static str {
-        self.meta_name
+    pub(crate) fn function_name(&self) -> &str {
+        &self.meta_name
     }
 
     pub(crate) fn expected_call_sid(&self) -> Option<&str> {

@@ -397,6 +397,17 @@ impl InvocationId {
         InvocationId(hex)
     }
 
+    /// The identifier `text` spells, when it is one (as
+    /// [`InvocationId::as_str`] writes it): what a response's
+    /// `x-ccfn-invocation-id` header carries back.
+    pub(crate) fn parse(text: &str) -> Option<Self> {
+        let bytes: [u8; InvocationId::LEN] = text.as_bytes().try_into().ok()?;
+        bytes
+            .iter()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+            .then_some(InvocationId(bytes))
+    }
+
     /// The identifier as text.
     #[must_use]
     pub fn as_str(&self) -> &str {
@@ -432,6 +443,15 @@ impl fmt::Debug for InvocationId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_invocation_id_reads_back_from_its_text_only() {
+        let id = InvocationId::new();
+        assert_eq!(InvocationId::parse(id.as_str()), Some(id));
+        assert_eq!(InvocationId::parse(&id.as_str()[1..]), None);
+        assert_eq!(InvocationId::parse(&id.as_str().to_uppercase()), None);
+        assert_eq!(InvocationId::parse("zzzzzzzzzzzzzzzzzzzzzzzz"), None);
+    }
 
     #[test]
     fn success_and_error_make_completions() {

@@ -10,5 +10,6 @@
 //! this folder, saying why in its first lines (`tests/interest.rs`).
 
 mod answers;
+mod calls;
 mod declarations;
 mod fakes;

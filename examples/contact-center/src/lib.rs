@@ -390,6 +390,8 @@ mod guides {
     struct GettingStarted;
     #[doc = include_str!("../../../docs/testing.md")]
     struct Testing;
+    #[doc = include_str!("../../../docs/calls.md")]
+    struct Calls;
     #[doc = include_str!("../../../docs/observability.md")]
     struct Observability;
 }

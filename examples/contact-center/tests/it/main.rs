@@ -7,6 +7,7 @@
 //! (once), `snapshots` captures each invocation with a subscriber of its
 //! own, and the others start the examples server as a child process.
 
+mod calls;
 mod catalogue;
 mod common;
 mod dotenv;
