@@ -461,7 +461,7 @@ catalogue! {
     /// The workflow a task is created in.
     WORKFLOW = "workflow" as Workflow<'a>, [Info] { workflow_sid: &'a str };
 
-    /// The attributes of a task about to be created.
+    /// The attributes of a task about to be created, members of a sensitive name `[REDACTED]` at any depth (as in `critical`).
     TASK_ATTRIBUTES = "task_attributes" as TaskAttributes<'a>, [Info] { #[headline] attributes: &'a serde_json::Value };
 
     /// A task was created: written whatever the log filter says.
