@@ -378,6 +378,11 @@ macro_rules! catalogue {
                     f(stringify!($optional), value);
                 })*
             }
+
+            // Its fields' names are Rust identifiers.
+            fn plain_names(&self) -> bool {
+                true
+            }
         }
 
         impl $(<$lt>)? Record for $record $(<$lt>)? {

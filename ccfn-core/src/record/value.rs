@@ -305,6 +305,13 @@ impl FieldValue for SharedText<'_> {
 pub(crate) trait Fields {
     /// Calls `f` with each field, in the order they are written.
     fn each(&self, f: &mut dyn FnMut(&str, &dyn FieldValue));
+
+    /// Whether every field's name is plain (letters, digits and `_`: a
+    /// catalogue record's), written into a JSON line without being
+    /// tested for characters to escape.
+    fn plain_names(&self) -> bool {
+        false
+    }
 }
 
 /// The members of a JSON object as a record's fields: a record read back.
