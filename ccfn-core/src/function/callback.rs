@@ -411,8 +411,14 @@ impl InvocationId {
     /// The identifier as text.
     #[must_use]
     pub fn as_str(&self) -> &str {
-        // Only ASCII digits are ever written into it (see `new`).
-        std::str::from_utf8(&self.0).unwrap_or_default()
+        // Only ASCII digits are ever written into it (see `new`): tested
+        // as ASCII, three words, where `from_utf8` costs ten times as much.
+        if self.0.is_ascii() {
+            // SAFETY: ASCII is UTF-8.
+            unsafe { std::str::from_utf8_unchecked(&self.0) }
+        } else {
+            ""
+        }
     }
 }
 

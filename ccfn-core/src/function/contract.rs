@@ -20,8 +20,8 @@ use crate::function::meta::FunctionMeta;
 use crate::function::meta::Kind;
 use crate::function::metrics;
 use crate::record::panic;
-use crate::record::value::{FieldValue, SharedText};
-use crate::record::{emit, InInvocation, Invocation, SPAN_NAME};
+use crate::record::value::{FieldValue, Millis, SharedText};
+use crate::record::{emit, emit_parts, InInvocation, Invocation, SPAN_NAME};
 use crate::secret::{invocation_secrets, is_sensitive_name};
 
 /// A boxed, sendable future: what
@@ -32,11 +32,32 @@ pub type BoxFuture<T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'stati
 /// Emits an INFO record; its message and fields are not even built when
 /// no subscriber would write it.
 macro_rules! info {
+    (parts $parts:expr, $record:expr $(,)?) => {
+        if crate::record::enabled(Level::INFO) {
+            emit_parts(&$parts, &$record);
+        }
+    };
     ($message:expr, $record:expr $(,)?) => {
         if crate::record::enabled(Level::INFO) {
             emit($message, &$record);
         }
     };
+}
+
+/// The `start` record's message, `=== FUNCTION START: {name} ===`, in
+/// parts: joined without an allocation.
+fn start_message(name: &str) -> [&str; 3] {
+    ["=== FUNCTION START: ", name, " ==="]
+}
+
+/// The `processing` record's message, `Processing mode: {mode}`, in parts.
+fn processing_message(mode: &str) -> [&str; 2] {
+    ["Processing mode: ", mode]
+}
+
+/// The `end` record's message, `=== FUNCTION END: {name} ===`, in parts.
+fn end_message(name: &str) -> [&str; 3] {
+    ["=== FUNCTION END: ", name, " ==="]
 }
 
 /// Runs `handler` under the logging contract: the records of
@@ -249,7 +270,7 @@ fn log_start(
     };
 
     info!(
-        &format!("=== FUNCTION START: {name} ==="),
+        parts start_message(name),
         crate::record::Start {
             event: &Logged(event),
             domain: domain.as_deref()
@@ -323,7 +344,7 @@ fn log_validated(meta: &FunctionMeta, event: &Event) {
 
     let mode = event.mode();
     info!(
-        &format!("Processing mode: {mode}"),
+        parts processing_message(mode),
         crate::record::Processing { mode }
     );
     info!(
@@ -392,18 +413,54 @@ fn log_success(
     // A voice document is already in full in `voice_response`
     // (phase returned): the success record points at it rather than
     // write it a third time.
-    // Built only when the record is written.
-    let result = || match (meta.kind(), reply) {
-        (Kind::Voice, Reply::Voice(voice)) => {
-            json!({ "voice_response": "returned", "bytes": voice.xml().len() })
+    if !crate::record::enabled(Level::INFO) {
+        return elapsed;
+    }
+    let other;
+    let result: &dyn FieldValue = match (meta.kind(), reply) {
+        (Kind::Voice, Reply::Voice(voice)) => &VoiceResult {
+            bytes: voice.xml().len(),
+        },
+        _ => {
+            other = reply.to_log_json();
+            &other
         }
-        _ => reply.to_log_json(),
     };
-    info!(
+    emit(
         "Function completed successfully",
-        crate::record::Success { result: &result() }
+        &crate::record::Success { result },
     );
     elapsed
+}
+
+/// A voice function's `success` result: where its document is written
+/// (the `voice_response` record of phase `returned`) and its size, as
+/// `{"voice_response":"returned","bytes":N}`, written without a JSON map
+/// made for it.
+struct VoiceResult {
+    bytes: usize,
+}
+
+impl FieldValue for VoiceResult {
+    fn shape(&self) -> crate::record::value::Shape<'_> {
+        crate::record::value::Shape::Composite
+    }
+
+    fn write_json(&self, out: &mut String) {
+        out.push_str("{\"voice_response\":\"returned\",\"bytes\":");
+        self.bytes.write_json(out);
+        out.push('}');
+    }
+
+    fn write_pretty(&self, out: &mut String) {
+        out.push_str("{\n  \"voice_response\": \"returned\",\n  \"bytes\": ");
+        self.bytes.write_json(out);
+        out.push_str("\n}");
+    }
+
+    fn to_value(&self) -> Value {
+        json!({ "voice_response": "returned", "bytes": self.bytes })
+    }
 }
 
 /// Logs the `flow` record: the flow transition data the flow passed, and
@@ -415,18 +472,22 @@ fn flow(event: &Event) {
     }
     let names = ["FlowSid", "ExecutionSid", "StepSid"];
     let values = [event.flow_sid(), event.execution_sid(), event.step_sid()];
-    let absent: Vec<&str> = names
-        .iter()
-        .zip(values)
-        .filter(|(_, value)| value.is_none())
-        .map(|(name, _)| *name)
-        .collect();
-    let message = if absent.is_empty() {
-        "Flow transition data".to_owned()
+    // At most three: on the stack.
+    let mut absent = [""; 3];
+    let mut count = 0;
+    for (name, value) in names.iter().zip(values) {
+        if value.is_none() {
+            absent[count] = name;
+            count += 1;
+        }
+    }
+    let absent = &absent[..count];
+    let message: std::borrow::Cow<'static, str> = if absent.is_empty() {
+        "Flow transition data".into()
     } else if absent.len() == names.len() {
-        "No flow transition data: the flow passed no FlowSid, ExecutionSid or StepSid".to_owned()
+        "No flow transition data: the flow passed no FlowSid, ExecutionSid or StepSid".into()
     } else {
-        format!("Flow transition data, without {}", absent.join(", "))
+        format!("Flow transition data, without {}", absent.join(", ")).into()
     };
     info!(
         &message,
@@ -434,7 +495,7 @@ fn flow(event: &Event) {
             flow_sid: values[0],
             execution_sid: values[1],
             step_sid: values[2],
-            absent: absent.as_slice()
+            absent
         }
     );
 }
@@ -633,7 +694,7 @@ fn finish(
     info!(
         "Execution metrics",
         crate::record::Metrics {
-            execution_ms: millis(elapsed),
+            execution_ms: Millis::of(elapsed),
             memory_bytes: memory,
             memory_limit_bytes: limit
         }
@@ -886,10 +947,10 @@ fn end(meta: &'static FunctionMeta, elapsed: Duration, ok: bool) {
         observer.invocation(meta.name(), if ok { "success" } else { "error" }, elapsed);
     }
     info!(
-        &format!("=== FUNCTION END: {} ===", meta.name()),
+        parts end_message(meta.name()),
         crate::record::End {
             outcome: if ok { "success" } else { "error" },
-            execution_ms: millis(elapsed)
+            execution_ms: Millis::of(elapsed)
         }
     );
 }
@@ -950,6 +1011,44 @@ mod tests {
         assert!(runs_in_span("ccfn=error", true));
         assert!(runs_in_span("info", true));
         assert!(runs_in_span("off", false));
+    }
+
+    /// Each message given in parts is, joined, the text it stands for.
+    #[test]
+    fn a_message_in_parts_is_the_formatted_one() {
+        use crate::record::emit::with_joined;
+        for name in ["wait-experience", "", "f \"q\" ==="] {
+            with_joined(&super::start_message(name), |joined| {
+                assert_eq!(joined, format!("=== FUNCTION START: {name} ==="));
+            });
+            with_joined(&super::end_message(name), |joined| {
+                assert_eq!(joined, format!("=== FUNCTION END: {name} ==="));
+            });
+        }
+        for mode in ["initial", "debug", ""] {
+            with_joined(&super::processing_message(mode), |joined| {
+                assert_eq!(joined, format!("Processing mode: {mode}"));
+            });
+        }
+    }
+
+    /// A voice function's `success` result is written as the JSON map it
+    /// stands for, in every form.
+    #[test]
+    fn a_voice_result_is_written_as_its_json_map() {
+        use crate::record::value::{FieldValue, Shape};
+        for bytes in [0, 7, 433, usize::MAX] {
+            let result = super::VoiceResult { bytes };
+            let map = serde_json::json!({ "voice_response": "returned", "bytes": bytes });
+            let mut json = String::new();
+            result.write_json(&mut json);
+            assert_eq!(json, serde_json::to_string(&map).unwrap());
+            let mut pretty = String::new();
+            result.write_pretty(&mut pretty);
+            assert_eq!(pretty, serde_json::to_string_pretty(&map).unwrap());
+            assert_eq!(result.to_value(), map);
+            assert_eq!(result.shape(), Shape::Composite);
+        }
     }
 
     /// Records `outcomes` (true: succeeded) in order; the invocation

@@ -378,6 +378,11 @@ macro_rules! catalogue {
                     f(stringify!($optional), value);
                 })*
             }
+
+            // Its fields' names are Rust identifiers.
+            fn plain_names(&self) -> bool {
+                true
+            }
         }
 
         impl $(<$lt>)? Record for $record $(<$lt>)? {
@@ -494,13 +499,13 @@ catalogue! {
     TASKROUTER_CONFIG = "taskrouter_config" as TaskrouterConfig<'a>, [Info] { workspace_sid: Option<&'a str>, #[headline] workflow_sid: Option<&'a str>, #[headline] queue: Option<&'a str> };
 
     /// Execution time and memory, before the end.
-    METRICS = "metrics" as Metrics, [Info] { #[headline] execution_ms: f64, #[headline] memory_bytes: Option<u64>, memory_limit_bytes: Option<u64> };
+    METRICS = "metrics" as Metrics, [Info] { #[headline] execution_ms: super::value::Millis, #[headline] memory_bytes: Option<u64>, memory_limit_bytes: Option<u64> };
 
     /// A threshold was crossed.
     ALERT = "alert" as Alert<'a>, [Warn] { #[headline] kind: &'a str, value: &'a serde_json::Value, threshold: &'a serde_json::Value };
 
     /// The function succeeded, with this result.
-    SUCCESS = "success" as Success<'a>, [Info] { #[headline] result: &'a serde_json::Value };
+    SUCCESS = "success" as Success<'a>, [Info] { #[headline] result: &'a dyn FieldValue };
 
     /// The `debug` lines the invocation held back follow (`reason` `error`,
     /// or `requested` by the handler): how many, and how many older ones
@@ -512,7 +517,7 @@ catalogue! {
     ERROR = "error" as Error<'a>, [Error] { #[headline] kind: &'a str, #[headline] error: &'a str, stack: &'a str, event: &'a dyn FieldValue, domain: Option<&'a str>, account_sid: Option<&'a str> };
 
     /// The invocation ends.
-    END = "end" as End<'a>, [Info] { #[headline] outcome: &'a str, #[headline] execution_ms: f64 };
+    END = "end" as End<'a>, [Info] { #[headline] outcome: &'a str, #[headline] execution_ms: super::value::Millis };
 
     /// A handler's own line, with its own fields.
     LOG = "log" as _, [Error, Warn, Info, Debug, Trace] {} + open;

@@ -1,10 +1,43 @@
 //! How a record is emitted: handed, typed, to the contract layer, and put
 //! on a `tracing` event for any other layer.
 
+use std::cell::RefCell;
+
 use tracing::Level;
 
 use super::catalogue::{DebugBuffer, Record};
 use super::scope;
+
+/// The largest message buffer a thread keeps for its next message.
+const MESSAGE_KEPT_BYTES: usize = 4 * 1024;
+
+thread_local! {
+    /// The buffer this thread joins a message given in parts in, kept
+    /// between records.
+    static MESSAGE: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// Calls `f` with `parts` joined, in a buffer the thread keeps: a
+/// message made of its fixed text and a value or two
+/// (`=== FUNCTION START: {name} ===`) costs no allocation, and every sink
+/// reads the same text.
+pub(crate) fn with_joined<T>(parts: &[&str], f: impl FnOnce(&str) -> T) -> T {
+    MESSAGE.with(|buffer| match buffer.try_borrow_mut() {
+        Ok(mut buffer) => {
+            buffer.clear();
+            for part in parts {
+                buffer.push_str(part);
+            }
+            let result = f(&buffer);
+            if buffer.capacity() > MESSAGE_KEPT_BYTES {
+                *buffer = String::new();
+            }
+            result
+        }
+        // A record emitted while this thread emits another.
+        Err(_) => f(&parts.concat()),
+    })
+}
 
 /// Hands the record to the contract layer and, for any other layer, emits
 /// its `tracing` event.
@@ -27,6 +60,12 @@ pub(crate) fn enabled(level: Level) -> bool {
 /// steps).
 pub(crate) fn emit<R: Record>(message: &str, record: &R) {
     emit_with(R::STEP.levels()[0].to_tracing(), false, message, record);
+}
+
+/// Emits `record` at its step's first level, with the message `parts`
+/// joined (see [`with_joined`]).
+pub(crate) fn emit_parts<R: Record>(parts: &[&str], record: &R) {
+    with_joined(parts, |message| emit(message, record));
 }
 
 /// Emits `record` at `level`, one of its step's levels.
@@ -107,6 +146,24 @@ mod tests {
         const STEP: &'static Step = &START;
 
         fn event(&self, _: Level, _: bool, _: &str) {}
+    }
+
+    #[test]
+    fn parts_are_joined_in_the_thread_s_buffer_and_apart_when_it_is_in_use() {
+        with_joined(&["a ", "b", " c"], |outer| {
+            assert_eq!(outer, "a b c");
+            // A record emitted while another is: joined on its own.
+            with_joined(&["d", "e"], |inner| assert_eq!(inner, "de"));
+            assert_eq!(outer, "a b c");
+        });
+        with_joined(&[], |empty| assert_eq!(empty, ""));
+        let long = "x".repeat(MESSAGE_KEPT_BYTES + 1);
+        with_joined(&[&long, "y"], |joined| {
+            assert_eq!(joined.len(), long.len() + 1)
+        });
+        MESSAGE.with(|buffer| assert_eq!(buffer.borrow().capacity(), 0, "not kept"));
+        with_joined(&["kept"], |_| ());
+        MESSAGE.with(|buffer| assert!(buffer.borrow().capacity() >= 4));
     }
 
     #[test]

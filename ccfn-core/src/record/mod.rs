@@ -71,7 +71,7 @@ pub use catalogue::*;
 #[cfg(any(feature = "clients", feature = "runtime"))]
 pub(crate) use emit::emit_at;
 pub(crate) use emit::flush_debug_lines;
-pub(crate) use emit::{emit, enabled};
+pub(crate) use emit::{emit, emit_parts, enabled};
 #[cfg_attr(not(feature = "runtime"), allow(unused_imports))]
 pub(crate) use entry::Entry;
 pub use format::LogFormat;

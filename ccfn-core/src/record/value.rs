@@ -5,11 +5,9 @@
 //! straight from where the value lives. Nothing is written twice and no
 //! sink reads another's output.
 
-use std::fmt::Write as _;
-
 use serde_json::Value;
 
-use crate::text::json::{push_str, push_value};
+use crate::text::json::{push_f64, push_i64, push_str, push_u64, push_value};
 
 /// What a field's value is, as the sinks that do not write JSON see it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -54,13 +52,9 @@ fn scalar_json(shape: Shape<'_>, out: &mut String) {
         Shape::Null | Shape::Composite => out.push_str("null"),
         Shape::Bool(true) => out.push_str("true"),
         Shape::Bool(false) => out.push_str("false"),
-        Shape::U64(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Shape::I64(n) => {
-            let _ = write!(out, "{n}");
-        }
-        Shape::F64(n) => push_value(out, &Value::from(n)),
+        Shape::U64(n) => push_u64(out, n),
+        Shape::I64(n) => push_i64(out, n),
+        Shape::F64(n) => push_f64(out, n),
         Shape::Str(text) => push_str(out, text),
     }
 }
@@ -211,6 +205,67 @@ macro_rules! strings {
 }
 strings!(&str, String);
 
+/// A duration in milliseconds, to the microsecond (`12.345`), written from
+/// its whole microseconds: the digits `zmij` finds for the `f64`, without
+/// its search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Millis(u64);
+
+impl Millis {
+    /// Below it, microseconds in milliseconds are written exactly as `zmij`
+    /// writes the `f64` (about 12 days): the `f64`'s neighbours are
+    /// closer to it than a thousandth of a millisecond, so the shortest
+    /// text that reads back as it is the one with three decimals or fewer.
+    const EXACT: u64 = 1 << 40;
+
+    /// `duration`, to the microsecond.
+    pub(crate) fn of(duration: std::time::Duration) -> Self {
+        Millis(u64::try_from(duration.as_micros()).unwrap_or(u64::MAX))
+    }
+
+    /// It as an `f64`: what the field holds.
+    #[allow(clippy::cast_precision_loss)]
+    pub(crate) fn as_f64(self) -> f64 {
+        self.0 as f64 / 1000.0
+    }
+}
+
+impl FieldValue for Millis {
+    fn shape(&self) -> Shape<'_> {
+        Shape::F64(self.as_f64())
+    }
+
+    fn write_json(&self, out: &mut String) {
+        if self.0 >= Millis::EXACT {
+            return push_f64(out, self.as_f64());
+        }
+        push_u64(out, self.0 / 1000);
+        out.push('.');
+        let fraction = self.0 % 1000;
+        #[allow(clippy::cast_possible_truncation)]
+        let digits = [
+            b'0' + (fraction / 100) as u8,
+            b'0' + (fraction / 10 % 10) as u8,
+            b'0' + (fraction % 10) as u8,
+        ];
+        // Without its trailing zeros, one digit at least (`12.0`).
+        let len = if fraction.is_multiple_of(100) {
+            1
+        } else if fraction.is_multiple_of(10) {
+            2
+        } else {
+            3
+        };
+        for digit in &digits[..len] {
+            out.push(char::from(*digit));
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        Value::from(self.as_f64())
+    }
+}
+
 /// Text that several records carry (the voice document, as built and as
 /// returned): its JSON form is written once, by the first record, and
 /// copied by the others.
@@ -235,7 +290,7 @@ impl FieldValue for SharedText<'_> {
 
     fn write_json(&self, out: &mut String) {
         out.push_str(self.json.get_or_init(|| {
-            let mut json = String::with_capacity(self.text.len() + 16);
+            let mut json = String::with_capacity(self.text.len() + 32);
             push_str(&mut json, self.text);
             json
         }));
@@ -250,6 +305,13 @@ impl FieldValue for SharedText<'_> {
 pub(crate) trait Fields {
     /// Calls `f` with each field, in the order they are written.
     fn each(&self, f: &mut dyn FnMut(&str, &dyn FieldValue));
+
+    /// Whether every field's name is plain (letters, digits and `_`: a
+    /// catalogue record's), written into a JSON line without being
+    /// tested for characters to escape.
+    fn plain_names(&self) -> bool {
+        false
+    }
 }
 
 /// The members of a JSON object as a record's fields: a record read back.
@@ -272,6 +334,47 @@ where
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Milliseconds from microseconds are written as `serde_json` writes
+    /// the `f64`: every count of the first second and around each power
+    /// of two up to where they are no longer exact, and beyond.
+    #[test]
+    fn milliseconds_are_written_as_serde_json_writes_the_f64() {
+        let around_powers = (10..=44).flat_map(|power| {
+            let at = 1_u64 << power;
+            at - 1001..at + 1001
+        });
+        let xorshift = std::iter::successors(Some(0x9E37_79B9_7F4A_7C15_u64), |state| {
+            let mut state = *state;
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            Some(state)
+        })
+        .take(200_000)
+        .map(|state| state % Millis::EXACT);
+        for micros in (0..1_000_000)
+            .chain(around_powers)
+            .chain(xorshift)
+            .chain([u64::MAX])
+        {
+            let millis = Millis(micros);
+            let mut json = String::new();
+            millis.write_json(&mut json);
+            assert_eq!(
+                json,
+                serde_json::to_string(&Value::from(millis.as_f64())).unwrap(),
+                "{micros}"
+            );
+            assert_eq!(millis.to_value(), Value::from(millis.as_f64()));
+            assert_eq!(millis.shape(), Shape::F64(millis.as_f64()));
+        }
+        assert_eq!(
+            Millis::of(std::time::Duration::from_nanos(12_345_678)),
+            Millis(12_345)
+        );
+        assert_eq!(Millis::of(std::time::Duration::MAX), Millis(u64::MAX));
+    }
 
     #[test]
     fn values_are_written_as_serde_json_writes_them() {

@@ -11,9 +11,14 @@ pub(crate) fn push_value(out: &mut String, value: &Value) {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
-        // Rare in records: serde_json's own writer, through a buffer.
         Value::Number(number) => {
-            out.push_str(&serde_json::to_string(number).unwrap_or_default());
+            if let Some(n) = number.as_u64() {
+                push_u64(out, n);
+            } else if let Some(n) = number.as_i64() {
+                push_i64(out, n);
+            } else {
+                push_f64(out, number.as_f64().unwrap_or(f64::NAN));
+            }
         }
         Value::String(text) => push_str(out, text),
         Value::Array(items) => {
@@ -41,64 +46,117 @@ pub(crate) fn push_value(out: &mut String, value: &Value) {
     }
 }
 
+/// Appends `n` as `serde_json` writes it.
+pub(crate) fn push_u64(out: &mut String, n: u64) {
+    out.push_str(itoa::Buffer::new().format(n));
+}
+
+/// Appends `n` as `serde_json` writes it.
+pub(crate) fn push_i64(out: &mut String, n: i64) {
+    out.push_str(itoa::Buffer::new().format(n));
+}
+
+/// Appends `n` as `serde_json` writes it: the shortest text that reads
+/// back as `n` (`zmij`, as `serde_json` uses), `null` when not finite.
+pub(crate) fn push_f64(out: &mut String, n: f64) {
+    if n.is_finite() {
+        out.push_str(zmij::Buffer::new().format_finite(n));
+    } else {
+        out.push_str("null");
+    }
+}
+
 /// Appends `text` as a JSON string, escaped as `serde_json` escapes it:
 /// `\"`, `\\`, the short escapes `\b \t \n \f \r`, and `\u00XX` for the
 /// other control characters.
+///
+/// Sixteen bytes at a time where the processor compares sixteen at once,
+/// then eight at a time, then the last few one by one. Each chunk is
+/// stored whole past the end of the line and counted in only up to its
+/// first byte to escape: a short run between the quotes of a voice
+/// document costs one store, not a call to `memcpy`.
 pub(crate) fn push_str(out: &mut String, text: &str) {
-    out.reserve(text.len() + 2);
-    out.push('"');
+    // SAFETY: only `text`'s bytes, in order, and ASCII escapes are counted
+    // in. A chunk may end inside a character, whose other bytes the next
+    // chunk adds; once all of `text` is in, the line is UTF-8 again, and
+    // nothing reads it before (nothing here panics, short of an
+    // allocation larger than the address space).
+    let out = unsafe { out.as_mut_vec() };
     let bytes = text.as_bytes();
-    let mut copied = 0;
+    // Room for a chunk stored whole past the text's last byte: a line
+    // grows here once, not again for its last chunk.
+    out.reserve(bytes.len() + 2 + 16);
+    out.push(b'"');
     let mut at = 0;
-    while let Some(found) = next_escape(bytes, at) {
-        let byte = bytes[found];
-        // An escaped byte is ASCII, so both ends are character boundaries.
-        out.push_str(&text[copied..found]);
-        match ESCAPE[usize::from(byte)] {
-            b'u' => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(byte >> 4)]));
-                out.push(char::from(HEX[usize::from(byte & 0xF)]));
-            }
-            escape => {
-                out.push('\\');
-                out.push(char::from(escape));
-            }
-        }
-        at = found + 1;
-        copied = at;
-    }
-    out.push_str(&text[copied..]);
-    out.push('"');
-}
-
-/// Where the first byte at or after `at` that needs escaping is: sixteen
-/// bytes at a time where the processor compares sixteen at once, then
-/// eight at a time, then the last few one by one.
-fn next_escape(bytes: &[u8], mut at: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<16>) {
         let found = escapes_16(chunk);
-        if found != 0 {
-            return Some(at + found.trailing_zeros() as usize);
-        }
-        at += 16;
+        let first = (found != 0).then(|| found.trailing_zeros() as usize);
+        at += copy_until(out, chunk, first);
     }
     while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
         let found = escapes(u64::from_le_bytes(*word));
-        if found != 0 {
-            // The lowest marked byte is exact (see `escapes`).
-            return Some(at + (found.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
+        // The lowest marked byte is exact (see `escapes`).
+        let first = (found != 0).then(|| (found.trailing_zeros() / 8) as usize);
+        at += copy_until(out, word, first);
     }
-    // Fewer than eight left: one by one, which costs less than copying
-    // them into a word (most strings of a record are short).
-    let rest = bytes.get(at..).unwrap_or_default();
-    rest.iter()
-        .position(|&byte| ESCAPE[usize::from(byte)] != 0)
-        .map(|found| at + found)
+    // Fewer than eight left: one by one (most strings of a record are
+    // short).
+    for &byte in &bytes[at..] {
+        if ESCAPE[usize::from(byte)] == 0 {
+            out.push(byte);
+        } else {
+            push_escape(out, byte);
+        }
+    }
+    out.push(b'"');
+}
+
+/// Appends `chunk` up to its byte at `first`, that byte escaped, or all
+/// of it when `first` is `None`; returns how many of its bytes it took.
+#[inline(always)]
+fn copy_until<const N: usize>(out: &mut Vec<u8>, chunk: &[u8; N], first: Option<usize>) -> usize {
+    out.reserve(N);
+    let len = out.len();
+    // SAFETY: `reserve` left at least `N` bytes of spare capacity after
+    // `len`: the chunk is stored there whole, unaligned.
+    unsafe {
+        out.as_mut_ptr()
+            .add(len)
+            .cast::<[u8; N]>()
+            .write_unaligned(*chunk);
+    }
+    match first {
+        Some(first) => {
+            // SAFETY: `first` < `N` of those bytes were just written.
+            unsafe { out.set_len(len + first) };
+            push_escape(out, chunk[first]);
+            first + 1
+        }
+        None => {
+            // SAFETY: the `N` bytes after `len` were just written.
+            unsafe { out.set_len(len + N) };
+            N
+        }
+    }
+}
+
+/// Appends the escape of `byte`, a byte that needs one.
+fn push_escape(out: &mut Vec<u8>, byte: u8) {
+    match ESCAPE[usize::from(byte)] {
+        b'u' => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 0xF)],
+            ]);
+        }
+        escape => out.extend_from_slice(&[b'\\', escape]),
+    }
 }
 
 /// The bytes of `chunk` that are a control character, `"` or `\\`, one
@@ -218,7 +276,7 @@ mod tests {
         let value = serde_json::json!({
             "null": null,
             "bools": [true, false],
-            "numbers": [0, -7, 18446744073709551615_u64, 0.047, 1e300, -0.0],
+            "numbers": [0, -7, 18446744073709551615_u64, -9223372036854775808_i64, 0.047, 1e300, -0.0, 5e-324, 1.5],
             "text": "<Gather action=\"/x?a=1&b=2\">\r\n\t</Gather>",
             "nested": {"empty": {}, "list": [], "k\"ey": ["\u{0}"]},
         });
@@ -360,6 +418,26 @@ mod properties {
             push_value(&mut out, &value);
             prop_assert_eq!(&out, &serde_json::to_string(&value).unwrap());
             prop_assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), value);
+        }
+
+        /// Every float, integer and negative integer written on its own
+        /// is what `serde_json` writes for it (a float that is not
+        /// finite: `null`).
+        #[test]
+        fn numbers_are_written_as_serde_json_writes_them(
+            float in prop::num::f64::ANY,
+            unsigned in any::<u64>(),
+            signed in any::<i64>(),
+        ) {
+            let mut out = String::new();
+            super::push_f64(&mut out, float);
+            prop_assert_eq!(&out, &serde_json::to_string(&Value::from(float)).unwrap());
+            out.clear();
+            super::push_u64(&mut out, unsigned);
+            prop_assert_eq!(&out, &serde_json::to_string(&unsigned).unwrap());
+            out.clear();
+            super::push_i64(&mut out, signed);
+            prop_assert_eq!(&out, &serde_json::to_string(&signed).unwrap());
         }
 
         /// Every finite float, normal or not, is written as `serde_json`
