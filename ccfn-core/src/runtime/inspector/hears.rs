@@ -23,15 +23,29 @@ pub(super) struct Heard {
     pub(super) inner: Vec<Heard>,
 }
 
-/// The document, indented two spaces per level, one element per line.
+/// The document, indented two spaces per level, one element or comment
+/// per line (comments before and after the response included: they are
+/// part of the document, though the caller hears none of them).
 ///
 /// # Errors
 /// The document is not well-formed XML; the parser's message.
 pub(super) fn pretty(twiml: &str) -> Result<String, String> {
     let document = Document::parse(twiml).map_err(|e| e.to_string())?;
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    write_element(document.root_element(), 0, &mut out);
+    for node in document.root().children() {
+        if node.is_element() {
+            write_element(node, 0, &mut out);
+        } else if node.is_comment() {
+            write_comment(node, "", &mut out);
+        }
+    }
     Ok(out)
+}
+
+/// A comment on a line of its own. XML keeps `--` out of its text, so
+/// it cannot close early.
+fn write_comment(node: Node<'_, '_>, indent: &str, out: &mut String) {
+    let _ = writeln!(out, "{indent}<!--{}-->", node.text().unwrap_or(""));
 }
 
 /// How deep the readings go: the platform's markup nests a few levels;
@@ -56,7 +70,7 @@ fn write_element(node: Node<'_, '_>, depth: usize, out: &mut String) {
     }
     let children: Vec<_> = node
         .children()
-        .filter(|child| child.is_element() || child.is_text())
+        .filter(|child| child.is_element() || child.is_text() || child.is_comment())
         .collect();
     match children.as_slice() {
         [] => out.push_str("/>\n"),
@@ -70,6 +84,8 @@ fn write_element(node: Node<'_, '_>, depth: usize, out: &mut String) {
             for child in children {
                 if child.is_element() {
                     write_element(child, depth + 1, out);
+                } else if child.is_comment() {
+                    write_comment(child, &format!("{indent}  "), out);
                 } else if let Some(text) = child.text().map(str::trim).filter(|t| !t.is_empty()) {
                     let _ = write!(out, "{indent}  ");
                     escape_text(text, out);
@@ -613,6 +629,28 @@ mod tests {
         assert_eq!(
             pretty,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response>\n  <Say a=\"x&quot;&#xA;y\">1 &lt; 2 &amp;\tgo</Say>\n  <Gather>\n    <Say>in</Say>\n  </Gather>\n  <Hangup/>\n</Response>\n"
+        );
+    }
+
+    /// Comments as the voice builders write them (before the response,
+    /// inside it, after it) are shown where they are; the caller hears
+    /// none of them.
+    #[test]
+    fn comments_are_shown_where_they_are_and_not_heard() {
+        let mut twiml = crate::voice::VoiceResponse::new();
+        twiml.comment_before("built by ccfn");
+        twiml.comment("the menu follows");
+        twiml.say("Hello");
+        twiml.comment_after("end of the menu");
+        let xml = twiml.to_xml();
+        assert_eq!(
+            pretty(&xml).unwrap(),
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- built by ccfn -->\n<Response>\n  <!-- the menu follows -->\n  <Say>Hello</Say>\n</Response>\n<!-- end of the menu -->\n"
+        );
+        let heard = hears(&xml).unwrap();
+        assert!(
+            heard.iter().all(|verb| !verb.text.contains("menu follows")),
+            "{heard:?}"
         );
     }
 
