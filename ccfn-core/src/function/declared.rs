@@ -118,6 +118,7 @@ pub(crate) fn warn<'a>(
             },
             name,
             problem: problem.as_str(),
+            suggestion: suggested,
         },
     );
 }

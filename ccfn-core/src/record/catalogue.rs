@@ -439,8 +439,9 @@ catalogue! {
     /// declares (`source` `event` or `context`; `problem` `undeclared`,
     /// `looks_sensitive` or `secret`): once per function, name and problem
     /// in a server (in every invocation under the testkit), with the fix
-    /// in the message.
-    DECLARATION = "declaration" as Declaration<'a>, [Warn] { source: &'a str, #[headline] name: &'a str, #[headline] problem: &'a str };
+    /// in the message and, for a name close to one the function may read,
+    /// that name as `suggestion`.
+    DECLARATION = "declaration" as Declaration<'a>, [Warn] { source: &'a str, #[headline] name: &'a str, #[headline] problem: &'a str } optional { suggestion: &'a str };
 
     /// The business logic starts, in this mode.
     PROCESSING = "processing" as Processing<'a>, [Info] { mode: &'a str };
