@@ -834,11 +834,22 @@ impl Interpreter {
             ),
             None => request,
         };
-        let answer = match request.send().await {
+        let answer = match request.timeout(ANSWER_TIMEOUT).send().await {
             Ok(response) => {
                 let status = response.status().as_u16();
-                let body = response.text().await.unwrap_or_default();
-                Some((status, body))
+                match read_bounded(response).await {
+                    Ok(body) => Some((status, body)),
+                    Err(problem) => {
+                        self.transcript.push(Entry::Request {
+                            method,
+                            path,
+                            params: shown,
+                            status,
+                        });
+                        self.stop(problem);
+                        return None;
+                    }
+                }
             }
             Err(e) => {
                 self.transcript.push(Entry::Request {
@@ -858,6 +869,35 @@ impl Interpreter {
             status: answer.as_ref().map_or(0, |(s, _)| *s),
         });
         answer
+    }
+}
+
+/// How long a function may take to answer: the platform's own webhook
+/// timeout (15 s).
+const ANSWER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// The largest answer read: a voice document the platform would take is
+/// far smaller (64 KB); past this the call stops rather than hold it.
+const MAX_ANSWER_BYTES: usize = 1024 * 1024;
+
+/// The answer's body as text (invalid UTF-8 replaced), at most
+/// [`MAX_ANSWER_BYTES`]; the problem, worded for the transcript, when it
+/// is larger or cannot be read.
+async fn read_bounded(mut response: reqwest::Response) -> Result<String, String> {
+    let mut body = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                    return Err(format!(
+                        "the answer is larger than {MAX_ANSWER_BYTES} bytes: not read"
+                    ));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(String::from_utf8_lossy(&body).into_owned()),
+            Err(e) => return Err(format!("the answer could not be read: {e}")),
+        }
     }
 }
 

@@ -503,6 +503,21 @@ async fn a_failing_document_stops_the_call_with_the_function_s_answer() {
         .starts_with("the answer is not a voice document"));
 }
 
+#[tokio::test]
+async fn an_answer_too_large_to_read_stops_the_call() {
+    let (router, _) = app(&[]);
+    let router = router.route(
+        "/huge",
+        axum::routing::post(|| async { "<Response>".repeat(200_000) }),
+    );
+    let mut call = Call::new(router).await;
+    call.dial("/huge").await;
+    assert_eq!(
+        call.transcript().error(),
+        Some("the answer is larger than 1048576 bytes: not read")
+    );
+}
+
 /// Offers a menu, and answers the choice.
 ///
 /// # Trigger
