@@ -957,6 +957,15 @@ struct RequiredSection {
 }
 
 /// The sections every doc comment must have, in the order they are checked.
+/// The doc-comment lines that add `sections`, each a heading and its
+/// example, as an error message shows them to be copied.
+fn section_lines<'a>(sections: impl IntoIterator<Item = &'a RequiredSection>) -> String {
+    sections
+        .into_iter()
+        .map(|s| format!("\n/// # {}\n/// {}", s.name, s.example))
+        .collect()
+}
+
 const REQUIRED_SECTIONS: [RequiredSection; 4] = [
     RequiredSection {
         name: "Trigger",
@@ -992,10 +1001,7 @@ fn check_header(item: &ContactItem, errors: &mut Errors) -> HeaderTexts {
     if item.attrs.iter().all(|attr| !attr.path().is_ident("doc")) {
         // One mistake, one error: the whole header to write, not one
         // error per section it lacks.
-        let template: String = REQUIRED_SECTIONS
-            .iter()
-            .map(|s| format!("\n/// # {}\n/// {}", s.name, s.example))
-            .collect();
+        let template = section_lines(&REQUIRED_SECTIONS);
         errors.push(
             ident.span(),
             format!(
@@ -1050,10 +1056,7 @@ fn check_header(item: &ContactItem, errors: &mut Errors) -> HeaderTexts {
         } else {
             "sections"
         };
-        let lines: String = missing
-            .iter()
-            .map(|s| format!("\n/// # {}\n/// {}", s.name, s.example))
-            .collect();
+        let lines = section_lines(missing.iter().copied());
         errors.push(
             ident.span(),
             format!(
