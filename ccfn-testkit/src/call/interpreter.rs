@@ -773,6 +773,15 @@ impl Interpreter {
         method: String,
         extra: Vec<(String, String)>,
     ) -> Option<(u16, String)> {
+        if url.origin() != self.wire.base.origin() {
+            // The platform would request it; a simulated call keeps its
+            // signed requests on the functions' host.
+            self.stop(format!(
+                "the call was sent to {}, not the functions' host: not requested",
+                url.origin().ascii_serialization()
+            ));
+            return None;
+        }
         self.requests += 1;
         if self.requests > self.limits.requests {
             let limit = self.limits.requests;

@@ -48,18 +48,29 @@ pub const CALL_SID: &str = "CA00000000000000000000000000000001";
 pub const RECORDING_BYTES: &[u8] = b"ID3\x04\x00\x00\x00\x00\x00\x00simulated recording";
 
 /// What a call is played against: a runtime (its router is made, and
-/// [`Runtime::check`] must pass) or a router.
+/// [`Runtime::check`] must pass) or a router, each served by the call on
+/// loopback; or the base URL of functions served elsewhere (a runtime
+/// already running), whose invocations the call cannot capture.
 #[derive(Debug)]
 pub enum Target {
     /// A runtime.
     Runtime(Runtime),
     /// A router, as `Runtime::router` makes it.
     Router(Router),
+    /// Functions already served at this base URL (`http://127.0.0.1:3001/`):
+    /// requested as they are, so [`Call::runs`] stays empty.
+    Url(Url),
 }
 
 impl From<Runtime> for Target {
     fn from(runtime: Runtime) -> Self {
         Target::Runtime(runtime)
+    }
+}
+
+impl From<Url> for Target {
+    fn from(base: Url) -> Self {
+        Target::Url(base)
     }
 }
 
@@ -119,7 +130,8 @@ pub struct Call {
     captures: Captures,
     /// Where `hears` looks from: the entry after the caller's last step.
     cursor: usize,
-    _functions: Server,
+    /// The server of the functions, when the call serves them.
+    _functions: Option<Server>,
     _recordings: Server,
 }
 
@@ -132,39 +144,59 @@ impl std::fmt::Debug for Call {
 }
 
 impl Call {
-    /// Serves `target` on a loopback port, with a recording host beside
-    /// it; the call is not started yet ([`Call::dial`]).
+    /// Serves `target` on a loopback port (a runtime or a router; a URL
+    /// target is already served), with a recording host beside it; the
+    /// call is not started yet ([`Call::dial`]).
+    ///
+    /// The call requests the functions' host alone: a URL of the call on
+    /// another host (an absolute `action`, a `Redirect`) stops it with an
+    /// error, and an HTTP redirect is not followed.
     ///
     /// # Panics
     /// The runtime does not pass its check, or no loopback port can be
     /// bound.
     pub async fn new(target: impl Into<Target>) -> Call {
+        let captures = Captures {
+            runs: Arc::default(),
+            metas: Arc::default(),
+            secrets: Arc::default(),
+        };
         let router = match target.into() {
             Target::Runtime(runtime) => runtime
                 .router()
                 .unwrap_or_else(|e| panic!("the runtime cannot serve: {e}")),
             Target::Router(router) => router,
-        };
-        let captures = Captures {
-            runs: Arc::default(),
-            metas: Arc::default(),
-            secrets: Arc::default(),
+            Target::Url(base) => return Call::at(base, None, captures).await,
         };
         let router = router.layer(axum::middleware::from_fn_with_state(
             captures.clone(),
             capture,
         ));
         let functions = Server::start(router, "the call's functions").await;
+        let base = Url::parse(&format!("http://{}/", functions.addr())).expect("a loopback URL");
+        Call::at(base, Some(functions), captures).await
+    }
+
+    /// The call to the functions at `base`, served by `functions` when
+    /// the call serves them (and then captured).
+    async fn at(base: Url, functions: Option<Server>, captures: Captures) -> Call {
         let recordings = Server::start(
             Router::new().fallback(|| async { RECORDING_BYTES }),
             "the call's recording host",
         )
         .await;
-        let base = Url::parse(&format!("http://{}/", functions.addr())).expect("a loopback URL");
         // ccfn builds reqwest without a default TLS provider.
         ccfn_core::http::install_crypto_provider();
-        let client = reqwest::Client::new();
-        *lock(&captures.metas) = catalogue(&client, &base).await;
+        // The platform does not follow a webhook's HTTP redirect to
+        // another page of the call, and a redirect must not carry the
+        // call's signed request to another host.
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("a client without TLS settings builds");
+        if functions.is_some() {
+            *lock(&captures.metas) = catalogue(&client, &base).await;
+        }
         let wire = Wire {
             base,
             client,
@@ -213,6 +245,14 @@ impl Call {
     #[must_use]
     pub fn from(mut self, number: &str) -> Call {
         self.interpreter.identity.from = number.to_owned();
+        self
+    }
+
+    /// The call's `CallSid`; [`CALL_SID`] by default. Give each call its
+    /// own when several reach one runtime, as the platform does.
+    #[must_use]
+    pub fn call_sid(mut self, sid: &str) -> Call {
+        self.interpreter.identity.call_sid = sid.to_owned();
         self
     }
 
@@ -308,15 +348,23 @@ impl Call {
     /// transcript.
     #[track_caller]
     pub fn hears(&mut self, words: &str) -> &mut Call {
-        let transcript = &self.interpreter.transcript;
         assert!(
-            transcript
-                .heard_since(self.cursor)
-                .iter()
-                .any(|heard| heard.contains(words)),
-            "the caller did not hear {words:?} since their last step; the call so far:\n{transcript}"
+            self.heard(words),
+            "the caller did not hear {words:?} since their last step; the call so far:\n{}",
+            self.interpreter.transcript
         );
         self
+    }
+
+    /// Whether the caller heard something containing `words` since their
+    /// last step: [`Call::hears`] without the panic.
+    #[must_use]
+    pub fn heard(&self, words: &str) -> bool {
+        self.interpreter
+            .transcript
+            .heard_since(self.cursor)
+            .iter()
+            .any(|heard| heard.contains(words))
     }
 
     /// Checks that the call has ended without an error.

@@ -697,3 +697,62 @@ async fn a_missing_parameter_is_checked_against_what_the_catalogue_says_is_requi
     call.assert_contract();
     assert_eq!(call.runs()[0].steps()[2], "validation_error");
 }
+
+#[tokio::test]
+async fn a_call_keeps_to_the_functions_host_and_follows_no_http_redirect() {
+    // A document that sends the call to another host: the platform would
+    // request it; the simulated call stops instead of carrying its signed
+    // request there.
+    let (router, seen) = app(&[("/voice", "<Redirect>http://192.0.2.1/elsewhere</Redirect>")]);
+    let mut call = Call::new(router).await.auth_token("canary-redirect-token");
+    call.dial("/voice").await;
+    assert_eq!(
+        call.transcript().error(),
+        Some("the call was sent to http://192.0.2.1, not the functions' host: not requested")
+    );
+    assert_eq!(requests(&seen).len(), 1);
+
+    // An HTTP redirect is an answer like any other that is not 200.
+    let (router, seen) = app(&[]);
+    let router = router.route(
+        "/moved",
+        axum::routing::post(|| async {
+            (
+                axum::http::StatusCode::FOUND,
+                [("location", "/elsewhere")],
+                "",
+            )
+        }),
+    );
+    let mut call = Call::new(router).await;
+    call.dial("/moved").await;
+    assert_eq!(
+        call.transcript().error(),
+        Some("the function answered 302: ")
+    );
+    assert!(requests(&seen).is_empty(), "/elsewhere was not requested");
+}
+
+#[tokio::test]
+async fn a_call_plays_functions_already_served_at_a_url() {
+    let (router, seen) = app(&[("/voice", "<Say>Served elsewhere</Say>")]);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let base = reqwest::Url::parse(&base).unwrap();
+    let mut call = Call::new(base)
+        .await
+        .call_sid("CA0123456789abcdef0123456789abcdef");
+    call.dial("/voice").await;
+    assert!(call.heard("Served elsewhere"));
+    assert!(!call.heard("not said"));
+    call.assert_ended();
+    let seen = requests(&seen);
+    assert_eq!(seen.len(), 1);
+    assert_eq!(
+        params(&seen[0])["CallSid"],
+        "CA0123456789abcdef0123456789abcdef"
+    );
+    // Served elsewhere, the invocations are not captured.
+    assert!(call.runs().is_empty());
+}
