@@ -1,6 +1,7 @@
 //! `ccfn`, the operator's command: reads the records the logging contract
 //! writes and runs the spec's diagnostic procedure over them.
 
+mod call;
 mod diagnose;
 mod doctor;
 mod error;
@@ -44,6 +45,9 @@ enum Command {
     /// Test a function's endpoint: DNS, TLS, HEAD, and a signed POST in
     /// debug mode.
     Probe(probe::ProbeArgs),
+    /// Play a whole phone call against a running runtime, as the platform
+    /// would: interactive, or scripted for CI.
+    Call(call::CallArgs),
     /// The platform's calls (step 2): list them, or one with its
     /// recordings and events.
     Calls(listing::CallsArgs),
@@ -97,6 +101,7 @@ fn main() -> ExitCode {
         Command::Logs(args) => logs::run(args),
         Command::Diagnose(args) => diagnose::run(args),
         Command::Probe(args) => probe::run(args),
+        Command::Call(args) => call::run(args),
         Command::Package(args) => package::run(args),
         Command::Calls(args) => listing::run_calls(args),
         Command::Doctor(args) => doctor::run(args),

@@ -12,6 +12,7 @@ fn help_of_every_command() {
         ("logs", &["logs", "--help"][..]),
         ("diagnose", &["diagnose", "--help"][..]),
         ("probe", &["probe", "--help"][..]),
+        ("call", &["call", "--help"][..]),
         ("package", &["package", "--help"][..]),
         ("completions", &["completions", "--help"][..]),
         ("doctor", &["doctor", "--help"][..]),

@@ -8,6 +8,7 @@
 
 mod common;
 
+mod call;
 mod diagnose;
 mod doctor;
 mod help;
