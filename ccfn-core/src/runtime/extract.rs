@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use axum::body::{to_bytes, Bytes};
+use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Version};
@@ -120,6 +120,32 @@ pub(super) struct Parameters {
     query: Vec<(Text, Text)>,
 }
 
+/// The body, at most `limit` bytes: its one chunk as it came (neither
+/// copied nor gathered in a list, as `axum::body::to_bytes` would), or
+/// its chunks joined.
+async fn read_body(body: Body, limit: usize) -> Result<Bytes, axum::BoxError> {
+    use http_body_util::BodyExt as _;
+    let mut body = http_body_util::Limited::new(body, limit);
+    let mut first: Option<Bytes> = None;
+    let mut joined: Vec<u8> = Vec::new();
+    while let Some(frame) = body.frame().await {
+        // Trailers carry no parameters.
+        let Ok(data) = frame?.into_data() else {
+            continue;
+        };
+        match first.take() {
+            None if joined.is_empty() => first = Some(data),
+            earlier => {
+                if let Some(earlier) = earlier {
+                    joined.extend_from_slice(&earlier);
+                }
+                joined.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(first.unwrap_or_else(|| Bytes::from(joined)))
+}
+
 /// The text the body's [`Text::Sent`] ranges are read in: a form body,
 /// when it is UTF-8 (they are made only then); nothing for a JSON body,
 /// whose parameters are decoded.
@@ -155,7 +181,7 @@ impl FromRequest<Arc<Endpoint>> for Parameters {
         if declared.is_some_and(|length| length > limit) {
             return Err(too_large());
         }
-        let read = tokio::time::timeout(config.body_timeout, to_bytes(body, limit))
+        let read = tokio::time::timeout(config.body_timeout, read_body(body, limit))
             .await
             .map_err(|_| {
                 reject(
@@ -167,9 +193,7 @@ impl FromRequest<Arc<Endpoint>> for Parameters {
                 )
             })?;
         let bytes = read.map_err(|error| {
-            let over = std::error::Error::source(&error)
-                .is_some_and(|e| e.is::<http_body_util::LengthLimitError>());
-            if over {
+            if error.is::<http_body_util::LengthLimitError>() {
                 too_large()
             } else {
                 reject(
@@ -568,6 +592,38 @@ fn signed_url(public_url: Option<&str>, parts: &Parts) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A body sent as `chunks`, one frame each.
+    fn chunked(chunks: &[&'static [u8]]) -> Body {
+        let frames: Vec<Result<Bytes, std::io::Error>> =
+            chunks.iter().map(|c| Ok(Bytes::from_static(c))).collect();
+        Body::from_stream(futures_util::stream::iter(frames))
+    }
+
+    #[tokio::test]
+    async fn a_body_of_one_chunk_is_kept_as_it_came_and_chunks_are_joined() {
+        static ONE: &[u8] = b"CallSid=CA1&From=%2B1555";
+        let read = read_body(chunked(&[ONE]), 1024).await.unwrap();
+        assert_eq!(read.as_ptr(), ONE.as_ptr(), "not copied");
+        let read = read_body(chunked(&[b"Call", b"", b"Sid=", b"CA1"]), 1024)
+            .await
+            .unwrap();
+        assert_eq!(&read[..], b"CallSid=CA1");
+        assert!(read_body(chunked(&[]), 8).await.unwrap().is_empty());
+        let over = read_body(chunked(&[b"0123", b"45678"]), 8)
+            .await
+            .unwrap_err();
+        assert!(over.is::<http_body_util::LengthLimitError>(), "{over}");
+        let broken: Vec<Result<Bytes, std::io::Error>> = vec![
+            Ok(Bytes::from_static(b"a")),
+            Err(std::io::Error::other("reset")),
+        ];
+        let failed = read_body(Body::from_stream(futures_util::stream::iter(broken)), 8)
+            .await
+            .unwrap_err();
+        assert!(!failed.is::<http_body_util::LengthLimitError>());
+        assert!(failed.to_string().contains("reset"), "{failed}");
+    }
 
     fn parts(uri: &str, version: Version, headers: &[(&str, &str)]) -> Parts {
         let mut builder = axum::http::Request::builder()
