@@ -11,12 +11,11 @@ use serde_json::Value;
 /// A malformed percent escape, or a name or value that is not UTF-8 once
 /// decoded.
 pub fn parse_form(input: &[u8]) -> Result<Vec<(String, String)>, String> {
-    let pairs = crate::runtime::parse_form(input, "body")?;
-    // Text read in place is a range of the body, which is UTF-8 then.
-    let sent = std::str::from_utf8(input).unwrap_or_default();
+    let mut sent = String::new();
+    let pairs = crate::runtime::parse_form(input, "body", &mut sent)?;
     Ok(pairs
         .into_iter()
-        .map(|(name, value)| (name.get(sent).to_owned(), value.get(sent).to_owned()))
+        .map(|(name, value)| (name.get(&sent).to_owned(), value.get(&sent).to_owned()))
         .collect())
 }
 

@@ -64,18 +64,6 @@ impl Text {
         }
     }
 
-    /// The same text, read in a text `by` bytes further on.
-    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
-    pub(crate) fn shifted(self, by: usize) -> Text {
-        match self {
-            Text::Sent { start, end } => Text::Sent {
-                start: start + by,
-                end: end + by,
-            },
-            own @ Text::Own(_) => own,
-        }
-    }
-
     /// Whether the text, read in `sent`, is `text`: the lengths are
     /// compared first, without reading the range.
     pub(crate) fn is(&self, sent: &str, text: &str) -> bool {

@@ -109,13 +109,16 @@ enum BodyKind {
 /// the runtime's limits (body size, read time, parameter count), with the
 /// request they came with.
 ///
-/// A form's names and values that needed no decoding are not copied: they
-/// are [`Text::Sent`] ranges of the body (see [`body_text`]) or of the
-/// query string.
+/// Every name and value of the query string and a form body is a
+/// [`Text::Sent`] range of one text, `sent`: the query string and the body
+/// copied whole, each followed by what decoding them gave; the event keeps
+/// it, with the headers added ([`Parameters::into_event`]).
 pub(super) struct Parameters {
     parts: Parts,
     kind: BodyKind,
+    /// The body as received: what a JSON body's signature is checked on.
     bytes: Bytes,
+    sent: String,
     body: Vec<Entry>,
     query: Vec<(Text, Text)>,
 }
@@ -144,16 +147,6 @@ async fn read_body(body: Body, limit: usize) -> Result<Bytes, axum::BoxError> {
         }
     }
     Ok(first.unwrap_or_else(|| Bytes::from(joined)))
-}
-
-/// The text the body's [`Text::Sent`] ranges are read in: a form body,
-/// when it is UTF-8 (they are made only then); nothing for a JSON body,
-/// whose parameters are decoded.
-fn body_text(kind: BodyKind, bytes: &[u8]) -> &str {
-    match kind {
-        BodyKind::Form => std::str::from_utf8(bytes).unwrap_or_default(),
-        BodyKind::Json => "",
-    }
 }
 
 impl FromRequest<Arc<Endpoint>> for Parameters {
@@ -204,7 +197,20 @@ impl FromRequest<Arc<Endpoint>> for Parameters {
         })?;
 
         let query = parts.uri.query().unwrap_or("");
-        let parsed = parse_form(query.as_bytes(), "query string").and_then(|query| {
+        // Room for the query string and a form body, twice (whole, then
+        // what decoding gave, never longer), and the headers the event
+        // adds: the text is made once.
+        let headers: usize = parts
+            .headers
+            .iter()
+            .map(|(name, value)| name.as_str().len() + value.len())
+            .sum();
+        let form = match kind {
+            BodyKind::Form => bytes.len(),
+            BodyKind::Json => 0,
+        };
+        let mut sent = String::with_capacity(2 * (query.len() + form) + headers);
+        let parsed = parse_form(query.as_bytes(), "query string", &mut sent).and_then(|query| {
             let body = match (kind, bytes.is_empty()) {
                 (_, true) => Vec::new(),
                 (BodyKind::Json, false) => parse_json(&bytes)?
@@ -214,7 +220,7 @@ impl FromRequest<Arc<Endpoint>> for Parameters {
                         value: ParamValue::from(value),
                     })
                     .collect(),
-                (BodyKind::Form, false) => parse_form(&bytes, "body")?
+                (BodyKind::Form, false) => parse_form(&bytes, "body", &mut sent)?
                     .into_iter()
                     .map(|(name, value)| Entry {
                         name,
@@ -239,42 +245,37 @@ impl FromRequest<Arc<Endpoint>> for Parameters {
                     config.max_params
                 ),
             )
-            .about_call(call_sids(
-                &body,
-                body_text(kind, &bytes),
-                &query,
-                parts.uri.query().unwrap_or_default(),
-            )));
+            .about_call(call_sids(&body, &query, &sent)));
         }
         Ok(Parameters {
             parts,
             kind,
             bytes,
+            sent,
             body,
             query,
         })
     }
 }
 
-/// The `CallSid` values of a request's parameters, the body's first (its
-/// ranges read in `body_text`, the query's in `query_text`).
+/// The `CallSid` values of a request's parameters, the body's first,
+/// their text read in `sent`.
 fn call_sids<'a>(
     body: &'a [Entry],
-    body_text: &'a str,
     query: &'a [(Text, Text)],
-    query_text: &'a str,
+    sent: &'a str,
 ) -> impl Iterator<Item = &'a str> {
     let body = body
         .iter()
-        .filter(move |entry| entry.name.is(body_text, "CallSid"))
+        .filter(move |entry| entry.name.is(sent, "CallSid"))
         .filter_map(move |entry| match &entry.value {
-            ParamValue::Text(text) => Some(text.get(body_text)),
+            ParamValue::Text(text) => Some(text.get(sent)),
             ParamValue::Json(_) => None,
         });
     let query = query
         .iter()
-        .filter(move |(name, _)| name.is(query_text, "CallSid"))
-        .map(move |(_, value)| value.get(query_text));
+        .filter(move |(name, _)| name.is(sent, "CallSid"))
+        .map(move |(_, value)| value.get(sent));
     body.chain(query)
 }
 
@@ -303,33 +304,23 @@ impl Parameters {
     /// event also carries what the request says of itself (see
     /// [`request_info`]), its route being `endpoint`'s.
     ///
-    /// Nothing is copied name by name: the event keeps one text, the form
-    /// body, the query string and the headers it is given one after the
-    /// other, and reads each name and value that needed no decoding in it.
+    /// Nothing is copied name by name: the event keeps the one text the
+    /// parameters were parsed into (the query string and the form body,
+    /// each followed by what decoding it gave), the headers added after
+    /// them, and reads every name and value in it.
     pub(super) fn into_event(self, endpoint: &Endpoint) -> (Event, Parts) {
         let Parameters {
             parts,
-            kind,
-            bytes,
+            kind: _,
+            bytes: _,
+            mut sent,
             mut body,
             mut query,
         } = self;
-        let body_text = body_text(kind, &bytes);
-        let query_text = parts.uri.query().unwrap_or_default();
         if !query.is_empty() && !body.is_empty() {
-            let in_body: HashSet<&str> =
-                body.iter().map(|entry| entry.name.get(body_text)).collect();
-            query.retain(|(name, _)| !in_body.contains(name.get(query_text)));
+            let in_body: HashSet<&str> = body.iter().map(|entry| entry.name.get(&sent)).collect();
+            query.retain(|(name, _)| !in_body.contains(name.get(&sent)));
         }
-        let header_bytes: usize = parts
-            .headers
-            .iter()
-            .map(|(name, value)| name.as_str().len() + value.len())
-            .sum();
-        let mut sent = String::with_capacity(body_text.len() + query_text.len() + header_bytes);
-        sent.push_str(body_text);
-        let query_at = sent.len();
-        sent.push_str(query_text);
         let mut headers = Vec::with_capacity(parts.headers.len());
         for (name, value) in &parts.headers {
             let name = name.as_str();
@@ -345,8 +336,8 @@ impl Parameters {
             }
         }
         body.extend(query.into_iter().map(|(name, value)| Entry {
-            name: name.shifted(query_at),
-            value: ParamValue::Text(value.shifted(query_at)),
+            name,
+            value: ParamValue::Text(value),
         }));
         let mut event = Event::from_sent(sent, body, headers);
         // Gathered for the observer only.
@@ -532,7 +523,7 @@ impl FromRequest<Arc<Endpoint>> for Signed<Parameters> {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
         let form: Vec<(String, String)>;
-        let body_text = body_text(parameters.kind, &parameters.bytes);
+        let sent = &parameters.sent;
         let body = match parameters.kind {
             BodyKind::Json => SignedBody::Json(&parameters.bytes),
             BodyKind::Form => {
@@ -541,10 +532,10 @@ impl FromRequest<Arc<Endpoint>> for Signed<Parameters> {
                     .iter()
                     .map(|entry| {
                         let value = match &entry.value {
-                            ParamValue::Text(text) => text.get(body_text),
+                            ParamValue::Text(text) => text.get(sent),
                             ParamValue::Json(_) => "",
                         };
-                        (entry.name.get(body_text).to_owned(), value.to_owned())
+                        (entry.name.get(sent).to_owned(), value.to_owned())
                     })
                     .collect();
                 SignedBody::Form(&form)
@@ -558,12 +549,7 @@ impl FromRequest<Arc<Endpoint>> for Signed<Parameters> {
                 StatusCode::FORBIDDEN,
                 error.to_string(),
             )
-            .about_call(call_sids(
-                &parameters.body,
-                body_text,
-                &parameters.query,
-                parameters.parts.uri.query().unwrap_or_default(),
-            ))),
+            .about_call(call_sids(&parameters.body, &parameters.query, sent))),
         }
     }
 }

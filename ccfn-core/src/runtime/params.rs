@@ -5,54 +5,62 @@ use serde_json::Value;
 use crate::function::event::Text;
 
 /// Parses `application/x-www-form-urlencoded` text into ordered pairs,
-/// decoding `+` and percent escapes exactly once.
+/// decoding `+` and percent escapes exactly once, each name and value a
+/// [`Text::Sent`] range of `sent`.
 ///
-/// A name or value with nothing to decode is not copied: it is a
-/// [`Text::Sent`] range of `input` (only when the whole of `input` is
-/// UTF-8, so that it can be read as a `str`); the others are decoded into
-/// [`Text::Own`].
+/// `input` is appended to `sent` whole when it is UTF-8, and a name or
+/// value with nothing to decode is read there, not copied; a decoded one
+/// is appended to `sent` after it (so `sent` needs room for twice
+/// `input` to grow no more). No name or value is a `String` of its own.
 ///
 /// # Errors
 /// A `%` not followed by two hexadecimal digits, or a name or value that
 /// is not UTF-8 once decoded; the message says which and where.
-pub(crate) fn parse_form(input: &[u8], what: &str) -> Result<Vec<(Text, Text)>, String> {
-    let whole = std::str::from_utf8(input).is_ok();
-    let piece = |start: usize, end: usize, escaped: bool| -> Result<Text, String> {
+pub(crate) fn parse_form(
+    input: &[u8],
+    what: &str,
+    sent: &mut String,
+) -> Result<Vec<(Text, Text)>, String> {
+    let base = sent.len();
+    let whole = match std::str::from_utf8(input) {
+        Ok(text) => {
+            sent.push_str(text);
+            true
+        }
+        Err(_) => false,
+    };
+    let piece = |start: usize, end: usize, sent: &mut String| -> Result<Text, String> {
         let bytes = &input[start..end];
-        if escaped {
-            return decode(bytes).map(Text::Own);
+        if memchr::memchr2(b'+', b'%', bytes).is_some() {
+            return decode_into(bytes, sent);
         }
         if whole {
             // Split at ASCII bytes: on character boundaries.
-            return Ok(Text::Sent { start, end });
+            return Ok(Text::Sent {
+                start: base + start,
+                end: base + end,
+            });
         }
         std::str::from_utf8(bytes)
-            .map(|text| Text::Own(text.to_owned()))
+            .map(|text| Text::sent(text, sent))
             .map_err(|_| "bytes that are not UTF-8".to_owned())
     };
-    fn text<'a>(piece: &'a Text, input: &'a [u8]) -> std::borrow::Cow<'a, str> {
-        match piece {
-            Text::Sent { start, end } => String::from_utf8_lossy(&input[*start..*end]),
-            Text::Own(text) => std::borrow::Cow::Borrowed(text),
-        }
-    }
     // Each pair ends at a `&` or at the end; its name at its first `=`;
     // whether the name and the value have anything to decode is looked
     // up in each (searches that read many bytes a step).
-    let escaped = |range: &[u8]| memchr::memchr2(b'+', b'%', range).is_some();
-    let mut pairs = Vec::new();
+    let mut pairs = Vec::with_capacity(memchr::memchr_iter(b'&', input).count() + 1);
     let mut start = 0;
     let ends = memchr::memchr_iter(b'&', input).chain(std::iter::once(input.len()));
     for (index, at) in ends.enumerate() {
         if at > start {
             let (name_end, value_start) = memchr::memchr(b'=', &input[start..at])
                 .map_or((at, at), |equals| (start + equals, start + equals + 1));
-            let name = piece(start, name_end, escaped(&input[start..name_end]))
+            let name = piece(start, name_end, sent)
                 .map_err(|e| format!("{what}: pair {} has {e} in its name", index + 1))?;
-            let value = piece(value_start, at, escaped(&input[value_start..at])).map_err(|e| {
+            let value = piece(value_start, at, sent).map_err(|e| {
                 format!(
                     "{what}: parameter `{}` has {e}",
-                    crate::secret::echo(&text(&name, input))
+                    crate::secret::echo(name.get(sent))
                 )
             })?;
             pairs.push((name, value));
@@ -62,23 +70,39 @@ pub(crate) fn parse_form(input: &[u8], what: &str) -> Result<Vec<(Text, Text)>, 
     Ok(pairs)
 }
 
+/// The longest text decoded on the stack; a longer one is decoded in a
+/// buffer of its own.
+const ON_STACK: usize = 256;
+
 /// `bytes` with `+` and percent escapes decoded, the runs between them
-/// copied whole.
-fn decode(bytes: &[u8]) -> Result<String, String> {
-    let mut out = Vec::with_capacity(bytes.len());
+/// copied whole, appended to `sent`: its range there.
+fn decode_into(bytes: &[u8], sent: &mut String) -> Result<Text, String> {
+    // Decoding never lengthens a text.
+    let mut stack = [0u8; ON_STACK];
+    let mut heap = Vec::new();
+    let out: &mut [u8] = if bytes.len() <= ON_STACK {
+        &mut stack[..bytes.len()]
+    } else {
+        heap.resize(bytes.len(), 0);
+        &mut heap
+    };
+    let mut len = 0;
     let mut at = 0;
-    while let Some(offset) = bytes[at..].iter().position(|b| matches!(b, b'+' | b'%')) {
-        out.extend_from_slice(&bytes[at..at + offset]);
+    while let Some(offset) = memchr::memchr2(b'+', b'%', &bytes[at..]) {
+        out[len..len + offset].copy_from_slice(&bytes[at..at + offset]);
+        len += offset;
         at += offset;
         if bytes[at] == b'+' {
-            out.push(b' ');
+            out[len] = b' ';
+            len += 1;
             at += 1;
             continue;
         }
         let hex = |b: Option<&u8>| b.and_then(|b| (*b as char).to_digit(16));
         match (hex(bytes.get(at + 1)), hex(bytes.get(at + 2))) {
             (Some(high), Some(low)) => {
-                out.push(u8::try_from(high * 16 + low).unwrap_or(b'?'));
+                out[len] = u8::try_from(high * 16 + low).unwrap_or(b'?');
+                len += 1;
                 at += 3;
             }
             _ => {
@@ -90,8 +114,12 @@ fn decode(bytes: &[u8]) -> Result<String, String> {
             }
         }
     }
-    out.extend_from_slice(&bytes[at..]);
-    String::from_utf8(out).map_err(|_| "bytes that are not UTF-8".to_owned())
+    let rest = bytes.len() - at;
+    out[len..len + rest].copy_from_slice(&bytes[at..]);
+    len += rest;
+    std::str::from_utf8(&out[..len])
+        .map(|text| Text::sent(text, sent))
+        .map_err(|_| "bytes that are not UTF-8".to_owned())
 }
 
 /// Parses a JSON body: an object whose members become parameters.
@@ -224,20 +252,45 @@ mod tests {
         );
     }
 
-    /// The pairs of `input`, read in it where they were not decoded.
-    pub(super) fn read(input: &[u8], pairs: Vec<(Text, Text)>) -> Vec<(String, String)> {
-        let input = String::from_utf8_lossy(input);
-        pairs
+    /// The pairs of `input`, parsed after `before` in the text they are
+    /// read in, as text.
+    pub(super) fn parsed(
+        before: &str,
+        input: &[u8],
+        what: &str,
+    ) -> Result<Vec<(String, String)>, String> {
+        let mut sent = before.to_owned();
+        let pairs = parse_form(input, what, &mut sent)?;
+        Ok(pairs
             .into_iter()
-            .map(|(k, v)| (k.get(&input).to_owned(), v.get(&input).to_owned()))
-            .collect()
+            .map(|(k, v)| (k.get(&sent).to_owned(), v.get(&sent).to_owned()))
+            .collect())
     }
 
     fn pairs(input: &str) -> Vec<(String, String)> {
-        read(
-            input.as_bytes(),
-            parse_form(input.as_bytes(), "body").unwrap(),
-        )
+        parsed("", input.as_bytes(), "body").unwrap()
+    }
+
+    #[test]
+    fn names_and_values_are_read_in_the_text_after_what_it_held() {
+        let mut sent = "query=1".to_owned();
+        let pairs = parse_form(b"From=%2B1555&To=1666", "body", &mut sent).unwrap();
+        // The body whole, then what was decoded: nothing else.
+        assert_eq!(sent, "query=1From=%2B1555&To=1666+1555");
+        let read: Vec<&str> = pairs
+            .iter()
+            .flat_map(|(k, v)| [k.get(&sent), v.get(&sent)])
+            .collect();
+        assert_eq!(read, ["From", "+1555", "To", "1666"]);
+        // Not UTF-8 as a whole: each piece is checked and copied.
+        let mut sent = String::new();
+        assert!(parse_form(b"a=1&b=\xff", "body", &mut sent).is_err());
+        let long = format!("v={}", "%41".repeat(300));
+        assert_eq!(pairs_of(&long), [("v".to_owned(), "A".repeat(300))]);
+    }
+
+    fn pairs_of(input: &str) -> Vec<(String, String)> {
+        parsed("before", input.as_bytes(), "body").unwrap()
     }
 
     #[test]
@@ -268,19 +321,19 @@ mod tests {
     #[test]
     fn malformed_escapes_and_bad_utf8_are_errors() {
         assert_eq!(
-            parse_form(b"CallSid=CA1&To=%2", "body").unwrap_err(),
+            parsed("", b"CallSid=CA1&To=%2", "body").unwrap_err(),
             "body: parameter `To` has a malformed percent escape `%2` (expected `%` and two hexadecimal digits)"
         );
         assert_eq!(
-            parse_form(b"To=%zz1", "query string").unwrap_err(),
+            parsed("", b"To=%zz1", "query string").unwrap_err(),
             "query string: parameter `To` has a malformed percent escape `%zz` (expected `%` and two hexadecimal digits)"
         );
         assert_eq!(
-            parse_form(b"Name=%FF%FE", "body").unwrap_err(),
+            parsed("", b"Name=%FF%FE", "body").unwrap_err(),
             "body: parameter `Name` has bytes that are not UTF-8"
         );
         assert_eq!(
-            parse_form(b"ok=1&\xff=2", "body").unwrap_err(),
+            parsed("", b"ok=1&\xff=2", "body").unwrap_err(),
             "body: pair 2 has bytes that are not UTF-8 in its name"
         );
     }
@@ -314,11 +367,11 @@ mod properties {
     use proptest::prelude::*;
     use serde_json::{Map, Value};
 
-    use super::{parse_form, parse_json};
+    use super::parse_json;
 
     /// The pairs parsed from `input` as text.
     fn texts(input: &[u8]) -> Vec<(String, String)> {
-        super::tests::read(input, parse_form(input, "body").unwrap())
+        super::tests::parsed("", input, "body").unwrap()
     }
 
     /// The form parser as first written, byte by byte, every name and
@@ -444,7 +497,7 @@ mod properties {
         /// same pairs.
         #[test]
         fn form_never_panics_and_accepted_input_reencodes(input in form_bytes()) {
-            if parse_form(&input, "body").is_ok() {
+            if super::tests::parsed("", &input, "body").is_ok() {
                 let pairs = texts(&input);
                 prop_assert_eq!(texts(encode(&pairs).as_bytes()), pairs);
             }
@@ -455,8 +508,7 @@ mod properties {
         /// that decoded every name and value into a string of its own.
         #[test]
         fn ranges_read_what_decoding_everything_reads(input in form_bytes()) {
-            let parsed = parse_form(&input, "query string")
-                .map(|pairs| super::tests::read(&input, pairs));
+            let parsed = super::tests::parsed("held", &input, "query string");
             prop_assert_eq!(parsed, reference(&input, "query string"));
         }
 
