@@ -802,7 +802,7 @@ pub(super) fn call(
     invocations: &[Recorded],
 ) -> String {
     let mut out = format!(
-        "<h1>The call <code>{}</code></h1><p class=\"ids\">{} invocation{}{}</p><div class=\"pair call-page\"><section><h2>Simulated transcript</h2>",
+        "<div id=\"call\"{live}><h1>The call <code>{}</code></h1><p class=\"ids\">{} invocation{}{}</p><div class=\"pair call-page\"><section><h2>Simulated transcript</h2>",
         esc(call_sid),
         invocations.len(),
         if invocations.len() == 1 { "" } else { "s" },
@@ -810,7 +810,14 @@ pub(super) fn call(
             Some(t) if t.ended => ", the call ended",
             Some(_) => ", the call had not ended when its transcript was last sent",
             None => "",
-        }
+        },
+        // A call still going: the page's script draws it again as the
+        // simulator sends more.
+        live = if transcript.is_some_and(|t| !t.ended) {
+            " data-live=\"1\""
+        } else {
+            ""
+        },
     );
     match transcript {
         None => out.push_str("<p class=\"note\">No simulated transcript: <code>ccfn call</code> did not make this call, or its transcript is older than the last 100 calls kept.</p>"),
@@ -857,7 +864,7 @@ pub(super) fn call(
         }
         out.push_str("</ol>");
     }
-    out.push_str("</section></div>");
+    out.push_str("</section></div></div>");
     page(&format!("The call {call_sid}"), &out)
 }
 

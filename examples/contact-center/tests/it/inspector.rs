@@ -1085,14 +1085,15 @@ async fn the_inspector_works_in_a_browser() {
 
         // The call of the README's command, with a simulated transcript,
         // opened from the menu's page: the transcript beside the menu
-        // and its replay.
+        // and its replay, drawn again as the call goes on.
         let call_sid = "CA123";
         let lines = [
             "-> POST /features/contact-center/studio/wait-experience => 200",
             "   hears (Say): <b>Press 1</b>",
             "caller presses 1",
         ];
-        let (status, _) = put_transcript(&server, call_sid, transcript(&lines, true), &[]).await;
+        let (status, _) =
+            put_transcript(&server, call_sid, transcript(&lines[..2], false), &[]).await;
         assert_eq!(status, 204);
         browser
             .goto(server.url(&format!("/__ccfn/inspector/invocations/{menu_id}")))
@@ -1103,6 +1104,16 @@ async fn the_inspector_works_in_a_browser() {
                 .title()
                 .await
                 .is_ok_and(|t| t.contains(&format!("The call {call_sid}")))
+        })
+        .await;
+        let (status, _) = put_transcript(&server, call_sid, transcript(&lines, true), &[]).await;
+        assert_eq!(status, 204);
+        until("the call's page shows the new lines, ended", || async {
+            let ended = browser.find(By::Css("p.ended")).await;
+            match ended {
+                Ok(ended) => ended.text().await.is_ok_and(|t| t == "Ended."),
+                Err(_) => false,
+            }
         })
         .await;
         let shown: Vec<String> = {
