@@ -1,6 +1,7 @@
 //! The inspector: a page of recent invocations at `/__ccfn/inspector`,
 //! live, with each invocation's records as a timeline, its voice markup as
-//! what the caller hears, and a replay. Served by [`Runtime::serve`]
+//! what the caller hears, and a replay; and each simulated call's
+//! transcript beside its invocations. Served by [`Runtime::serve`]
 //! (whose logging feeds it) when `CCFN_INSPECTOR` says so: on in local
 //! mode, off in production mode.
 //!
@@ -13,6 +14,7 @@ mod store;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, Request, State};
@@ -20,7 +22,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::Router;
 use futures_util::Stream;
 use serde::Deserialize;
@@ -91,6 +93,8 @@ struct Shared {
     public_host: Option<String>,
     /// `CCFN_INSPECTOR=on`: served to whoever reaches the server.
     open: bool,
+    /// How long a request body may take to arrive (`CCFN_BODY_TIMEOUT_MS`).
+    body_timeout: Duration,
 }
 
 impl Shared {
@@ -140,12 +144,18 @@ pub(super) fn routes(
                 .map(|a| a.host().to_ascii_lowercase())
         }),
         open: config.inspector == Some(true),
+        body_timeout: config.body_timeout,
     });
     Router::new()
         .route(ROOT, get(list))
         .route(&format!("{ROOT}/events"), get(events))
         .route(&format!("{ROOT}/invocations/{{id}}"), get(invocation))
         .route(&format!("{ROOT}/invocations/{{id}}/replay"), post(replay))
+        .route(&format!("{ROOT}/calls/{{call_sid}}"), get(call_page))
+        .route(
+            &format!("{ROOT}/calls/{{call_sid}}/transcript"),
+            put(put_transcript),
+        )
         .route(
             &format!("{ROOT}/inspector.css"),
             get(|_: Local| async {
@@ -218,31 +228,7 @@ impl FromRequestParts<Arc<Shared>> for Local {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> Result<Self, Response> {
-        if !shared.open {
-            let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>();
-            if proxied(&parts.headers) || !peer.is_some_and(|ConnectInfo(peer)| loopback(*peer)) {
-                return Err(refuse(
-                    "Served to this machine only",
-                    "The inspector answers requests from this machine, through no proxy or tunnel. Set CCFN_INSPECTOR=on to serve it to whoever reaches the server: they can then read every invocation and replay it, signed.",
-                ));
-            }
-        }
-        let host = parts
-            .headers
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("");
-        let public = if shared.open {
-            shared.public_host.as_deref()
-        } else {
-            None
-        };
-        if !local_host(host, public) {
-            return Err(refuse(
-                "Not served to this host",
-                "The inspector answers requests addressed to localhost or an IP address (and, with CCFN_INSPECTOR=on, CCFN_PUBLIC_URL's host), so that no other site can read it through a name that points here.",
-            ));
-        }
+        let host = this_machine(parts, shared).map_err(|refused| *refused)?;
         if parts.method != Method::GET
             && parts.method != Method::HEAD
             && !same_origin(&parts.headers, host)
@@ -254,6 +240,66 @@ impl FromRequestParts<Arc<Shared>> for Local {
         }
         Ok(Local)
     }
+}
+
+/// A request a program of this machine sends, not a page: the transcript
+/// `ccfn call` sends after each step of a simulated call. The same checks
+/// of peer and `Host` as [`Local`]; then, instead of the replay's rule,
+/// refused when a browser says another site sent it: an `Origin` naming
+/// another host, or a `Sec-Fetch-Site` other than `same-origin` or
+/// `none`.
+///
+/// A form of another site cannot send it even without those headers: its
+/// route takes `application/json` only, a content type a page of another
+/// site can send only after a CORS preflight (`OPTIONS`), which the
+/// runtime does not answer, so the browser never sends the request.
+struct Program;
+
+impl FromRequestParts<Arc<Shared>> for Program {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> Result<Self, Response> {
+        let host = this_machine(parts, shared).map_err(|refused| *refused)?;
+        if !not_cross_site(&parts.headers, host) {
+            return Err(refuse(
+                "Sent from another site",
+                "A call's transcript is sent by a program of this machine (ccfn call), not by a page of another site.",
+            ));
+        }
+        Ok(Program)
+    }
+}
+
+/// The checks of every request the inspector answers: from this machine
+/// through no proxy (unless `CCFN_INSPECTOR=on`), addressed to this
+/// machine. The `Host` it was addressed to.
+fn this_machine<'p>(parts: &'p Parts, shared: &Shared) -> Result<&'p str, Box<Response>> {
+    if !shared.open {
+        let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>();
+        if proxied(&parts.headers) || !peer.is_some_and(|ConnectInfo(peer)| loopback(*peer)) {
+            return Err(Box::new(refuse(
+                "Served to this machine only",
+                "The inspector answers requests from this machine, through no proxy or tunnel. Set CCFN_INSPECTOR=on to serve it to whoever reaches the server: they can then read every invocation and replay it, signed.",
+            )));
+        }
+    }
+    let host = parts
+        .headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let public = if shared.open {
+        shared.public_host.as_deref()
+    } else {
+        None
+    };
+    if !local_host(host, public) {
+        return Err(Box::new(refuse(
+            "Not served to this host",
+            "The inspector answers requests addressed to localhost or an IP address (and, with CCFN_INSPECTOR=on, CCFN_PUBLIC_URL's host), so that no other site can read it through a name that points here.",
+        )));
+    }
+    Ok(host)
 }
 
 /// Whether `peer` is this machine: a loopback address, IPv4, IPv6, or
@@ -313,12 +359,26 @@ fn local_host(host: &str, public: Option<&str>) -> bool {
 fn same_origin(headers: &HeaderMap, host: &str) -> bool {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let site_ok = text("sec-fetch-site").is_none_or(|site| site == "same-origin");
-    let origin_ok = text("origin").is_some_and(|origin| {
-        origin
-            .split_once("://")
-            .is_some_and(|(_, rest)| rest.eq_ignore_ascii_case(host))
-    });
+    let origin_ok = text("origin").is_some_and(|origin| names_host(origin, host));
     site_ok && origin_ok
+}
+
+/// Whether a browser's headers, when there are any, say the request
+/// comes from this host or from no page: `Origin`, if sent, names `host`;
+/// `Sec-Fetch-Site`, if sent, is `same-origin` or `none` (typed in the
+/// address bar, or sent by no page).
+fn not_cross_site(headers: &HeaderMap, host: &str) -> bool {
+    let text = |name: &str| headers.get(name).map(|v| v.to_str().unwrap_or("\u{0}"));
+    let site_ok = text("sec-fetch-site").is_none_or(|site| site == "same-origin" || site == "none");
+    let origin_ok = text("origin").is_none_or(|origin| names_host(origin, host));
+    site_ok && origin_ok
+}
+
+/// Whether `origin` (`scheme://host[:port]`) names `host`.
+fn names_host(origin: &str, host: &str) -> bool {
+    origin
+        .split_once("://")
+        .is_some_and(|(_, rest)| rest.eq_ignore_ascii_case(host))
 }
 
 /// `GET /__ccfn/inspector`: the list.
@@ -332,6 +392,19 @@ async fn list(
     let last_seq = shared.store.last_seq();
     let rows = shared.store.list(|r| filter.accepts(r));
     let names: Vec<&str> = shared.routes.iter().map(|r| r.name).collect();
+    let transcript = |call: &str| shared.store.has_transcript(call);
+    // A list filtered by a call links to the pages of the calls it shows.
+    let mut calls: Vec<&str> = Vec::new();
+    if let Some(wanted) = filter.call.as_deref() {
+        if transcript(wanted) {
+            calls.push(wanted);
+        }
+        for call in rows.iter().filter_map(|r| r.call_sid.as_deref()) {
+            if calls.len() < page::CALL_LINKS && !calls.contains(&call) {
+                calls.push(call);
+            }
+        }
+    }
     html(
         StatusCode::OK,
         page::list(&page::ListPage {
@@ -342,6 +415,8 @@ async fn list(
             filtered: shared.store.is_filtered(),
             last_seq,
             epoch: shared.store.epoch(),
+            calls: &calls,
+            transcript: &transcript,
         }),
     )
 }
@@ -357,12 +432,12 @@ struct Live {
 
 /// A `row` event: the row of `recorded` if it passes `filter`, else an
 /// order to remove the row of `id`.
-fn row_event(id: &str, recorded: Option<&Recorded>, filter: &Filter) -> SseEvent {
+fn row_event(store: &Store, id: &str, recorded: Option<&Recorded>, filter: &Filter) -> SseEvent {
     let row = recorded.filter(|r| filter.accepts(r));
     let data = serde_json::json!({
         "id": id,
         "seq": row.map(|r| r.seq),
-        "html": row.map(page::row),
+        "html": row.map(|r| page::row(r, |call| store.has_transcript(call))),
     });
     SseEvent::default().event("row").data(data.to_string())
 }
@@ -392,7 +467,11 @@ async fn events(_: Local, State(shared): State<Arc<Shared>>, Query(live): Query<
     );
     let mut newer = shared.store.list(|r| r.seq > after && filter.accepts(r));
     newer.reverse();
-    backlog.extend(newer.iter().map(|r| row_event(&r.id, Some(r), &filter)));
+    backlog.extend(
+        newer
+            .iter()
+            .map(|r| row_event(&shared.store, &r.id, Some(r), &filter)),
+    );
     let closed = shared.store.closed();
     let stream = futures_util::stream::unfold(
         (backlog, changes, closed, shared, filter),
@@ -407,7 +486,7 @@ async fn events(_: Local, State(shared): State<Arc<Shared>>, Query(live): Query<
                 changed = changes.recv() => match changed {
                     Ok(id) => {
                         let recorded = shared.store.row(&id);
-                        row_event(&id, recorded.as_ref(), &filter)
+                        row_event(&shared.store, &id, recorded.as_ref(), &filter)
                     }
                     Err(RecvError::Lagged(_)) => SseEvent::default().event("reload").data("missed"),
                     Err(RecvError::Closed) => return None,
@@ -473,6 +552,154 @@ fn gone(id: &str) -> Response {
         ),
     )
 }
+
+/// `GET /__ccfn/inspector/calls/{call_sid}`: one call, its simulated
+/// transcript beside its invocations.
+async fn call_page(
+    _: Local,
+    State(shared): State<Arc<Shared>>,
+    Path(call_sid): Path<String>,
+) -> Response {
+    let transcript = shared.store.transcript(&call_sid);
+    let invocations = shared.call(Some(&call_sid));
+    if transcript.is_none() && invocations.is_empty() {
+        return html(
+            StatusCode::NOT_FOUND,
+            page::message(
+                "No such call",
+                &format!("The inspector has neither an invocation nor a simulated transcript of the call {call_sid}: it never reached this server, or it is older than what the inspector keeps."),
+            ),
+        );
+    }
+    html(
+        StatusCode::OK,
+        page::call(&call_sid, transcript.as_ref(), &invocations),
+    )
+}
+
+/// The body of `PUT /__ccfn/inspector/calls/{call_sid}/transcript`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SentTranscript {
+    /// The transcript so far, one entry a line.
+    lines: Vec<String>,
+    /// Whether the call ended.
+    ended: bool,
+}
+
+/// Whether `call_sid` is one the transcript route takes: 1 to 64 ASCII
+/// letters and digits.
+fn valid_call_sid(call_sid: &str) -> bool {
+    (1..=64).contains(&call_sid.len()) && call_sid.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// Whether `headers` say the body is JSON: `application/json`, with or
+/// without parameters.
+fn json_body(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// A short answer in plain text, for a program to print.
+fn plain(status: StatusCode, text: String) -> Response {
+    let mut response = Response::new(Body::from(text));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    secured(response)
+}
+
+/// `PUT /__ccfn/inspector/calls/{call_sid}/transcript`: the transcript of
+/// a simulated call so far, which `ccfn call` sends after each step; it
+/// replaces the one kept. `{"lines": [...], "ended": bool}` as
+/// `application/json` (else `415`), at most [`TRANSCRIPT_BODY`] bytes
+/// (else `413`); `204` when kept.
+async fn put_transcript(
+    _: Program,
+    State(shared): State<Arc<Shared>>,
+    Path(call_sid): Path<String>,
+    request: Request,
+) -> Response {
+    if !valid_call_sid(&call_sid) {
+        return plain(
+            StatusCode::BAD_REQUEST,
+            "A call SID is 1 to 64 ASCII letters and digits.\n".to_owned(),
+        );
+    }
+    if !json_body(request.headers()) {
+        return plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "A transcript is sent as application/json.\n".to_owned(),
+        );
+    }
+    let too_large = || {
+        plain(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("A transcript is at most {TRANSCRIPT_BODY} bytes.\n"),
+        )
+    };
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|length| length > TRANSCRIPT_BODY) {
+        return too_large();
+    }
+    let read = tokio::time::timeout(
+        shared.body_timeout,
+        axum::body::to_bytes(request.into_body(), TRANSCRIPT_BODY),
+    )
+    .await;
+    let body = match read {
+        Err(_) => {
+            return plain(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "The transcript did not arrive within {} ms.\n",
+                    shared.body_timeout.as_millis()
+                ),
+            )
+        }
+        Ok(Err(error)) => {
+            let over = std::error::Error::source(&error)
+                .is_some_and(|e| e.is::<http_body_util::LengthLimitError>());
+            if over {
+                return too_large();
+            }
+            return plain(
+                StatusCode::BAD_REQUEST,
+                format!("The transcript could not be read: {error}\n"),
+            );
+        }
+        Ok(Ok(body)) => body,
+    };
+    let sent: SentTranscript = match serde_json::from_slice(&body) {
+        Ok(sent) => sent,
+        Err(error) => {
+            // serde's message can quote a value of the body: scrubbed.
+            let error = crate::secret::scrub_secrets(&error.to_string());
+            return plain(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "A transcript is {{\"lines\": [\"...\"], \"ended\": true|false}}: {error}\n"
+                ),
+            );
+        }
+    };
+    shared
+        .store
+        .put_transcript(&call_sid, &sent.lines, sent.ended);
+    secured(StatusCode::NO_CONTENT.into_response())
+}
+
+/// The most bytes of a transcript's body.
+const TRANSCRIPT_BODY: usize = store::TRANSCRIPT_BYTES;
 
 /// The parameters of a replay form: `name` and `value` fields in turn;
 /// rows without a name, and redacted values, left out. And the path
@@ -713,6 +940,58 @@ mod tests {
             &headers(&[("origin", "null")]),
             "localhost:3001"
         ));
+    }
+
+    #[test]
+    fn a_program_s_request_is_refused_only_when_a_browser_says_another_site_sent_it() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut map = HeaderMap::new();
+            for (k, v) in pairs {
+                map.insert(*k, HeaderValue::from_static(v));
+            }
+            map
+        };
+        let host = "127.0.0.1:3001";
+        for sent in [
+            &[][..],
+            &[("sec-fetch-site", "none")],
+            &[("sec-fetch-site", "same-origin")],
+            &[("origin", "http://127.0.0.1:3001")],
+        ] {
+            assert!(not_cross_site(&headers(sent), host), "{sent:?}");
+        }
+        for sent in [
+            &[("origin", "https://evil.example")][..],
+            &[("origin", "null")],
+            &[("origin", "http://127.0.0.1:3002")],
+            &[("sec-fetch-site", "cross-site")],
+            &[("sec-fetch-site", "same-site")],
+            &[
+                ("origin", "http://127.0.0.1:3001"),
+                ("sec-fetch-site", "cross-site"),
+            ],
+        ] {
+            assert!(!not_cross_site(&headers(sent), host), "{sent:?}");
+        }
+    }
+
+    #[test]
+    fn a_transcript_names_its_call_and_is_json() {
+        assert!(valid_call_sid("CA0123456789abcdef0123456789abcdef"));
+        assert!(valid_call_sid(&"a".repeat(64)));
+        for bad in ["", "CA-1", "CA 1", "CAé", &"a".repeat(65)] {
+            assert!(!valid_call_sid(bad), "{bad}");
+        }
+        let typed = |value: &'static str| {
+            let mut map = HeaderMap::new();
+            map.insert(header::CONTENT_TYPE, HeaderValue::from_static(value));
+            map
+        };
+        assert!(json_body(&typed("application/json")));
+        assert!(json_body(&typed("Application/JSON; charset=utf-8")));
+        assert!(!json_body(&typed("text/plain")));
+        assert!(!json_body(&typed("application/x-www-form-urlencoded")));
+        assert!(!json_body(&HeaderMap::new()));
     }
 
     #[test]

@@ -8,11 +8,14 @@ use serde_json::{Map, Value};
 use serde::Deserialize;
 
 use super::hears::{self, Heard};
-use super::store::Recorded;
+use super::store::{Recorded, Transcript};
 use crate::secret::REDACTED;
 
 /// Where the inspector is served.
 pub(super) const ROOT: &str = "/__ccfn/inspector";
+
+/// The most links to calls' pages a list filtered by a call shows.
+pub(super) const CALL_LINKS: usize = 20;
 
 /// A function the inspector knows: for the filter, for the URLs of voice
 /// markup, and for replays.
@@ -147,17 +150,45 @@ fn invocation_href(id: &str) -> String {
     format!("{ROOT}/invocations/{}", query_value(id))
 }
 
-/// One row of the list.
-pub(super) fn row(recorded: &Recorded) -> String {
+/// `text` percent-encoded as one segment of a path: every byte but ASCII
+/// letters, digits, `-`, `_` and `.`.
+fn path_segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.') {
+            out.push(byte as char);
+        } else {
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+    out
+}
+
+/// The page of a call.
+pub(super) fn call_href(call_sid: &str) -> String {
+    format!("{ROOT}/calls/{}", path_segment(call_sid))
+}
+
+/// One row of the list; `transcript` says whether a call has a simulated
+/// transcript, which the row then links to.
+pub(super) fn row(recorded: &Recorded, transcript: impl Fn(&str) -> bool) -> String {
     let call = recorded
         .call_sid
         .as_deref()
         .map_or_else(String::new, |call| {
-            format!(
+            let mut cell = format!(
                 "<a href=\"{ROOT}?call={}\">{}</a>",
                 query_value(call),
                 esc(call)
-            )
+            );
+            if transcript(call) {
+                let _ = write!(
+                    cell,
+                    " <a class=\"has-transcript\" href=\"{}\" title=\"the call's simulated transcript beside its invocations\">transcript</a>",
+                    call_href(call)
+                );
+            }
+            cell
         });
     let mut replay = String::new();
     if let Some(of) = &recorded.replay_of {
@@ -197,6 +228,10 @@ pub(super) struct ListPage<'a> {
     pub(super) last_seq: u64,
     /// The process's mark, for the live list.
     pub(super) epoch: u64,
+    /// The calls a list filtered by a call links to.
+    pub(super) calls: &'a [&'a str],
+    /// Whether a call has a simulated transcript.
+    pub(super) transcript: &'a dyn Fn(&str) -> bool,
 }
 
 /// The list of recent invocations, newest first, with its filters.
@@ -209,6 +244,8 @@ pub(super) fn list(list: &ListPage<'_>) -> String {
         filtered,
         last_seq,
         epoch,
+        calls,
+        transcript,
     } = *list;
     let mut body = String::new();
     let _ = write!(
@@ -239,7 +276,7 @@ pub(super) fn list(list: &ListPage<'_>) -> String {
     let _ = write!(
         body,
         "</select></label><label>Call <input name=\"call\" placeholder=\"CA…\" value=\"{}\"></label>\
-<button type=\"submit\">Filter</button></form>\
+<button type=\"submit\">Filter</button></form>{calls}\
 <p class=\"note\"><span id=\"live\" class=\"live\">not live</span> The last {capacity} invocations are kept in memory, newest first; the records are those the log writes, scrubbed alike.</p>{partial}\
 <table class=\"invocations\"><thead><tr><th>Time (UTC)</th><th>Function</th><th>Call</th><th>Mode</th><th>Outcome</th><th>Duration</th><th>First error</th></tr></thead>\
 <tbody id=\"invocations\" data-capacity=\"{capacity}\" data-epoch=\"{epoch}\" data-events=\"{ROOT}/events{query}\">",
@@ -249,6 +286,7 @@ pub(super) fn list(list: &ListPage<'_>) -> String {
             let joiner = if query.is_empty() { '?' } else { '&' };
             format!("{query}{joiner}after={last_seq}")
         }),
+        calls = call_links(calls, transcript),
         partial = if filtered {
             "<p class=\"first-error\">CCFN_LOG leaves out ccfn's INFO records, so this page lacks them too: it lists only invocations that wrote a warning or an error, without their start and end (outcome <code>unknown</code>). Set CCFN_LOG=info to see every invocation.</p>"
         } else {
@@ -256,13 +294,38 @@ pub(super) fn list(list: &ListPage<'_>) -> String {
         },
     );
     for recorded in rows {
-        body.push_str(&row(recorded));
+        body.push_str(&row(recorded, transcript));
     }
     body.push_str("</tbody></table>");
     if rows.is_empty() {
         body.push_str("<p id=\"empty\" class=\"note\">No invocation yet. Call a function and it appears here.</p>");
     }
     page("Recent invocations", &body)
+}
+
+/// The links of a list filtered by a call to the pages of the calls it
+/// shows.
+fn call_links(calls: &[&str], transcript: &dyn Fn(&str) -> bool) -> String {
+    if calls.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<p class=\"calls\">The whole call, its invocations in order beside its simulated transcript: ");
+    for (at, call) in calls.iter().enumerate() {
+        let _ = write!(
+            out,
+            "{}<a href=\"{}\">{}</a>{}",
+            if at == 0 { "" } else { ", " },
+            call_href(call),
+            esc(call),
+            if transcript(call) {
+                " (transcript)"
+            } else {
+                ""
+            }
+        );
+    }
+    out.push_str("</p>");
+    out
 }
 
 /// The fields of a record besides those every record has.
@@ -553,8 +616,9 @@ fn same_call(recorded: &Recorded, call: &[Recorded]) -> String {
         return String::new();
     };
     let mut out = format!(
-        "<section><h2>The call <code>{}</code></h2><ol class=\"call\">",
-        esc(call_sid)
+        "<section><h2>The call <code>{}</code></h2><p><a class=\"whole-call\" href=\"{}\">the whole call</a>, its invocations beside its simulated transcript</p><ol class=\"call\">",
+        esc(call_sid),
+        call_href(call_sid)
     );
     for other in call {
         let this = other.id == recorded.id;
@@ -730,6 +794,80 @@ pub(super) fn invocation(
     page(&title, &body)
 }
 
+/// A call's page: its simulated transcript, if one was sent, beside its
+/// invocations in the order they ran.
+pub(super) fn call(
+    call_sid: &str,
+    transcript: Option<&Transcript>,
+    invocations: &[Recorded],
+) -> String {
+    let mut out = format!(
+        "<div id=\"call\"{live}><h1>The call <code>{}</code></h1><p class=\"ids\">{} invocation{}{}</p><div class=\"pair call-page\"><section><h2>Simulated transcript</h2>",
+        esc(call_sid),
+        invocations.len(),
+        if invocations.len() == 1 { "" } else { "s" },
+        match transcript {
+            Some(t) if t.ended => ", the call ended",
+            Some(_) => ", the call had not ended when its transcript was last sent",
+            None => "",
+        },
+        // A call still going: the page's script draws it again as the
+        // simulator sends more.
+        live = if transcript.is_some_and(|t| !t.ended) {
+            " data-live=\"1\""
+        } else {
+            ""
+        },
+    );
+    match transcript {
+        None => out.push_str("<p class=\"note\">No simulated transcript: <code>ccfn call</code> did not make this call, or its transcript is older than the last 100 calls kept.</p>"),
+        Some(transcript) => {
+            let _ = write!(
+                out,
+                "<p class=\"note ended\">{}</p><ol class=\"transcript\">",
+                if transcript.ended { "Ended." } else { "Not ended yet: this is the transcript so far." }
+            );
+            for line in transcript.lines() {
+                let _ = write!(out, "<li>{}</li>", esc(line));
+            }
+            out.push_str("</ol>");
+            if transcript.not_kept > 0 {
+                let _ = write!(
+                    out,
+                    "<p class=\"note\">{} later lines were not kept: a call keeps at most {} KiB of transcript here.</p>",
+                    transcript.not_kept,
+                    super::store::TRANSCRIPT_BYTES / 1024
+                );
+            }
+        }
+    }
+    out.push_str("</section><section><h2>Invocations</h2>");
+    if invocations.is_empty() {
+        out.push_str("<p class=\"note\">No invocation of this call is kept: none reached this server, or they are older than the invocations the inspector keeps.</p>");
+    } else {
+        out.push_str("<ol class=\"call\">");
+        for recorded in invocations {
+            let _ = write!(
+                out,
+                "<li id=\"inv-{id}\"><a href=\"{href}\">{time} {function}</a> {mode} {outcome} <span class=\"num\">{duration}</span>{error}</li>",
+                id = esc(&recorded.id),
+                href = invocation_href(&recorded.id),
+                time = esc(time_of_day(&recorded.started)),
+                function = esc(&recorded.function),
+                mode = esc(recorded.mode.as_deref().unwrap_or("")),
+                outcome = outcome(recorded),
+                duration = duration(recorded),
+                error = recorded.first_error.as_deref().map_or_else(String::new, |e| {
+                    format!(" <span class=\"err\">{}</span>", esc(e))
+                }),
+            );
+        }
+        out.push_str("</ol>");
+    }
+    out.push_str("</section></div></div>");
+    page(&format!("The call {call_sid}"), &out)
+}
+
 /// A page saying what is not there, or what went wrong.
 pub(super) fn message(title: &str, text: &str) -> String {
     page(
@@ -751,6 +889,15 @@ mod tests {
         assert_eq!(
             esc(r#"<a href="x">'&'</a>"#),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn a_call_s_page_is_one_path_segment() {
+        assert_eq!(call_href("CA0123abc"), "/__ccfn/inspector/calls/CA0123abc");
+        assert_eq!(
+            call_href("CA<x>/../y z"),
+            "/__ccfn/inspector/calls/CA%3Cx%3E%2F..%2Fy%20z"
         );
     }
 

@@ -24,6 +24,14 @@ pub(super) const INVOCATION_BYTES: usize = 512 * 1024;
 /// oldest are forgotten, however many `CCFN_INSPECTOR_INVOCATIONS` allows.
 pub(super) const TOTAL_BYTES: usize = 64 * 1024 * 1024;
 
+/// The most calls whose simulated transcript is kept; past it the call
+/// updated longest ago is forgotten.
+pub(super) const CALLS: usize = 100;
+
+/// The most bytes of one call's transcript kept (its lines as shown,
+/// with their separators); later lines are counted, not kept.
+pub(super) const TRANSCRIPT_BYTES: usize = 128 * 1024;
+
 /// The longest a row's text (function, call, mode, first error) is kept:
 /// they come from requests and records of any size.
 const ROW_TEXT_CHARS: usize = 300;
@@ -215,10 +223,87 @@ impl Ring {
     }
 }
 
+/// A simulated call's transcript as the inspector keeps it: each line
+/// scrubbed of the process's secrets, its control characters made
+/// visible.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Transcript {
+    /// The lines kept, each ended by `\n` (a kept line holds none).
+    text: String,
+    /// Whether the simulator said the call ended.
+    pub(super) ended: bool,
+    /// Lines past [`TRANSCRIPT_BYTES`], not kept.
+    pub(super) not_kept: usize,
+}
+
+impl Transcript {
+    /// `lines` as shown, the first ones up to [`TRANSCRIPT_BYTES`].
+    fn new<S: AsRef<str>>(lines: &[S], ended: bool) -> Self {
+        let mut transcript = Transcript {
+            ended,
+            ..Transcript::default()
+        };
+        for line in lines {
+            let shown = shown_line(line.as_ref());
+            if transcript.not_kept > 0 || transcript.text.len() + shown.len() + 1 > TRANSCRIPT_BYTES
+            {
+                transcript.not_kept += 1;
+            } else {
+                transcript.text.push_str(&shown);
+                transcript.text.push('\n');
+            }
+        }
+        transcript
+    }
+
+    /// The lines kept, in order.
+    pub(super) fn lines(&self) -> impl Iterator<Item = &str> {
+        self.text.split_terminator('\n')
+    }
+}
+
+/// A line of a transcript as shown: every secret value of the process
+/// replaced (as the log's lines are), and every control character (and
+/// bidirectional override, which reorders what is shown) written as a
+/// visible sign: `␛` for ESC, `\u{85}` where Unicode has no sign.
+fn shown_line(line: &str) -> String {
+    let scrubbed = crate::secret::scrubbed(line);
+    let mut shown = String::with_capacity(scrubbed.len());
+    for c in scrubbed.chars() {
+        match c {
+            '\u{0}'..='\u{1f}' => {
+                shown.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'))
+            }
+            '\u{7f}' => shown.push('\u{2421}'),
+            c if c.is_control()
+                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
+            {
+                shown.extend(c.escape_unicode())
+            }
+            c => shown.push(c),
+        }
+    }
+    // Scrubbed again as shown: no secret is made of the visible signs.
+    match crate::secret::scrubbed(&shown) {
+        Cow::Borrowed(_) => shown,
+        Cow::Owned(again) => again,
+    }
+}
+
+/// The transcripts of the last [`CALLS`] calls, by call SID.
+#[derive(Default)]
+struct Calls {
+    /// Call SIDs, updated longest ago first.
+    order: VecDeque<Arc<str>>,
+    by_sid: HashMap<Arc<str>, Transcript>,
+}
+
 /// The ring of recent invocations, and the channel that tells the live
 /// list which one changed.
 pub(super) struct Store {
     capacity: usize,
+    /// The simulated calls' transcripts.
+    calls: Mutex<Calls>,
     /// Whether the log filter leaves out `INFO` records of the contract.
     filtered: AtomicBool,
     ring: Mutex<Ring>,
@@ -236,6 +321,7 @@ impl Store {
         let (changed, _) = broadcast::channel(1024);
         Arc::new(Store {
             capacity: capacity.max(1),
+            calls: Mutex::new(Calls::default()),
             filtered: AtomicBool::new(false),
             ring: Mutex::new(Ring::default()),
             changed,
@@ -291,6 +377,58 @@ impl Store {
             // No one listening is not an error.
             let _ = self.changed.send(id);
         }
+    }
+
+    fn calls(&self) -> MutexGuard<'_, Calls> {
+        self.calls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Keeps `lines` as the transcript of `call`, in place of the one it
+    /// had: the call becomes the newest, and past [`CALLS`] the one
+    /// updated longest ago is forgotten. The first transcript of a call
+    /// tells the live list that the rows of its invocations changed.
+    pub(super) fn put_transcript<S: AsRef<str>>(&self, call: &str, lines: &[S], ended: bool) {
+        // Scrubbed outside the lock.
+        let transcript = Transcript::new(lines, ended);
+        let mut guard = self.calls();
+        let calls = &mut *guard;
+        let new = if let Some(kept) = calls.by_sid.get_mut(call) {
+            *kept = transcript;
+            if let Some(at) = calls.order.iter().position(|sid| &**sid == call)
+                && let Some(sid) = calls.order.remove(at)
+            {
+                calls.order.push_back(sid);
+            }
+            false
+        } else {
+            if calls.order.len() >= CALLS
+                && let Some(oldest) = calls.order.pop_front()
+            {
+                calls.by_sid.remove(&oldest);
+            }
+            let sid: Arc<str> = Arc::from(call);
+            calls.order.push_back(Arc::clone(&sid));
+            calls.by_sid.insert(sid, transcript);
+            true
+        };
+        drop(guard);
+        if new {
+            for row in self.list(|r| r.call_sid.as_deref() == Some(call)) {
+                let _ = self.changed.send(row.id);
+            }
+        }
+    }
+
+    /// A copy of the transcript of `call`, if one was sent.
+    pub(super) fn transcript(&self, call: &str) -> Option<Transcript> {
+        self.calls().by_sid.get(call).cloned()
+    }
+
+    /// Whether a transcript of `call` is kept.
+    pub(super) fn has_transcript(&self, call: &str) -> bool {
+        self.calls().by_sid.contains_key(call)
     }
 
     pub(super) fn set_filtered(&self, filtered: bool) {
@@ -568,5 +706,80 @@ mod tests {
         store.file_line(&line("b", "start", json!({})));
         store.mark_replay("b", "a");
         assert_eq!(store.get("b").unwrap().replay_of.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn the_last_calls_transcripts_are_kept_the_oldest_forgotten() {
+        let store = Store::new(4);
+        let sid = |n: usize| format!("CA{n:032x}");
+        for n in 0..CALLS {
+            store.put_transcript(&sid(n), &[format!("line of {n}")], false);
+        }
+        // Updated again: the first call is now the newest.
+        store.put_transcript(&sid(0), &["again", "ended: hung up"], true);
+        store.put_transcript(&sid(CALLS), &["one more"], false);
+        assert!(store.transcript(&sid(0)).is_some(), "updated, so kept");
+        assert!(
+            store.transcript(&sid(1)).is_none(),
+            "the one updated longest ago is forgotten"
+        );
+        assert!(store.has_transcript(&sid(CALLS)));
+        assert_eq!(store.calls().by_sid.len(), CALLS);
+        assert_eq!(store.calls().order.len(), CALLS);
+        let first = store.transcript(&sid(0)).unwrap();
+        assert_eq!(
+            first.lines().collect::<Vec<_>>(),
+            ["again", "ended: hung up"],
+            "replaced, not added to"
+        );
+        assert!(first.ended);
+    }
+
+    #[test]
+    fn a_transcript_keeps_its_first_lines_up_to_its_cap() {
+        let store = Store::new(4);
+        let line = "x".repeat(TRANSCRIPT_BYTES / 4);
+        let lines = vec![line.as_str(); 6];
+        store.put_transcript("CA1", &lines, false);
+        let transcript = store.transcript("CA1").unwrap();
+        assert_eq!(transcript.lines().count(), 3);
+        assert_eq!(transcript.not_kept, 3);
+        assert!(transcript.text.len() <= TRANSCRIPT_BYTES);
+        // Many empty lines: each costs its separator.
+        let empty = vec![""; TRANSCRIPT_BYTES + 10];
+        store.put_transcript("CA2", &empty, false);
+        let transcript = store.transcript("CA2").unwrap();
+        assert_eq!(
+            transcript.lines().count(),
+            TRANSCRIPT_BYTES,
+            "empty lines are lines"
+        );
+        assert!(transcript.lines().all(str::is_empty));
+        assert_eq!(transcript.text.len(), TRANSCRIPT_BYTES);
+        assert_eq!(transcript.not_kept, 10);
+    }
+
+    #[test]
+    fn a_transcript_line_is_scrubbed_and_its_control_characters_shown() {
+        let canary = crate::secret::Secret::new("canary-transcript-secret-8a2f");
+        let store = Store::new(4);
+        store.put_transcript(
+            "CA1",
+            &[
+                "   hears (Say): your code is canary-transcript-secret-8a2f",
+                "caller presses \u{1b}[31m1\ttwo\nthree\u{7f}\u{85}\u{202e}",
+            ],
+            false,
+        );
+        let transcript = store.transcript("CA1").unwrap();
+        let lines: Vec<_> = transcript.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "   hears (Say): your code is [REDACTED]",
+                "caller presses \u{241b}[31m1\u{2409}two\u{240a}three\u{2421}\\u{85}\\u{202e}",
+            ]
+        );
+        drop(canary);
     }
 }

@@ -10,6 +10,9 @@
 //!   invocation shows beside the old one.
 //! - Nothing secret reaches a page; another site can neither read the
 //!   inspector (DNS rebinding) nor make it replay (cross-site `POST`).
+//! - A simulated call's transcript, sent by `PUT`, shows beside the
+//!   call's invocations, escaped and scrubbed; the `PUT` is refused when
+//!   it is not JSON, too large, for a bad call SID, or from another site.
 //! - It is off in production mode, and off when `CCFN_INSPECTOR=off`.
 
 use std::path::PathBuf;
@@ -577,6 +580,255 @@ async fn the_inspector_says_what_the_log_filter_leaves_out() {
     assert!(!list.contains("CCFN_LOG leaves out"), "{list}");
 }
 
+/// `PUT`s `body` as the transcript of `call_sid`, with `headers` (a JSON
+/// content type unless they give one): the status and the body.
+async fn put_transcript(
+    server: &Server,
+    call_sid: &str,
+    body: impl Into<reqwest::Body>,
+    headers: &[(&str, &str)],
+) -> (u16, String) {
+    ccfn_core::http::install_crypto_provider();
+    let mut request = reqwest::Client::new()
+        .put(server.url(&format!("/__ccfn/inspector/calls/{call_sid}/transcript")))
+        .body(body);
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("content-type"))
+    {
+        request = request.header("content-type", "application/json");
+    }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap())
+}
+
+fn transcript(lines: &[&str], ended: bool) -> String {
+    serde_json::json!({ "lines": lines, "ended": ended }).to_string()
+}
+
+#[tokio::test]
+async fn a_simulated_call_shows_its_transcript_beside_its_invocations() {
+    let server = start(&[]).await;
+    let said = format!("   hears (Say): your code is {AUTH_TOKEN}");
+    let mut lines = vec![
+        "-> POST /features/contact-center/studio/wait-experience => 200",
+        &said,
+        "caller presses \u{1b}[31m1",
+        "   hears (Say): <script>alert(1)</script>",
+    ];
+    let (status, body) = put_transcript(&server, CALL_SID, transcript(&lines, false), &[]).await;
+    assert_eq!(status, 204, "{body}");
+    let (_, first) = call(&server, &menu(CALL_SID)).await;
+    let mut voicemail = menu(CALL_SID);
+    voicemail.push(("Digits", "1"));
+    let (_, second) = call(&server, &voicemail).await;
+    // The whole transcript again, ended: it replaces the one kept.
+    lines.push("ended: caller hung up");
+    let (status, _) = put_transcript(&server, CALL_SID, transcript(&lines, true), &[]).await;
+    assert_eq!(status, 204);
+
+    let (status, page) = get(&server, &format!("/__ccfn/inspector/calls/{CALL_SID}"), &[]).await;
+    assert_eq!(status, 200, "{page}");
+    for expected in [
+        &format!("The call <code>{CALL_SID}</code>"),
+        "<li>-&gt; POST /features/contact-center/studio/wait-experience =&gt; 200</li>",
+        "<li>   hears (Say): your code is [REDACTED]</li>",
+        "<li>caller presses \u{241b}[31m1</li>",
+        "<li>   hears (Say): &lt;script&gt;alert(1)&lt;/script&gt;</li>",
+        "<li>ended: caller hung up</li>",
+        "the call ended",
+        "2 invocations",
+    ] {
+        assert!(
+            page.contains(expected),
+            "the call's page lacks {expected}: {page}"
+        );
+    }
+    assert_eq!(
+        page.matches("<li>").count(),
+        lines.len(),
+        "each line once, not added to the first transcript: {page}"
+    );
+    assert!(!page.contains("<script>alert"), "{page}");
+    assert!(!page.contains('\u{1b}'), "a raw ESC: {page}");
+    assert_no_secret(&page, "the call's page");
+    let link = |id: &str| {
+        page.find(&format!("<a href=\"/__ccfn/inspector/invocations/{id}\">"))
+            .unwrap_or_else(|| panic!("the call's page links {id}: {page}"))
+    };
+    assert!(
+        link(&first) < link(&second),
+        "in the order they ran: {page}"
+    );
+    assert!(page.contains("wait-experience") && page.contains("outcome success"));
+
+    // The list filtered by the call, its rows, and an invocation's page
+    // link to the call's page.
+    let call_page = format!("href=\"/__ccfn/inspector/calls/{CALL_SID}\"");
+    let (_, list) = get(&server, &format!("/__ccfn/inspector?call={CALL_SID}"), &[]).await;
+    assert!(
+        list.contains(&format!("{call_page}>{CALL_SID}</a> (transcript)")),
+        "{list}"
+    );
+    assert!(
+        list.contains(&format!("<a class=\"has-transcript\" {call_page}")),
+        "a row marks a call with a transcript: {list}"
+    );
+    let (_, invocation) = get(
+        &server,
+        &format!("/__ccfn/inspector/invocations/{first}"),
+        &[],
+    )
+    .await;
+    assert!(
+        invocation.contains(&format!(
+            "<a class=\"whole-call\" {call_page}>the whole call</a>"
+        )),
+        "{invocation}"
+    );
+
+    // A call with invocations and no transcript; a call with neither.
+    let (_, other) = call(&server, &menu(OTHER_CALL)).await;
+    let (status, page) = get(
+        &server,
+        &format!("/__ccfn/inspector/calls/{OTHER_CALL}"),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(page.contains("No simulated transcript"), "{page}");
+    assert!(
+        page.contains(&format!("/__ccfn/inspector/invocations/{other}")),
+        "{page}"
+    );
+    let (_, list) = get(
+        &server,
+        &format!("/__ccfn/inspector?call={OTHER_CALL}"),
+        &[],
+    )
+    .await;
+    assert!(!list.contains("has-transcript"), "{list}");
+    let (status, page) = get(&server, "/__ccfn/inspector/calls/CA000", &[]).await;
+    assert_eq!(status, 404);
+    assert!(page.contains("No such call"), "{page}");
+}
+
+#[tokio::test]
+async fn a_transcript_is_refused_unless_json_small_named_and_local() {
+    let server = start(&[]).await;
+    let body = transcript(&["caller presses 1"], false);
+    let put = |body: String, headers: &'static [(&'static str, &'static str)]| {
+        put_transcript(&server, CALL_SID, body, headers)
+    };
+    for content_type in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+    ] {
+        let (status, _) = put_transcript(
+            &server,
+            CALL_SID,
+            body.clone(),
+            &[("content-type", content_type)],
+        )
+        .await;
+        assert_eq!(status, 415, "{content_type}");
+    }
+    // Over 128 KiB: said by its length, or found while reading a body
+    // sent in chunks.
+    let line = "x".repeat(1024);
+    let large = transcript(&vec![line.as_str(); 129], false);
+    let (status, _) = put(large.clone(), &[]).await;
+    assert_eq!(status, 413);
+    let chunks: Vec<Result<String, std::io::Error>> = large
+        .as_bytes()
+        .chunks(8192)
+        .map(|c| Ok(String::from_utf8(c.to_vec()).unwrap()))
+        .collect();
+    let (status, _) = put_transcript(
+        &server,
+        CALL_SID,
+        reqwest::Body::wrap_stream(futures_util::stream::iter(chunks)),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 413, "a body sent in chunks");
+    for sid in ["CA-1", "CA%20x", &"A".repeat(65)] {
+        let (status, _) = put_transcript(&server, sid, body.clone(), &[]).await;
+        assert_eq!(status, 400, "{sid}");
+    }
+    for shape in [
+        r#"{"lines": "caller presses 1", "ended": false}"#,
+        r#"{"lines": ["caller presses 1"]}"#,
+        r#"{"lines": [], "ended": false, "more": 1}"#,
+        r#"["caller presses 1"]"#,
+        "not json",
+    ] {
+        let (status, answer) = put(shape.to_owned(), &[]).await;
+        assert_eq!(status, 400, "{shape}");
+        assert!(answer.contains(r#"{"lines""#), "{answer}");
+    }
+    // Another site, as a browser says it: refused.
+    for headers in [
+        &[("origin", "https://attacker.example")][..],
+        &[("origin", "null")],
+        &[("sec-fetch-site", "cross-site")],
+        &[("sec-fetch-site", "same-site")],
+        &[("host", "attacker.example")],
+        &[("x-forwarded-for", "203.0.113.9")],
+    ] {
+        let (status, _) = put(body.clone(), headers).await;
+        assert_eq!(status, 403, "{headers:?}");
+    }
+    assert_eq!(
+        get(&server, &format!("/__ccfn/inspector/calls/{CALL_SID}"), &[])
+            .await
+            .0,
+        404,
+        "nothing refused was kept"
+    );
+    // This host's page, or no page: kept.
+    let origin = format!("http://{}", server.addr);
+    let (status, _) = put_transcript(&server, CALL_SID, body.clone(), &[("origin", &origin)]).await;
+    assert_eq!(status, 204);
+    let (status, _) = put(body.clone(), &[("sec-fetch-site", "none")]).await;
+    assert_eq!(status, 204);
+    let (status, _) = put(transcript(&["x"; 100], false), &[]).await;
+    assert_eq!(status, 204, "under the limit");
+}
+
+#[tokio::test]
+async fn the_inspector_keeps_the_last_100_calls_transcripts() {
+    let server = start(&[]).await;
+    let sid = |n: usize| format!("CA{n:032x}");
+    for n in 0..101 {
+        let (status, _) = put_transcript(
+            &server,
+            &sid(n),
+            transcript(&[&format!("call {n}")], true),
+            &[],
+        )
+        .await;
+        assert_eq!(status, 204);
+    }
+    let path = |n: usize| format!("/__ccfn/inspector/calls/{}", sid(n));
+    assert_eq!(
+        get(&server, &path(0), &[]).await.0,
+        404,
+        "the 101st call forgets the first"
+    );
+    let (status, second) = get(&server, &path(1), &[]).await;
+    assert_eq!(status, 200);
+    assert!(second.contains("<li>call 1</li>"), "{second}");
+    let (status, last) = get(&server, &path(100), &[]).await;
+    assert_eq!(status, 200);
+    assert!(last.contains("<li>call 100</li>"), "{last}");
+}
+
 #[tokio::test]
 async fn the_inspector_is_off_in_production_and_when_turned_off() {
     for env in [
@@ -587,6 +839,16 @@ async fn the_inspector_is_off_in_production_and_when_turned_off() {
         let (status, _) = get(&server, "/__ccfn/inspector", &[]).await;
         assert_eq!(status, 404, "{env:?}");
         let (status, _) = get(&server, "/__ccfn/inspector/events", &[]).await;
+        assert_eq!(status, 404, "{env:?}");
+        let (status, _) = put_transcript(
+            &server,
+            CALL_SID,
+            transcript(&["caller presses 1"], false),
+            &[],
+        )
+        .await;
+        assert_eq!(status, 404, "{env:?}");
+        let (status, _) = get(&server, &format!("/__ccfn/inspector/calls/{CALL_SID}"), &[]).await;
         assert_eq!(status, 404, "{env:?}");
     }
     let server = start(&[("CCFN_MODE", "production"), ("CCFN_INSPECTOR", "on")]).await;
@@ -820,6 +1082,60 @@ async fn the_inspector_works_in_a_browser() {
         browser
             .screenshot(&shots.join("4-list-after-replay.png"))
             .await?;
+
+        // The call of the README's command, with a simulated transcript,
+        // opened from the menu's page: the transcript beside the menu
+        // and its replay, drawn again as the call goes on.
+        let call_sid = "CA123";
+        let lines = [
+            "-> POST /features/contact-center/studio/wait-experience => 200",
+            "   hears (Say): <b>Press 1</b>",
+            "caller presses 1",
+        ];
+        let (status, _) =
+            put_transcript(&server, call_sid, transcript(&lines[..2], false), &[]).await;
+        assert_eq!(status, 204);
+        browser
+            .goto(server.url(&format!("/__ccfn/inspector/invocations/{menu_id}")))
+            .await?;
+        browser.find(By::Css("a.whole-call")).await?.click().await?;
+        until("the call's page opens", || async {
+            browser
+                .title()
+                .await
+                .is_ok_and(|t| t.contains(&format!("The call {call_sid}")))
+        })
+        .await;
+        let (status, _) = put_transcript(&server, call_sid, transcript(&lines, true), &[]).await;
+        assert_eq!(status, 204);
+        until("the call's page shows the new lines, ended", || async {
+            let ended = browser.find(By::Css("p.ended")).await;
+            match ended {
+                Ok(ended) => ended.text().await.is_ok_and(|t| t == "Ended."),
+                Err(_) => false,
+            }
+        })
+        .await;
+        let shown: Vec<String> = {
+            let mut shown = Vec::new();
+            for line in browser.find_all(By::Css("ol.transcript li")).await? {
+                shown.push(line.text().await?.trim().to_owned());
+            }
+            shown
+        };
+        assert_eq!(
+            shown,
+            lines
+                .iter()
+                .map(|l| l.trim().to_owned())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            browser.find_all(By::Css("ol.call li")).await?.len(),
+            2,
+            "the menu and its replay"
+        );
+        browser.screenshot(&shots.join("5-call.png")).await?;
         Ok::<_, WebDriverError>(())
     }
     .await;
