@@ -204,8 +204,8 @@ fn with_type(mut response: Response, content_type: &'static str) -> Response {
     response
 }
 
-/// Gives a response that has no invocation id (the catalogue, axum's own
-/// answers) one, so that every response carries it.
+/// Gives a response that has no invocation id (the catalogue's) one, so
+/// that every response carries it.
 pub(super) fn with_invocation_id(mut response: Response) -> Response {
     if !response.headers().contains_key(&INVOCATION_HEADER_NAME) {
         set_id(&mut response, InvocationId::new());

@@ -50,14 +50,13 @@ pub(super) fn build(
     if let Some(catalogue) = catalogue {
         router = router.route(
             CATALOGUE_PATH,
-            get(move || std::future::ready(json_response(catalogue.clone()))),
+            get(move || std::future::ready(with_invocation_id(json_response(catalogue.clone())))),
         );
     }
-    let mut router = router
-        .fallback(handler::no_function)
-        // A plain function on the answer: no future boxed per request,
-        // as `axum::middleware::map_response` would.
-        .layer(tower::util::MapResponseLayer::new(with_invocation_id));
+    // Every answer carries an invocation id: each handler and rejection
+    // sets it. Not a layer over the routes, which axum would clone, boxed,
+    // for every request.
+    let mut router = router.fallback(handler::no_function);
     if let Some((inspector, context, config)) = inspected {
         // Replays go through the functions' own router, as a request
         // from outside would.

@@ -500,6 +500,8 @@ async fn rejected_requests() {
         .send()
         .await
         .unwrap();
+    // Every answer carries an invocation id, rejections too.
+    assert!(put.headers().contains_key("x-ccfn-invocation-id"));
     assert_eq!(put.status(), 405);
     assert_eq!(put.headers()["allow"], "GET, HEAD, POST");
 
@@ -509,6 +511,7 @@ async fn rejected_requests() {
         "<a/>",
     )
     .await;
+    assert!(xml.headers().contains_key("x-ccfn-invocation-id"));
     assert_eq!(xml.status(), 415);
     assert_eq!(
         json_body(xml).await,
@@ -521,6 +524,7 @@ async fn rejected_requests() {
         vec![b'a'; 1024 * 1024 + 1],
     )
     .await;
+    assert!(big.headers().contains_key("x-ccfn-invocation-id"));
     assert_eq!(big.status(), 413);
     assert_eq!(
         json_body(big).await,
@@ -528,6 +532,7 @@ async fn rejected_requests() {
     );
 
     let escape = post(&server.url("/features/test/echo"), FORM, "Name=%2").await;
+    assert!(escape.headers().contains_key("x-ccfn-invocation-id"));
     assert_eq!(escape.status(), 400);
     assert_eq!(
         json_body(escape).await,
@@ -540,6 +545,7 @@ async fn rejected_requests() {
         b"Name=\xff\xfe".to_vec(),
     )
     .await;
+    assert!(bytes.headers().contains_key("x-ccfn-invocation-id"));
     assert_eq!(bytes.status(), 400);
     assert_eq!(
         json_body(bytes).await,
@@ -552,6 +558,7 @@ async fn rejected_requests() {
         "[1,2]",
     )
     .await;
+    assert!(json.headers().contains_key("x-ccfn-invocation-id"));
     assert_eq!(json.status(), 400);
     assert_eq!(
         json_body(json).await,
