@@ -33,6 +33,16 @@ need_crate() {
 
 # Builds the examples server in release mode and writes "$OUT/post.lua":
 # wrk's request to the wait-experience path.
+# CLEAN_ENV: the command prefix a server runs under, in this environment
+# alone, whoever runs the bench (`"${CLEAN_ENV[@]}" VARIABLE=VALUE...
+# COMMAND &`: a plain command, so that `$!` is the server's pid). The
+# caller's variables would otherwise reach the functions' context, and a
+# value under a sensitive name (a shell's `PWD`, a token) is a secret
+# every line is scanned for: the counts would depend on who ran them. One
+# secret is set, as every deployment has one, so that the scan is counted
+# as it runs there.
+CLEAN_ENV=(env -i "PATH=$PATH" "HOME=$HOME" EMAILPROVIDER_API_KEY=bench-email-key-4c1e8a0f)
+
 prepare() {
   cargo build --release -p example-contact-center --quiet
   mkdir -p "$OUT"

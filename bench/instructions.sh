@@ -43,7 +43,7 @@ cargo build --release -p ccfn-bench-floor --quiet
 run() {
   local name="$1" filter="$2" server="${3:-example-contact-center}"
   shift $(($# < 3 ? $# : 3))
-  env CCFN_INSPECTOR=off "$@" CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" TOKIO_WORKER_THREADS=1 \
+  "${CLEAN_ENV[@]}" CCFN_INSPECTOR=off "$@" CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" TOKIO_WORKER_THREADS=1 \
     valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$OUT/$name.callgrind" \
     "./target/release/$server" >"$OUT/$name.log" 2>"$OUT/$name.stderr" &
   local pid=$!

@@ -73,7 +73,7 @@ cargo build --release -p ccfn-bench-floor --quiet
 start() {
   local name="$1" filter="$2" server="$3"
   # shellcheck disable=SC2086
-  env CCFN_INSPECTOR=off ${SERVER_ENV:-} CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
+  "${CLEAN_ENV[@]}" CCFN_INSPECTOR=off ${SERVER_ENV:-} CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
     "./target/release/$server" >"$OUT/$name.log" 2>"$OUT/$name.stderr" &
   SERVER_PID=$!
   for _ in $(seq 50); do
