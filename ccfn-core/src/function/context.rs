@@ -111,6 +111,12 @@ impl Default for Thresholds {
     }
 }
 
+/// Variables every shell sets whose names look sensitive and are not:
+/// the working directory (`pwd` is also short for password). A process
+/// started from a shell has them; as secrets they would blank out every
+/// log line that names a path under that directory.
+const SHELL_VARIABLES: [&str; 2] = ["PWD", "OLDPWD"];
+
 /// A value, as [`Context::get`] and [`Context::secret`] see it.
 #[derive(Clone)]
 enum Value {
@@ -129,7 +135,7 @@ impl Value {
     fn undeclared(name: &str, value: String) -> Value {
         if config::setting(name).is_some_and(config::Setting::is_secret) {
             Value::Secret(Secret::new(value))
-        } else if is_sensitive_name(name) {
+        } else if is_sensitive_name(name) && !SHELL_VARIABLES.contains(&name) {
             Value::Sensitive(Secret::new(value))
         } else {
             Value::Plain(value)
@@ -855,6 +861,20 @@ mod tests {
         let debug = format!("{context:?}");
         assert!(!debug.contains("canary-context-1"), "{debug}");
         assert!(debug.contains("example.com"));
+    }
+
+    #[test]
+    fn the_shell_s_working_directory_is_not_a_secret() {
+        let context = Context::builder()
+            .value("PWD", "/srv/contact-center")
+            .value("OLDPWD", "/srv")
+            .value("DB_PWD", "canary-context-pwd")
+            .build();
+        assert_eq!(context.get("PWD"), Some("/srv/contact-center"));
+        assert_eq!(context.get("OLDPWD"), Some("/srv"));
+        // Another name with `pwd` in it is still kept out of the logs.
+        let secrets: Vec<&str> = context.secrets().map(|(name, _)| name).collect();
+        assert_eq!(secrets, ["DB_PWD"]);
     }
 
     /// Found complete once, a function's required values are not looked
