@@ -166,6 +166,9 @@ struct Inner {
     /// values were all found present: the values never change, so they
     /// are not looked up again on each invocation.
     complete_for: std::sync::Mutex<Vec<usize>>,
+    /// `DOMAIN_NAME` as records show it ([`shown_domain`]), made once: the
+    /// `start` record of every invocation carries it.
+    shown_domain: Option<Box<str>>,
     /// Declared secrets that may be left unset: a runtime in local mode
     /// starts and invokes without them, as if they were not configured
     /// (see [`Context::with_unset_secrets`]). Empty elsewhere.
@@ -182,6 +185,7 @@ impl Inner {
         Inner {
             local_logging: config::ENABLE_LOCAL_LOGGING.flag(&values),
             debug_mode: config::DEBUG_MODE.flag(&values),
+            shown_domain: config::DOMAIN_NAME.text(&values).map(shown_domain),
             // Checked by `Context::from_source`; a builder's bad value is
             // no buffer.
             debug_buffer_bytes: config::CCFN_DEBUG_BUFFER_BYTES
@@ -205,6 +209,18 @@ impl Inner {
             unset_secrets: self.unset_secrets.clone(),
             ..Inner::new(values, self.thresholds, self.memory_limit)
         }
+    }
+}
+
+/// `DOMAIN_NAME` as records show it: a host (and maybe a path) without a
+/// scheme, so shown as the URL it stands for would be
+/// ([`crate::secret::display_url`]): `ops:pw@host` as `[REDACTED]@host`.
+fn shown_domain(domain: &str) -> Box<str> {
+    const SCHEME: &str = "https://";
+    let url = format!("{SCHEME}{domain}");
+    match crate::secret::display_url(&url) {
+        std::borrow::Cow::Borrowed(_) => Box::from(domain),
+        std::borrow::Cow::Owned(shown) => Box::from(&shown[SCHEME.len()..]),
     }
 }
 
@@ -626,6 +642,12 @@ impl Context {
     #[must_use]
     pub fn domain_name(&self) -> Option<&str> {
         config::DOMAIN_NAME.text(self)
+    }
+
+    /// `DOMAIN_NAME` as the `start` and `error` records show it: its user
+    /// information, if any, `[REDACTED]`.
+    pub(crate) fn shown_domain(&self) -> Option<&str> {
+        self.inner.shown_domain.as_deref()
     }
 
     /// `ACCOUNT_SID`: the account identifier.

@@ -207,7 +207,8 @@ where
     // declares.
     let context = context.for_function(meta);
     let event = event.for_function(meta);
-    let (logged, domain) = log_start(meta, &context, &event);
+    let logged = log_start(meta, &context, &event);
+    let domain = context.shown_domain();
     // The event as received, for an `error` record (the handler takes the
     // event); `null` when no error record would be written.
     let logged: &(dyn FieldValue + Sync) = match &logged {
@@ -235,7 +236,7 @@ where
         context: &context,
         started,
         event: logged,
-        domain: domain.as_deref(),
+        domain,
         armed: true,
     };
     let result = handled(meta, handler).await;
@@ -245,7 +246,7 @@ where
     let elapsed = match &result {
         Ok(reply) => log_success(meta, &context, started, reply),
         Err(error) => {
-            log_error(meta, &context, error, logged, domain.as_deref());
+            log_error(meta, &context, error, logged, domain);
             finish(meta, &context, started, None)
         }
     };
@@ -254,32 +255,24 @@ where
 }
 
 /// Writes the `start` record, and the `verbose` and `debug_mode` records
-/// when asked for; returns a copy of the event and the domain for the
-/// `error` record, when one would be written.
-fn log_start(
-    meta: &FunctionMeta,
-    context: &Context,
-    event: &Event,
-) -> (Option<Event>, Option<String>) {
+/// when asked for; returns a copy of the event for the `error` record,
+/// when one would be written.
+fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Event> {
     let name = meta.name();
     // Logged in `start` and `error`: not made when neither is written.
-    let (logged, domain) = if crate::record::enabled(Level::ERROR) {
-        (Some(event.clone()), context.domain_name().map(shown_domain))
-    } else {
-        (None, None)
-    };
+    let logged = crate::record::enabled(Level::ERROR).then(|| event.clone());
 
     info!(
         parts start_message(name),
         crate::record::Start {
             event: &Logged(event),
-            domain: domain.as_deref()
+            domain: context.shown_domain()
         }
     );
     if !crate::record::enabled(Level::INFO) {
         // None of the records below would be written: the event and the
         // context need not even be read for them.
-        return (logged, domain);
+        return logged;
     }
     if context.local_logging() || event.lookup_str("ENABLE_LOCAL_LOGGING") == Some("true") {
         info!(
@@ -301,7 +294,7 @@ fn log_start(
             }
         );
     }
-    (logged, domain)
+    logged
 }
 
 /// Writes the `validation` record of phase `begin`: what is required.
@@ -549,18 +542,6 @@ fn voice_records(context: &Context, reply: &Reply) {
             queue
         }
     );
-}
-
-/// `DOMAIN_NAME` as records show it: a host (and maybe a path) without a
-/// scheme, so shown as the URL it stands for would be
-/// ([`crate::secret::display_url`]): `ops:pw@host` as `[REDACTED]@host`.
-fn shown_domain(domain: &str) -> String {
-    const SCHEME: &str = "https://";
-    let url = format!("{SCHEME}{domain}");
-    match crate::secret::display_url(&url) {
-        std::borrow::Cow::Borrowed(_) => domain.to_owned(),
-        std::borrow::Cow::Owned(shown) => shown[SCHEME.len()..].to_owned(),
-    }
 }
 
 /// Logs the `error` record.
