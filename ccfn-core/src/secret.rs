@@ -865,6 +865,26 @@ mod tests {
         scrub_from(&mut clean, 5, &also);
         assert_eq!(clean, "head|nothing to see");
         assert_eq!(clean.as_ptr(), before, "not copied");
+        // With secrets registered: a secret, a URL, or neither.
+        let _registered = Secret::new("canary-detect-5c07aa");
+        for (line, scrubbed) in [
+            ("x|a canary-detect-5c07aa b", "x|a [REDACTED] b"),
+            (
+                "x|see https://ops:pw@h.example/",
+                "x|see https://[REDACTED]@h.example/",
+            ),
+            ("x|\"canary-detect-5c07aa\"", "x|\"[REDACTED]\""),
+        ] {
+            let mut line = line.to_owned();
+            scrub_from(&mut line, 2, &[]);
+            assert_eq!(line, scrubbed);
+        }
+        let mut clean = String::with_capacity(64);
+        clean.push_str("x|https is not a URL, nor is canary-detect");
+        let before = clean.as_ptr();
+        scrub_from(&mut clean, 2, &[]);
+        assert_eq!(clean, "x|https is not a URL, nor is canary-detect");
+        assert_eq!(clean.as_ptr(), before, "not copied");
     }
 
     #[test]
