@@ -2,7 +2,7 @@
 //! every secret value out of every log line.
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
@@ -192,11 +192,13 @@ pub(crate) fn redact_json(value: &serde_json::Value) -> serde_json::Value {
 }
 
 /// Every secret value made in this process, in the forms it can take in a
-/// line, and the automaton that finds them all in one pass.
-static REGISTRY: RwLock<Registry> = RwLock::new(Registry {
-    forms: Vec::new(),
-    finder: None,
-});
+/// line, and the automaton that finds them all in one pass: replaced
+/// whole when a secret is registered, and read by each thread through its
+/// own copy of the `Arc` ([`with_registry`]).
+static REGISTRY: RwLock<Option<Arc<Registry>>> = RwLock::new(None);
+/// Counts the registrations: a thread's copy of the registry is current
+/// while the count it was taken at is.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
 static ANY: AtomicBool = AtomicBool::new(false);
 
 struct Registry {
@@ -204,6 +206,48 @@ struct Registry {
     /// Finds the leftmost, longest form: a secret containing another is
     /// replaced whole.
     finder: Option<AhoCorasick>,
+}
+
+impl Registry {
+    /// Whether `text` holds any form.
+    fn holds(&self, text: &str) -> bool {
+        match &self.finder {
+            Some(finder) => finder.find(text).is_some(),
+            None => self.forms.iter().any(|form| text.contains(&**form)),
+        }
+    }
+}
+
+thread_local! {
+    /// This thread's copy of the registry, and the registration count it
+    /// was taken at.
+    static SEEN: std::cell::RefCell<(u64, Option<Arc<Registry>>)> =
+        const { std::cell::RefCell::new((0, None)) };
+}
+
+/// Runs `f` with the registry (none before the first secret).
+///
+/// Every line written is searched: with a lock taken for each, threads
+/// writing lines at once would contend for the lock's one cache line. A
+/// thread takes the lock only when a secret was registered since it last
+/// looked; otherwise it reads one counter that is only ever written at a
+/// registration.
+fn with_registry<R>(mut f: impl FnMut(Option<&Registry>) -> R) -> R {
+    let current = || REGISTRY.read().unwrap_or_else(|e| e.into_inner()).clone();
+    let generation = GENERATION.load(Ordering::Acquire);
+    let seen = SEEN.try_with(|seen| {
+        let mut seen = seen.try_borrow_mut().ok()?;
+        if seen.0 != generation {
+            *seen = (generation, current());
+        }
+        Some(f(seen.1.as_deref()))
+    });
+    match seen {
+        Ok(Some(result)) => result,
+        // This thread's copy is gone (its storage torn down as it ends)
+        // or in use further up the stack: the registry itself.
+        _ => f(current().as_deref()),
+    }
 }
 
 /// Secret values shorter than this are not scrubbed from lines: replacing
@@ -216,20 +260,28 @@ fn register(value: &str) {
         return;
     }
     let mut registry = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
-    let mut added = false;
+    let mut known = registry
+        .as_ref()
+        .map(|registry| registry.forms.clone())
+        .unwrap_or_default();
+    let before = known.len();
     for form in forms(value) {
-        if !registry.forms.contains(&form) {
-            registry.forms.push(form);
-            added = true;
+        if !known.contains(&form) {
+            known.push(form);
         }
     }
-    if added {
+    if known.len() > before {
         // Building fails only past limits far above any set of secrets;
         // the forms are then searched one by one.
-        registry.finder = AhoCorasick::builder()
+        let finder = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
-            .build(registry.forms.iter().map(|form| form.as_bytes()))
+            .build(known.iter().map(|form| form.as_bytes()))
             .ok();
+        *registry = Some(Arc::new(Registry {
+            forms: known,
+            finder,
+        }));
+        GENERATION.fetch_add(1, Ordering::Release);
     }
     ANY.store(true, Ordering::Release);
 }
@@ -439,13 +491,7 @@ pub fn scrubbed(text: &str) -> std::borrow::Cow<'_, str> {
     if !ANY.load(Ordering::Acquire) {
         return std::borrow::Cow::Borrowed(text);
     }
-    let holds = {
-        let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
-        match &registry.finder {
-            Some(finder) => finder.find(text).is_some(),
-            None => registry.forms.iter().any(|form| text.contains(&**form)),
-        }
-    };
+    let holds = with_registry(|registry| registry.is_some_and(|r| r.holds(text)));
     if holds {
         std::borrow::Cow::Owned(scrub_secrets(text))
     } else {
@@ -766,13 +812,8 @@ pub(crate) fn scrub(line: &mut String, also: &[Box<str>]) {
 /// holds no URL and no secret.
 pub(crate) fn scrub_from(line: &mut String, from: usize, also: &[Box<str>]) {
     let rest = &line[from..];
-    let registered = ANY.load(Ordering::Acquire) && {
-        let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
-        match &registry.finder {
-            Some(finder) => finder.find(rest).is_some(),
-            None => registry.forms.iter().any(|form| rest.contains(&**form)),
-        }
-    };
+    let registered = ANY.load(Ordering::Acquire)
+        && with_registry(|registry| registry.is_some_and(|r| r.holds(rest)));
     let touched = registered
         || find_scheme_end(rest, 0).is_some()
         || also.iter().any(|secret| rest.contains(&**secret));
@@ -785,26 +826,29 @@ pub(crate) fn scrub_from(line: &mut String, from: usize, also: &[Box<str>]) {
 
 /// Replaces each secret found in `line` with `with`; whether any was.
 fn replace_once(line: &mut String, also: &[Box<str>], with: &str) -> bool {
-    let mut found = false;
-    if ANY.load(Ordering::Acquire) {
-        let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
-        match &registry.finder {
-            // Every line is searched once; most hold no secret and are
-            // left as they are.
-            Some(finder) => {
-                if finder.find(line.as_str()).is_some() {
+    let found = ANY.load(Ordering::Acquire)
+        && with_registry(|registry| {
+            let Some(registry) = registry else {
+                return false;
+            };
+            match &registry.finder {
+                // Every line is searched once; most hold no secret and are
+                // left as they are.
+                Some(finder) => {
+                    if finder.find(line.as_str()).is_none() {
+                        return false;
+                    }
                     let mut scrubbed = String::with_capacity(line.len());
                     finder.replace_all_with(line, &mut scrubbed, |_, _, out| {
                         out.push_str(with);
                         true
                     });
                     *line = scrubbed;
-                    found = true;
+                    true
                 }
+                None => replace_each(line, &registry.forms, with),
             }
-            None => found = replace_each(line, &registry.forms, with),
-        }
-    }
+        });
     replace_each(line, also, with) || found
 }
 
@@ -885,6 +929,32 @@ mod tests {
         scrub_from(&mut clean, 2, &[]);
         assert_eq!(clean, "x|https is not a URL, nor is canary-detect");
         assert_eq!(clean.as_ptr(), before, "not copied");
+    }
+
+    #[test]
+    fn a_thread_sees_a_secret_registered_after_it_last_looked() {
+        use std::sync::mpsc;
+        let _first = Secret::new("canary-seen-first-41d0");
+        let (ask, asked) = mpsc::channel::<&'static str>();
+        let (tell, told) = mpsc::channel::<String>();
+        let writer = std::thread::spawn(move || {
+            for line in asked {
+                tell.send(scrubbed(line).into_owned()).unwrap();
+            }
+        });
+        ask.send("a canary-seen-first-41d0 b canary-seen-later-7e2c")
+            .unwrap();
+        assert_eq!(
+            told.recv().unwrap(),
+            "a [REDACTED] b canary-seen-later-7e2c",
+            "not a secret yet"
+        );
+        let _later = Secret::new("canary-seen-later-7e2c");
+        ask.send("a canary-seen-first-41d0 b canary-seen-later-7e2c")
+            .unwrap();
+        assert_eq!(told.recv().unwrap(), "a [REDACTED] b [REDACTED]");
+        drop(ask);
+        writer.join().unwrap();
     }
 
     #[test]
