@@ -397,13 +397,13 @@ pub(super) fn request_info(parts: &Parts, route: &str) -> RequestInfo {
         .or_else(|| platform_source_ip(parts));
     RequestInfo {
         method: parts.method.as_str().to_owned(),
-        path: super::answer::full_path(parts).into_owned(),
+        path: cut(&super::answer::full_path(parts), MAX_PATH_BYTES),
         route: format!("{}{route}", nest_prefix(parts)),
-        scheme,
-        host,
+        scheme: cut(&scheme, MAX_TEXT_BYTES),
+        host: host.map(|host| cut(&host, MAX_TEXT_BYTES)),
         port,
-        client,
-        user_agent: text("user-agent").map(str::to_owned),
+        client: client.map(|client| cut(&client, MAX_TEXT_BYTES)),
+        user_agent: text("user-agent").map(|agent| cut(agent, MAX_TEXT_BYTES)),
         version: match parts.version {
             Version::HTTP_09 => Some("0.9"),
             Version::HTTP_10 => Some("1.0"),
@@ -413,6 +413,26 @@ pub(super) fn request_info(parts: &Parts, route: &str) -> RequestInfo {
             _ => None,
         },
     }
+}
+
+/// The most of a request's path a span keeps, in bytes.
+const MAX_PATH_BYTES: usize = 2048;
+/// The most of a request's other texts a span keeps (its user agent,
+/// host, client, scheme), in bytes: a client's header of any size must not
+/// become an attribute of every span and export of that size.
+const MAX_TEXT_BYTES: usize = 256;
+
+/// `text`, cut at `max` bytes (on a character boundary) with an
+/// ellipsis.
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
 }
 
 /// `host[:port]`, `[v6]:port` or a `Forwarded` `for`/`host` value as its
@@ -650,6 +670,40 @@ mod tests {
                 version: Some("1.1"),
             }
         );
+    }
+
+    #[test]
+    fn a_cut_falls_on_a_character_boundary() {
+        assert_eq!(cut("short", 8), "short");
+        assert_eq!(cut("ééé", 3), "é…");
+    }
+
+    #[test]
+    fn what_a_client_says_of_itself_is_kept_cut() {
+        let agent = format!("Agent/{}", "a".repeat(200_000));
+        let host = "h".repeat(10_000);
+        let path = format!("/f/{}", "p".repeat(60_000));
+        let parts = parts(
+            &path,
+            Version::HTTP_11,
+            &[
+                ("host", &host),
+                ("user-agent", &agent),
+                ("x-forwarded-for", &host),
+            ],
+        );
+        let info = request_info(&parts, "/f");
+        let agent = info.user_agent.unwrap();
+        assert!(
+            agent.len() <= MAX_TEXT_BYTES + '…'.len_utf8(),
+            "{}",
+            agent.len()
+        );
+        assert!(agent.starts_with("Agent/aaa") && agent.ends_with('…'));
+        assert!(info.host.unwrap().len() <= MAX_TEXT_BYTES + 3);
+        assert!(info.client.unwrap().len() <= MAX_TEXT_BYTES + 3);
+        assert!(info.path.len() <= MAX_PATH_BYTES + 3);
+        assert!(info.path.starts_with("/f/ppp"));
     }
 
     #[test]
