@@ -351,6 +351,11 @@ impl Interpreter {
                     "the call ran past {limit} simulated seconds: it loops, or the limit is too low"
                 ));
             }
+            if self.transcript.bytes() > MAX_TRANSCRIPT_BYTES {
+                return self.stop(format!(
+                    "the transcript passed {MAX_TRANSCRIPT_BYTES} bytes: the call is stopped rather than held"
+                ));
+            }
             let Some(verb) = self.verbs.pop_front() else {
                 if self.queue.is_some() {
                     // https://www.twilio.com/docs/voice/twiml/enqueue#attributes-waiturl:
@@ -884,6 +889,11 @@ impl Interpreter {
 /// How long a function may take to answer: the platform's own webhook
 /// timeout (15 s).
 const ANSWER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// The most text a transcript holds: each answer is read up to
+/// [`MAX_ANSWER_BYTES`], and a call of many requests whose documents say
+/// a lot stops here rather than hold them all.
+const MAX_TRANSCRIPT_BYTES: usize = 4 * 1024 * 1024;
 
 /// The largest answer read: a voice document the platform would take is
 /// far smaller (64 KB); past this the call stops rather than hold it.

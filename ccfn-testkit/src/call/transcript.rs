@@ -45,6 +45,30 @@ pub enum Entry {
     Error(String),
 }
 
+impl Entry {
+    /// The bytes of its texts.
+    fn bytes(&self) -> usize {
+        match self {
+            Entry::Request {
+                method,
+                path,
+                params,
+                ..
+            } => {
+                method.len()
+                    + path.len()
+                    + params.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
+            }
+            Entry::Heard { verb, text } => verb.len() + text.len(),
+            Entry::Caller(text)
+            | Entry::Platform(text)
+            | Entry::Ended(text)
+            | Entry::Error(text) => text.len(),
+            Entry::NotSimulated { verb } => verb.len(),
+        }
+    }
+}
+
 impl fmt::Display for Entry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -79,6 +103,8 @@ impl fmt::Display for Entry {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Transcript {
     entries: Vec<Entry>,
+    /// The bytes of the entries' texts.
+    bytes: usize,
 }
 
 impl Transcript {
@@ -89,7 +115,13 @@ impl Transcript {
     }
 
     pub(crate) fn push(&mut self, entry: Entry) {
+        self.bytes += entry.bytes();
         self.entries.push(entry);
+    }
+
+    /// The bytes of the entries' texts: what the transcript holds.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// What the caller heard from entry `from` on, each as its words.

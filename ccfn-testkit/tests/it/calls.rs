@@ -756,3 +756,22 @@ async fn a_call_plays_functions_already_served_at_a_url() {
     // Served elsewhere, the invocations are not captured.
     assert!(call.runs().is_empty());
 }
+
+#[tokio::test]
+async fn a_call_whose_documents_say_too_much_is_stopped_not_held() {
+    // Each answer under the 1 MiB read limit; together past what a
+    // transcript holds (4 MiB).
+    let words = "a".repeat(900 * 1024);
+    let (router, seen) = app(&[(
+        "/talk",
+        &format!("<Say>{words}</Say><Redirect>/talk</Redirect>"),
+    )]);
+    let mut call = Call::new(router).await;
+    call.dial("/talk").await;
+    assert_eq!(
+        call.transcript().error(),
+        Some("the transcript passed 4194304 bytes: the call is stopped rather than held")
+    );
+    let requests = requests(&seen).len();
+    assert!((4..=6).contains(&requests), "{requests} requests");
+}
