@@ -326,6 +326,21 @@ impl Printer {
     }
 }
 
+/// The client the call's requests go through: the CA certificates ccfn's
+/// clients trust (`CCFN_TLS_ROOTS`, `SSL_CERT_FILE`), no redirect
+/// followed.
+fn client() -> Result<reqwest::Client, Problem> {
+    ccfn_core::http::install_crypto_provider();
+    let roots = ccfn_core::http::TlsRoots::from_env()
+        .map_err(|err| Problem::Tls(err.message().to_owned()))?;
+    roots
+        .apply(reqwest::Client::builder())
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent("ccfn-call")
+        .build()
+        .map_err(|err| Problem::Tls(err.to_string()))
+}
+
 /// How a call went.
 enum Outcome {
     /// As expected.
@@ -351,10 +366,12 @@ fn call(args: &CallArgs) -> Result<ExitCode, Problem> {
         .enable_all()
         .build()
         .map_err(Problem::Start)?;
+    let client = client()?;
     let call_sid = fresh_call_sid();
     let outcome = runtime.block_on(async {
         let mut call = Call::new(Target::Url(base.clone()))
             .await
+            .client(client)
             .call_sid(&call_sid)
             .from(&args.from)
             .to(&args.to)

@@ -295,6 +295,53 @@ async fn what_a_function_says_reaches_the_terminal_escaped_and_scrubbed() {
     assert!(!ran.stdout.contains(TOKEN));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runtime_over_https_is_called_with_the_cas_ccfn_trusts() {
+    let (port, ca) = crate::probe::tls_server(&["localhost"], 90).await;
+    let dir = temp_dir("call-tls");
+    let ca_file = write(&dir, "ca.pem", &ca);
+    let url = format!("https://localhost:{port}/voice");
+    let trusted = |trust: bool| {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccfn"));
+        command
+            .args(["call", &url])
+            .env_remove("AUTH_TOKEN")
+            .env("CCFN_TLS_ROOTS", "system")
+            .stdin(Stdio::null());
+        if trust {
+            command.env("SSL_CERT_FILE", &ca_file);
+        } else {
+            // The Mozilla roots alone: the test's CA is not among them.
+            command.env("CCFN_TLS_ROOTS", "builtin");
+        }
+        command.output()
+    };
+    let ran = trusted(true).await.unwrap();
+    let stdout = String::from_utf8_lossy(&ran.stdout);
+    assert_eq!(
+        ran.status.code(),
+        Some(0),
+        "{stdout} {}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert_eq!(stdout, "-> POST /voice => 200\nended: the document ended\n");
+    // Not trusted: the call stops on its first request, and says why.
+    let ran = trusted(false).await.unwrap();
+    let stdout = String::from_utf8_lossy(&ran.stdout);
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert!(!stdout.contains("=> 200"), "{stdout}");
+    assert_eq!(ran.status.code(), Some(1), "{stdout} {stderr}");
+    assert!(stdout.contains("ERROR: the request failed"), "{stdout}");
+    assert!(
+        stdout.contains("certificate"),
+        "the cause is said: {stdout}"
+    );
+    assert!(
+        stderr.starts_with("ccfn call: the call was stopped"),
+        "{stderr}"
+    );
+}
+
 /// Runs `tmux` with its own server socket `socket`.
 fn tmux(socket: &str, args: &[&str]) -> std::process::Output {
     std::process::Command::new("tmux")

@@ -152,7 +152,7 @@ async fn a_missing_or_wrong_token_and_a_wrong_path_say_what_failed() {
 /// document, with a leaf certificate for `names` (valid until
 /// `not_after`) signed by a CA made here; returns its port and the CA's
 /// PEM.
-async fn tls_server(names: &[&str], days_left: u64) -> (u16, String) {
+pub(crate) async fn tls_server(names: &[&str], days_left: u64) -> (u16, String) {
     let ca_key = rcgen::KeyPair::generate().unwrap();
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
     ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);

@@ -241,6 +241,17 @@ impl Call {
         self
     }
 
+    /// Sends the call's requests through `client`: for functions served
+    /// over HTTPS, one that trusts their certificate. Build it without
+    /// following redirects, as the default does
+    /// (`reqwest::redirect::Policy::none()`): a redirect would carry the
+    /// call's signed request to wherever it points.
+    #[must_use]
+    pub fn client(mut self, client: reqwest::Client) -> Call {
+        self.interpreter.wire.client = client;
+        self
+    }
+
     /// The caller's number (`From`, `Caller`); `+15550100001` by default.
     #[must_use]
     pub fn from(mut self, number: &str) -> Call {
