@@ -1,6 +1,6 @@
 //! The invocation event: the request's parameters, in order.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
@@ -24,16 +24,11 @@ use crate::secret::{is_sensitive_name, redact_json, REDACTED};
 /// ```
 #[derive(Clone, Default)]
 pub struct Event {
-    /// The text the request's parameters and headers were read from, as
-    /// far as they needed no decoding: a [`Text::Sent`] is a range of it.
-    /// Empty for an event built by code.
-    sent: String,
-    params: Vec<Entry>,
-    headers: Vec<(Text, Text)>,
-    /// The parameters as JSON values, made when first asked for
-    /// ([`Event::iter`], [`Event::get_value`], ...): index for index those
-    /// of `params`, `Null` where a parameter's value is already JSON.
-    values: OnceLock<Box<[Value]>>,
+    /// The parameters and headers, shared by the event's copies (the one
+    /// the contract keeps for an `error` record, while the handler owns
+    /// the event): a copy is a count; a change to a shared event copies
+    /// them first.
+    data: Arc<Data>,
     /// The function being invoked, whose declarations reads are checked
     /// against.
     function: Option<&'static FunctionMeta>,
@@ -155,15 +150,35 @@ pub(crate) struct RequestInfo {
     pub(crate) version: Option<&'static str>,
 }
 
+/// An event's parameters and headers, and the text they are read in.
+#[derive(Clone, Default)]
+struct Data {
+    /// The text the request's parameters and headers were read from, as
+    /// far as they needed no decoding: a [`Text::Sent`] is a range of it.
+    /// Empty for an event built by code.
+    sent: String,
+    params: Vec<Entry>,
+    headers: Vec<(Text, Text)>,
+    /// The parameters as JSON values, made when first asked for
+    /// ([`Event::iter`], [`Event::get_value`], ...): index for index those
+    /// of `params`, `Null` where a parameter's value is already JSON.
+    values: OnceLock<Box<[Value]>>,
+}
+
 /// Equal parameters and headers, whichever function reads them.
 impl PartialEq for Event {
     fn eq(&self, other: &Self) -> bool {
-        self.params.len() == other.params.len()
-            && self.headers.len() == other.headers.len()
-            && self.params.iter().zip(&other.params).all(|(a, b)| {
-                self.text(&a.name) == other.text(&b.name)
-                    && self.value_eq(&a.value, other, &b.value)
-            })
+        self.data.params.len() == other.data.params.len()
+            && self.data.headers.len() == other.data.headers.len()
+            && self
+                .data
+                .params
+                .iter()
+                .zip(&other.data.params)
+                .all(|(a, b)| {
+                    self.text(&a.name) == other.text(&b.name)
+                        && self.value_eq(&a.value, other, &b.value)
+                })
             && self.headers().eq(other.headers())
     }
 }
@@ -180,6 +195,7 @@ impl std::fmt::Debug for Event {
             }
         };
         let params: Vec<(&str, String)> = self
+            .data
             .params
             .iter()
             .map(|entry| {
@@ -230,17 +246,21 @@ impl Event {
     #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
     pub(crate) fn from_sent(sent: String, params: Vec<Entry>, headers: Vec<(Text, Text)>) -> Event {
         Event {
-            sent,
-            params,
-            headers,
+            data: Arc::new(Data {
+                sent,
+                params,
+                headers,
+                values: OnceLock::new(),
+            }),
             ..Event::default()
         }
     }
 
     /// Appends a parameter; an existing one of the same name is kept.
     pub fn push(&mut self, name: impl Into<String>, value: impl Into<Value>) -> &mut Self {
-        self.values.take();
-        self.params.push(Entry {
+        let data = Arc::make_mut(&mut self.data);
+        data.values.take();
+        data.params.push(Entry {
             name: Text::Own(name.into()),
             value: ParamValue::from(value.into()),
         });
@@ -250,20 +270,22 @@ impl Event {
     /// Sets a parameter: replaces every value of that name with this one,
     /// at the place of the first.
     pub fn set(&mut self, name: impl Into<String>, value: impl Into<Value>) -> &mut Self {
-        self.values.take();
         let name = name.into();
         let value = ParamValue::from(value.into());
-        match self.position(&name) {
+        let at = self.position(&name);
+        let data = Arc::make_mut(&mut self.data);
+        data.values.take();
+        match at {
             Some(at) => {
-                self.params[at].value = value;
-                let sent = &self.sent;
+                data.params[at].value = value;
+                let sent = &data.sent;
                 let mut index = 0;
-                self.params.retain(|entry| {
+                data.params.retain(|entry| {
                     index += 1;
                     index - 1 <= at || !entry.name.is(sent, &name)
                 });
             }
-            None => self.params.push(Entry {
+            None => data.params.push(Entry {
                 name: Text::Own(name),
                 value,
             }),
@@ -273,15 +295,16 @@ impl Event {
 
     /// Removes every value of `name`.
     pub fn remove(&mut self, name: &str) -> &mut Self {
-        self.values.take();
-        let sent = &self.sent;
-        self.params.retain(|entry| !entry.name.is(sent, name));
+        let data = Arc::make_mut(&mut self.data);
+        data.values.take();
+        let sent = &data.sent;
+        data.params.retain(|entry| !entry.name.is(sent, name));
         self
     }
 
     /// `text`, read in this event.
     fn text<'a>(&'a self, text: &'a Text) -> &'a str {
-        text.get(&self.sent)
+        text.get(&self.data.sent)
     }
 
     /// Whether `a` (of this event) and `b` (of `other`) are the same value.
@@ -295,16 +318,17 @@ impl Event {
 
     /// Where the first parameter named `name` is.
     fn position(&self, name: &str) -> Option<usize> {
-        self.params
+        self.data
+            .params
             .iter()
-            .position(|entry| entry.name.is(&self.sent, name))
+            .position(|entry| entry.name.is(&self.data.sent, name))
     }
 
     /// The value of parameter `at` as JSON (the values of text
     /// parameters are made, all at once, the first time one is asked
     /// for).
     fn value_at(&self, at: usize) -> &Value {
-        match &self.params[at].value {
+        match &self.data.params[at].value {
             ParamValue::Json(value) => value,
             ParamValue::Text(_) => &self.values()[at],
         }
@@ -313,8 +337,9 @@ impl Event {
     /// The parameters as JSON values, `Null` where [`Event::value_at`]
     /// reads the parameter's own.
     fn values(&self) -> &[Value] {
-        self.values.get_or_init(|| {
-            self.params
+        self.data.values.get_or_init(|| {
+            self.data
+                .params
                 .iter()
                 .map(|entry| match &entry.value {
                     ParamValue::Text(text) => Value::from(self.text(text)),
@@ -326,7 +351,7 @@ impl Event {
 
     /// The first value of `name` when it is a string, unchecked.
     pub(crate) fn lookup_str(&self, name: &str) -> Option<&str> {
-        match &self.params[self.position(name)?].value {
+        match &self.data.params[self.position(name)?].value {
             ParamValue::Text(text) => Some(self.text(text)),
             ParamValue::Json(_) => None,
         }
@@ -389,10 +414,11 @@ impl Event {
     /// Every value of `name`, in order.
     pub fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
         self.check(name);
-        self.params
+        self.data
+            .params
             .iter()
             .enumerate()
-            .filter(move |(_, entry)| entry.name.is(&self.sent, name))
+            .filter(move |(_, entry)| entry.name.is(&self.data.sent, name))
             .map(|(at, _)| self.value_at(at))
     }
 
@@ -407,7 +433,7 @@ impl Event {
     /// members may have one. The others (text, numbers, booleans and null
     /// under other names) hold none, and are not made into JSON values.
     pub(crate) fn secret_candidates(&self) -> impl Iterator<Item = (&str, &Value)> {
-        self.params
+        self.data.params
             .iter()
             .enumerate()
             .filter(|(_, entry)| {
@@ -433,7 +459,7 @@ impl Event {
                         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')),
                 )
                 .chain(crate::params::ALL.iter().copied())
-                .chain(self.params.iter().map(|entry| self.text(&entry.name)));
+                .chain(self.data.params.iter().map(|entry| self.text(&entry.name)));
             declared::warn(
                 meta,
                 &self.declarations,
@@ -529,7 +555,8 @@ impl Event {
 
     /// Every parameter, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
-        self.params
+        self.data
+            .params
             .iter()
             .enumerate()
             .map(|(at, entry)| (self.text(&entry.name), self.value_at(at)))
@@ -538,8 +565,9 @@ impl Event {
     /// The distinct parameter names, in order of first appearance.
     #[must_use]
     pub fn keys(&self) -> Vec<&str> {
-        let mut seen = std::collections::HashSet::with_capacity(self.params.len());
-        self.params
+        let mut seen = std::collections::HashSet::with_capacity(self.data.params.len());
+        self.data
+            .params
             .iter()
             .map(|entry| self.text(&entry.name))
             .filter(|name| seen.insert(*name))
@@ -549,13 +577,13 @@ impl Event {
     /// The number of parameters, repeated keys counted each time.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.params.len()
+        self.data.params.len()
     }
 
     /// Whether there are no parameters.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.params.is_empty()
+        self.data.params.is_empty()
     }
 
     /// `mode`, or `initial` when absent or blank.
@@ -606,7 +634,8 @@ impl Event {
     /// The request headers the function was invoked with (hop-by-hop and
     /// proxy headers dropped). They are never logged.
     pub fn headers(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.headers
+        self.data
+            .headers
             .iter()
             .map(|(n, v)| (self.text(n), self.text(v)))
     }
@@ -614,14 +643,16 @@ impl Event {
     /// The first value of header `name` (case-insensitive).
     #[must_use]
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find_map(|(n, v)| n.is_ignoring_case(&self.sent, name).then(|| self.text(v)))
+        self.data.headers.iter().find_map(|(n, v)| {
+            n.is_ignoring_case(&self.data.sent, name)
+                .then(|| self.text(v))
+        })
     }
 
     /// Adds a request header.
     pub fn push_header(&mut self, name: impl Into<String>, value: impl Into<String>) -> &mut Self {
-        self.headers
+        Arc::make_mut(&mut self.data)
+            .headers
             .push((Text::Own(name.into()), Text::Own(value.into())));
         self
     }
@@ -662,11 +693,11 @@ impl Event {
     }
 
     fn to_map(&self, redact: bool) -> serde_json::Map<String, Value> {
-        let mut map = serde_json::Map::with_capacity(self.params.len());
+        let mut map = serde_json::Map::with_capacity(self.data.params.len());
         // Names already turned into arrays: a value that is itself an array
         // must not be mistaken for one.
         let mut grouped: std::collections::HashSet<&str> = std::collections::HashSet::new();
-        for entry in &self.params {
+        for entry in &self.data.params {
             let name = self.text(&entry.name);
             let value = match (redact, is_sensitive_name(name), &entry.value) {
                 (true, true, _) => Value::from(REDACTED),
@@ -708,18 +739,19 @@ impl Logged<'_> {
     fn has_repeated_names(&self) -> bool {
         const PAIRWISE: usize = 32;
         let event = self.0;
-        if event.params.len() > PAIRWISE {
-            let mut seen = std::collections::HashSet::with_capacity(event.params.len());
+        if event.data.params.len() > PAIRWISE {
+            let mut seen = std::collections::HashSet::with_capacity(event.data.params.len());
             return !event
+                .data
                 .params
                 .iter()
                 .all(|entry| seen.insert(event.text(&entry.name)));
         }
-        event.params.iter().enumerate().any(|(at, entry)| {
+        event.data.params.iter().enumerate().any(|(at, entry)| {
             let name = event.text(&entry.name);
-            event.params[at + 1..]
+            event.data.params[at + 1..]
                 .iter()
-                .any(|other| other.name.is(&event.sent, name))
+                .any(|other| other.name.is(&event.data.sent, name))
         })
     }
 }
@@ -735,7 +767,7 @@ impl crate::record::value::FieldValue for Logged<'_> {
             return push_value(out, &self.0.to_log_json());
         }
         out.push('{');
-        for (at, entry) in self.0.params.iter().enumerate() {
+        for (at, entry) in self.0.data.params.iter().enumerate() {
             if at > 0 {
                 out.push(',');
             }
@@ -901,6 +933,39 @@ impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_copy_shares_the_parameters_until_one_of_them_changes() {
+        let original = Event::from_pairs([("Digits", "1"), ("From", "+15550100001")]);
+        assert_eq!(original.get_value("Digits"), Some(&Value::from("1")));
+        let copy = original.clone();
+        assert!(
+            Arc::ptr_eq(&original.data, &copy.data),
+            "a count, not a copy"
+        );
+        for change in [
+            |e: &mut Event| {
+                e.set("Digits", "2");
+            },
+            |e: &mut Event| {
+                e.push("Digits", "3");
+            },
+            |e: &mut Event| {
+                e.remove("Digits");
+            },
+            |e: &mut Event| {
+                e.push_header("x-change", "1");
+            },
+        ] {
+            let mut changed = original.clone();
+            change(&mut changed);
+            assert_ne!(changed, original);
+            assert_eq!(original.get("Digits"), Some("1"));
+            assert_eq!(original.get_value("Digits"), Some(&Value::from("1")));
+            assert_eq!(original.header("x-change"), None);
+        }
+        assert_eq!(copy, original);
+    }
 
     #[test]
     fn an_event_is_logged_straight_from_its_parameters_as_to_log_json_makes_it() {
