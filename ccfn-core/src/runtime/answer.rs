@@ -2,6 +2,7 @@
 //! `request_rejected` record; each with its invocation id.
 
 use std::borrow::Cow;
+use std::time::Instant;
 
 use axum::body::Body;
 use axum::extract::NestedPath;
@@ -12,6 +13,7 @@ use serde_json::{json, Value};
 use tracing::Level;
 
 use crate::function::callback::{Completion, InvocationId, Reply};
+use crate::function::event::RequestInfo;
 use crate::record::{emit_at, SPAN_NAME};
 use crate::secret::echo;
 
@@ -97,8 +99,59 @@ pub(super) struct Rejection {
     path: String,
     status: StatusCode,
     message: String,
-    /// The call the request was about, when its parameters name one.
-    call_sid: Option<String>,
+    /// The call the request was about, when its parameters name one
+    /// (boxed, as the rejection is returned in a `Result`).
+    call_sid: Option<Box<str>>,
+    /// What the observer is told of the request: gathered only when one
+    /// is installed.
+    observed: Option<Box<Observed>>,
+}
+
+/// What a rejected request says of itself, for the observer
+/// ([`crate::observe::Rejected`]).
+#[derive(Debug)]
+struct Observed {
+    request: RequestInfo,
+    traceparent: Option<String>,
+    tracestate: Option<String>,
+    /// When the request was refused.
+    refused: Instant,
+}
+
+/// The longest trace context header kept: a `tracestate` holds at most
+/// 32 members of 256 bytes, a `traceparent` 55 bytes; a longer one is
+/// not one.
+const MAX_TRACE_HEADER_BYTES: usize = 8 * 1024;
+
+impl Observed {
+    /// What the request of `parts` says of itself; its route is that of
+    /// `function`, when it matched one (each function's route is the
+    /// literal path it is served at, so the path the router matched).
+    fn of(function: Option<&'static str>, parts: &Parts) -> Self {
+        let route = if function.is_some() {
+            parts.uri.path()
+        } else {
+            ""
+        };
+        let mut request = super::extract::request_info(parts, route);
+        if function.is_none() {
+            request.route.clear();
+        }
+        let header = |name: &str| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .filter(|value| value.len() <= MAX_TRACE_HEADER_BYTES)
+                .map(str::to_owned)
+        };
+        Observed {
+            request,
+            traceparent: header("traceparent"),
+            tracestate: header("tracestate"),
+            refused: Instant::now(),
+        }
+    }
 }
 
 impl Rejection {
@@ -117,6 +170,8 @@ impl Rejection {
             status,
             message,
             call_sid: None,
+            // A load and a branch when no observer is installed.
+            observed: crate::observe::active().then(|| Box::new(Observed::of(function, parts))),
         }
     }
 
@@ -128,7 +183,7 @@ impl Rejection {
         self.call_sid = call_sids
             .next()
             .filter(|sid| is_call_sid(sid))
-            .map(str::to_owned);
+            .map(Box::from);
         self
     }
 }
@@ -149,6 +204,7 @@ impl IntoResponse for Rejection {
             status,
             message,
             call_sid,
+            observed,
         } = self;
         let id = InvocationId::new();
         let span = tracing::info_span!(
@@ -163,18 +219,44 @@ impl IntoResponse for Rejection {
         } else {
             Level::WARN
         };
-        span.in_scope(|| {
-            emit_at(
-                level,
-                &format!("request rejected: {message}"),
-                &crate::record::RequestRejected {
-                    status: status.as_u16(),
-                    method: &method,
-                    path: &path,
-                    error: &message,
+        let logged = format!("request rejected: {message}");
+        let record = crate::record::RequestRejected {
+            status: status.as_u16(),
+            method: &method,
+            path: &path,
+            error: &message,
+        };
+        span.in_scope(|| emit_at(level, &logged, &record));
+        if let (Some(observer), Some(observed)) = (crate::observe::observer(), observed) {
+            let request = &observed.request;
+            observer.rejected(&crate::observe::Rejected {
+                function,
+                invocation_id: id.as_str(),
+                call_sid: call_sid.as_deref(),
+                status: status.as_u16(),
+                traceparent: observed.traceparent.as_deref(),
+                tracestate: observed.tracestate.as_deref(),
+                request: crate::observe::ServerRequest {
+                    method: &request.method,
+                    path: &request.path,
+                    route: &request.route,
+                    scheme: &request.scheme,
+                    host: request.host.as_deref(),
+                    port: request.port,
+                    client: request.client.as_deref(),
+                    user_agent: request.user_agent.as_deref(),
+                    version: request.version,
                 },
-            );
-        });
+                elapsed: observed.refused.elapsed(),
+                level: if level == Level::ERROR {
+                    "ERROR"
+                } else {
+                    "WARN"
+                },
+                message: &logged,
+                record: &record,
+            });
+        }
         let mut response = json_response(status, &json!({ "message": message }));
         set_id(&mut response, id);
         response
