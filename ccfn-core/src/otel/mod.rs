@@ -59,7 +59,7 @@ use crate::config::Source;
 use crate::error::{Error, ErrorKind};
 #[cfg(feature = "clients")]
 use crate::observe::ObservedCall;
-use crate::observe::{Export, InvocationStart, ObservedInvocation, Observer};
+use crate::observe::{Export, InvocationStart, ObservedInvocation, Observer, Rejected};
 use pipeline::{pipeline, Pipeline, PIPELINE};
 use settings::Settings;
 
@@ -83,6 +83,10 @@ impl Observer for OtelObserver {
 
     fn alert(&self, function: &str, kind: &str) {
         pipeline::alert(function, kind);
+    }
+
+    fn rejected(&self, rejected: &Rejected<'_>) {
+        span::rejected(rejected);
     }
 
     #[cfg(feature = "clients")]
