@@ -25,13 +25,19 @@
 //!   callback task) land in one trace, sampled alike (the ratio sampler
 //!   decides from the trace id). With a `traceparent`, the caller's
 //!   trace wins.
+//! - **One span per refused request**: a request the runtime refuses
+//!   before invoking a function (a bad signature, an unknown path...)
+//!   has a server span of its own, made as an invocation's is, with its
+//!   `request_rejected` record as an event; it is counted in
+//!   `ccfn.requests.rejected` and `http.server.request.duration`.
 //! - **A client span per external call** (`context.http()`, the email
 //!   provider, the task router), with the HTTP client attributes, and the
 //!   trace context sent upstream in `traceparent`.
 //! - **Metrics**: `faas.invocations`, `faas.invoke_duration`,
 //!   `faas.coldstarts`, `faas.mem_usage`, `http.server.request.duration`,
-//!   `http.client.request.duration` and `ccfn.alerts`, named as the
-//!   semantic conventions (v1.40.0) name them.
+//!   `http.client.request.duration`, `ccfn.alerts` and
+//!   `ccfn.requests.rejected`, named as the semantic conventions (v1.40.0)
+//!   name them where they name them.
 //!
 //! Export never blocks an invocation: finished spans wait in a bounded
 //! queue (dropped and counted when it is full) for a thread of their own,
