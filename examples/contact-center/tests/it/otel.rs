@@ -1186,3 +1186,78 @@ async fn nothing_is_exported_for_a_refused_request_when_export_is_off() {
         collector.decoded()
     );
 }
+
+/// A 5xx refusal (the server shutting down past its grace, an invocation
+/// still waiting on the task router) is an error: its span has
+/// `error.type` and an error status with the rejection's message, its
+/// event is at `ERROR`, and it is counted with its status.
+#[tokio::test]
+async fn a_refusal_while_shutting_down_is_an_error_span() {
+    let (collector, router, mut server) =
+        exporting_with_a_task_router(&[("CCFN_SHUTDOWN_GRACE_MS", "300")]).await;
+    router.delay(Duration::from_secs(5));
+    ccfn_core::http::install_crypto_provider();
+    let request = reqwest::Client::new()
+        .post(server.url(&format!("{WAIT_URL}?mode=callback")))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(voice(CALL_SID))
+        .send();
+    let answer = tokio::spawn(request);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while router.requests().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no call reached the task router"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.terminate();
+    let answer = answer.await.unwrap().unwrap();
+    assert_eq!(answer.status().as_u16(), 503);
+    let id = answer.headers()["x-ccfn-invocation-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let status = server.exit(Duration::from_secs(10)).await;
+    assert!(status.success(), "{status}");
+    collector
+        .wait_until(Duration::from_secs(10), |spans, metrics| {
+            spans
+                .iter()
+                .any(|s| s.attributes.get("faas.invocation_id") == Some(&json!(id)))
+                && metrics.iter().any(|m| m.name == "ccfn.requests.rejected")
+        })
+        .await;
+    let spans = collector.spans();
+    let span = invocation(&spans, &id);
+    assert_eq!(span.name, "wait-experience");
+    assert_eq!(span.attributes["faas.name"], json!("wait-experience"));
+    assert_eq!(span.attributes["http.route"], json!(WAIT_URL));
+    assert_eq!(span.attributes["http.response.status_code"], json!(503));
+    assert_eq!(span.attributes["error.type"], json!("503"));
+    assert_eq!(span.status, "error");
+    assert_eq!(span.status_message, "the server is shutting down");
+    // No `traceparent`, and a shutdown's refusal names no call: a root.
+    assert_eq!(span.parent_span_id, "");
+    assert_eq!(event_names(span), ["request_rejected"]);
+    assert_eq!(span.events[0].attributes["level"], json!("ERROR"));
+    let metrics = collector.metrics();
+    let counted: f64 = metrics
+        .iter()
+        .filter(|m| {
+            m.name == "ccfn.requests.rejected"
+                && m.attributes["http.response.status_code"] == json!(503)
+                && m.attributes.get("faas.name") == Some(&json!("wait-experience"))
+        })
+        .map(|m| m.value)
+        .sum();
+    assert!((counted - 1.0).abs() < f64::EPSILON, "{metrics:#?}");
+    let duration = metrics
+        .iter()
+        .find(|m| {
+            m.name == "http.server.request.duration"
+                && m.attributes["http.response.status_code"] == json!(503)
+        })
+        .unwrap_or_else(|| panic!("{metrics:#?}"));
+    assert_eq!(duration.attributes["error.type"], json!("503"));
+}
