@@ -361,3 +361,79 @@ impl ObservedInvocation for InvocationTelemetry {
         end_invocation(&self, status, error);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(attributes: &[KeyValue]) -> Vec<&str> {
+        attributes.iter().map(|kv| kv.key.as_str()).collect()
+    }
+
+    #[test]
+    fn a_request_that_matched_no_route_has_no_http_route() {
+        let scrub = |text: &str| text.to_owned();
+        let matched = ServerRequest {
+            method: "POST",
+            path: "/f",
+            route: "/f",
+            scheme: "http",
+            version: Some("1.1"),
+            ..ServerRequest::default()
+        };
+        assert_eq!(
+            keys(&metric_attributes(&matched, &scrub)),
+            [
+                "http.request.method",
+                "url.scheme",
+                "http.route",
+                "network.protocol.version"
+            ]
+        );
+        let unmatched = ServerRequest {
+            route: "",
+            path: "/none",
+            ..matched
+        };
+        let metric = metric_attributes(&unmatched, &scrub);
+        assert_eq!(
+            keys(&metric),
+            [
+                "http.request.method",
+                "url.scheme",
+                "network.protocol.version"
+            ]
+        );
+        let mut span = Vec::new();
+        span_attributes(&unmatched, &metric, &scrub, &mut span);
+        assert!(!keys(&span).contains(&"http.route"));
+        assert!(!keys(&span).contains(&"http.request.method_original"));
+    }
+
+    #[test]
+    fn a_method_the_conventions_do_not_know_is_other() {
+        for known in ["GET", "POST", "HEAD", "PUT", "DELETE", "PATCH", "QUERY"] {
+            assert_eq!(known_method(known), known);
+        }
+        for unknown in ["FOO", "get", "", "PROPFIND"] {
+            assert_eq!(known_method(unknown), "_OTHER");
+        }
+        let scrub = |text: &str| text.to_owned();
+        let request = ServerRequest {
+            method: "PROPFIND",
+            path: "/f",
+            route: "/f",
+            scheme: "http",
+            ..ServerRequest::default()
+        };
+        let metric = metric_attributes(&request, &scrub);
+        assert_eq!(metric[0].value.as_str(), "_OTHER");
+        let mut span = Vec::new();
+        span_attributes(&request, &metric, &scrub, &mut span);
+        let original = span
+            .iter()
+            .find(|kv| kv.key.as_str() == "http.request.method_original")
+            .map(|kv| kv.value.as_str().into_owned());
+        assert_eq!(original.as_deref(), Some("PROPFIND"));
+    }
+}
