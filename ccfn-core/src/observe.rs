@@ -91,7 +91,7 @@ pub(crate) struct Rejected<'a> {
     /// `ERROR` for a 5xx), the message and the record.
     pub(crate) level: &'static str,
     pub(crate) message: &'a str,
-    pub(crate) record: &'a crate::record::RequestRejected<'a>,
+    pub(crate) record: &'a crate::record::catalogue::RequestRejected<'a>,
 }
 
 /// What is told of the moments of the process. Every method does nothing
