@@ -1,6 +1,7 @@
 //! The one hook through which the invocations, the clients and the
 //! runtime tell an observer what happens: an invocation starts and ends,
-//! an external call starts and ends, a threshold is crossed. OpenTelemetry
+//! an external call starts and ends, a threshold is crossed, a request is
+//! refused before any function runs. OpenTelemetry
 //! export (`crate::otel`) is such an observer; nothing else names it.
 //!
 //! One observer per process, [`install`]ed once; until then (and for good
@@ -63,6 +64,36 @@ pub(crate) struct ServerRequest<'a> {
     pub(crate) version: Option<&'static str>,
 }
 
+/// A request the runtime refused before invoking a function (a bad
+/// signature, an unknown path, a method, a body too large...), told as
+/// its answer is made (read by the observers built in: none without an
+/// exporter).
+#[allow(dead_code)]
+pub(crate) struct Rejected<'a> {
+    /// The function whose route the request matched, when it did.
+    pub(crate) function: Option<&'static str>,
+    /// The invocation id the answer carries.
+    pub(crate) invocation_id: &'a str,
+    /// The call the request was about, when its parameters name one.
+    pub(crate) call_sid: Option<&'a str>,
+    /// The status it was answered with.
+    pub(crate) status: u16,
+    /// The request's `traceparent` and `tracestate` headers.
+    pub(crate) traceparent: Option<&'a str>,
+    pub(crate) tracestate: Option<&'a str>,
+    /// What the request says of itself; its `route` is empty when it
+    /// matched no function's.
+    pub(crate) request: ServerRequest<'a>,
+    /// From the refusal to its answer (the runtime knows no earlier
+    /// moment of a request it refuses).
+    pub(crate) elapsed: Duration,
+    /// Its `request_rejected` record, as written: the level (`WARN`, or
+    /// `ERROR` for a 5xx), the message and the record.
+    pub(crate) level: &'static str,
+    pub(crate) message: &'a str,
+    pub(crate) record: &'a crate::record::catalogue::RequestRejected<'a>,
+}
+
 /// What is told of the moments of the process. Every method does nothing
 /// unless the observer says otherwise.
 pub(crate) trait Observer: Send + Sync + 'static {
@@ -98,6 +129,13 @@ pub(crate) trait Observer: Send + Sync + 'static {
     fn start_call(&self, method: &str, url: &str) -> Option<Box<dyn ObservedCall>> {
         let _ = (method, url);
         None
+    }
+
+    /// The runtime refused a request before invoking a function: what
+    /// the observer makes of it (its own span and counts), once, as the
+    /// answer is made.
+    fn rejected(&self, rejected: &Rejected<'_>) {
+        let _ = rejected;
     }
 
     /// Whatever the observer holds must leave now (the process may be

@@ -1,5 +1,5 @@
 //! The instruments: the FaaS, HTTP server and HTTP client semantic
-//! conventions' and the alerts, read by a periodic reader on a thread of its own.
+//! conventions', the alerts and the refused requests, read by a periodic reader on a thread of its own.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,6 +44,7 @@ pub(super) struct Instruments {
     pub(super) client: Histogram<f64>,
     pub(super) server: Histogram<f64>,
     pub(super) alerts: Counter<u64>,
+    pub(super) rejected: Counter<u64>,
 }
 
 impl Instruments {
@@ -81,13 +82,20 @@ impl Instruments {
             server: meter
                 .f64_histogram("http.server.request.duration")
                 .with_unit("s")
-                .with_description("How long invocations over HTTP took to answer")
+                .with_description("How long requests over HTTP took to answer")
                 .with_boundaries(SECONDS.to_vec())
                 .build(),
             alerts: meter
                 .u64_counter("ccfn.alerts")
                 .with_unit("{alert}")
                 .with_description("Thresholds crossed, by function and kind")
+                .build(),
+            rejected: meter
+                .u64_counter("ccfn.requests.rejected")
+                .with_unit("{request}")
+                .with_description(
+                    "Requests refused before a function was invoked, by status and function",
+                )
                 .build(),
         }
     }

@@ -66,6 +66,16 @@ impl crate::record::layer::Sink for OtelSink {
     }
 }
 
+/// The event attributes of `entry`, a record written outside any
+/// invocation's span (a refused request's): made as those of the
+/// invocations' records are.
+pub(super) fn record_attributes(entry: &Entry<'_>) -> Vec<KeyValue> {
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => attributes(entry, &mut scratch),
+        Err(_) => attributes(entry, &mut Scratch::default()),
+    })
+}
+
 /// What a record's attributes are made from: every text of it (its
 /// message first) one after the other, and each field's name, what it is
 /// and where its text is.

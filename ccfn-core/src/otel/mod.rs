@@ -25,13 +25,19 @@
 //!   callback task) land in one trace, sampled alike (the ratio sampler
 //!   decides from the trace id). With a `traceparent`, the caller's
 //!   trace wins.
+//! - **One span per refused request**: a request the runtime refuses
+//!   before invoking a function (a bad signature, an unknown path...)
+//!   has a server span of its own, made as an invocation's is, with its
+//!   `request_rejected` record as an event; it is counted in
+//!   `ccfn.requests.rejected` and `http.server.request.duration`.
 //! - **A client span per external call** (`context.http()`, the email
 //!   provider, the task router), with the HTTP client attributes, and the
 //!   trace context sent upstream in `traceparent`.
 //! - **Metrics**: `faas.invocations`, `faas.invoke_duration`,
 //!   `faas.coldstarts`, `faas.mem_usage`, `http.server.request.duration`,
-//!   `http.client.request.duration` and `ccfn.alerts`, named as the
-//!   semantic conventions (v1.40.0) name them.
+//!   `http.client.request.duration`, `ccfn.alerts` and
+//!   `ccfn.requests.rejected`, named as the semantic conventions (v1.40.0)
+//!   name them where they name them.
 //!
 //! Export never blocks an invocation: finished spans wait in a bounded
 //! queue (dropped and counted when it is full) for a thread of their own,
@@ -59,7 +65,7 @@ use crate::config::Source;
 use crate::error::{Error, ErrorKind};
 #[cfg(feature = "clients")]
 use crate::observe::ObservedCall;
-use crate::observe::{Export, InvocationStart, ObservedInvocation, Observer};
+use crate::observe::{Export, InvocationStart, ObservedInvocation, Observer, Rejected};
 use pipeline::{pipeline, Pipeline, PIPELINE};
 use settings::Settings;
 
@@ -83,6 +89,10 @@ impl Observer for OtelObserver {
 
     fn alert(&self, function: &str, kind: &str) {
         pipeline::alert(function, kind);
+    }
+
+    fn rejected(&self, rejected: &Rejected<'_>) {
+        span::rejected(rejected);
     }
 
     #[cfg(feature = "clients")]

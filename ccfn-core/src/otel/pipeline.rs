@@ -105,3 +105,18 @@ pub(super) fn alert(function: &str, kind: &str) {
         );
     }
 }
+
+/// Counts a request refused before a function was invoked, by the status
+/// it was answered with and the function whose route it matched, if any.
+pub(super) fn rejected(function: Option<&'static str>, status: u16) {
+    if let Some(instruments) = instruments() {
+        let status = KeyValue::new("http.response.status_code", i64::from(status));
+        match function {
+            Some(function) => instruments.rejected.add(
+                1,
+                &scrub::metric(&[status, KeyValue::new("faas.name", function)]),
+            ),
+            None => instruments.rejected.add(1, &scrub::metric(&[status])),
+        }
+    }
+}

@@ -2,16 +2,18 @@
 //! `request_rejected` record; each with its invocation id.
 
 use std::borrow::Cow;
+use std::time::Instant;
 
 use axum::body::Body;
 use axum::extract::NestedPath;
 use axum::http::request::Parts;
-use axum::http::{header, HeaderName, HeaderValue, StatusCode};
+use axum::http::{header, HeaderName, HeaderValue, StatusCode, Version};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 use tracing::Level;
 
 use crate::function::callback::{Completion, InvocationId, Reply};
+use crate::function::event::RequestInfo;
 use crate::record::{emit_at, SPAN_NAME};
 use crate::secret::echo;
 
@@ -37,6 +39,134 @@ pub(super) fn full_path(parts: &Parts) -> Cow<'_, str> {
         "" => Cow::Borrowed(parts.uri.path()),
         prefix => Cow::Owned(format!("{prefix}{}", parts.uri.path())),
     }
+}
+
+/// What a request says of itself, as OpenTelemetry's HTTP server
+/// conventions read it: the scheme and host the client asked for (a
+/// proxy's `Forwarded` or `X-Forwarded-*` first, then the request's own
+/// URI, which on AWS Lambda is built from the event, then `Host`), the
+/// client's address (the proxy's, then the connection's peer, then the
+/// platform's source IP), the path with any nest prefix, and the
+/// function's `route`.
+pub(super) fn request_info(parts: &Parts, route: &str) -> RequestInfo {
+    let text = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
+    // A proxy chain lists the client first.
+    let first = |value: &str| value.split(',').next().unwrap_or("").trim().to_owned();
+    let forwarded = |key: &str| {
+        text("forwarded").and_then(|value| {
+            let first = value.split(',').next().unwrap_or("");
+            first.split(';').find_map(|pair| {
+                let (name, value) = pair.trim().split_once('=')?;
+                name.trim()
+                    .eq_ignore_ascii_case(key)
+                    .then(|| value.trim().trim_matches('"').to_owned())
+            })
+        })
+    };
+    let scheme = forwarded("proto")
+        .or_else(|| text("x-forwarded-proto").map(first))
+        .or_else(|| parts.uri.scheme_str().map(str::to_owned))
+        .filter(|scheme| !scheme.is_empty())
+        .map_or_else(|| "http".to_owned(), |scheme| scheme.to_ascii_lowercase());
+    let authority = forwarded("host")
+        .or_else(|| text("x-forwarded-host").map(first))
+        .or_else(|| parts.uri.authority().map(|a| a.as_str().to_owned()))
+        .or_else(|| text("host").map(str::to_owned))
+        .filter(|authority| !authority.is_empty());
+    let (host, port) = match authority.as_deref().map(split_authority) {
+        Some((host, port)) => (Some(host.to_owned()), port),
+        None => (None, None),
+    };
+    let client = forwarded("for")
+        .or_else(|| text("x-forwarded-for").map(first))
+        .map(|client| unbracket(&client).to_owned())
+        .filter(|client| !client.is_empty())
+        .or_else(|| {
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|peer| peer.0.ip().to_string())
+        })
+        .or_else(|| platform_source_ip(parts));
+    RequestInfo {
+        method: parts.method.as_str().to_owned(),
+        path: cut(&full_path(parts), MAX_PATH_BYTES),
+        route: format!("{}{route}", nest_prefix(parts)),
+        scheme: cut(&scheme, MAX_TEXT_BYTES),
+        host: host.map(|host| cut(&host, MAX_TEXT_BYTES)),
+        port,
+        client: client.map(|client| cut(&client, MAX_TEXT_BYTES)),
+        user_agent: text("user-agent").map(|agent| cut(agent, MAX_TEXT_BYTES)),
+        version: match parts.version {
+            Version::HTTP_09 => Some("0.9"),
+            Version::HTTP_10 => Some("1.0"),
+            Version::HTTP_11 => Some("1.1"),
+            Version::HTTP_2 => Some("2"),
+            Version::HTTP_3 => Some("3"),
+            _ => None,
+        },
+    }
+}
+
+/// The most of a request's path a span keeps, in bytes.
+pub(super) const MAX_PATH_BYTES: usize = 2048;
+/// The most of a request's other texts a span keeps (its user agent,
+/// host, client, scheme), in bytes: a client's header of any size must not
+/// become an attribute of every span and export of that size.
+pub(super) const MAX_TEXT_BYTES: usize = 256;
+
+/// `text`, cut at `max` bytes (on a character boundary) with an
+/// ellipsis.
+pub(super) fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// `host[:port]`, `[v6]:port` or a `Forwarded` `for`/`host` value as its
+/// host (without brackets) and port.
+pub(super) fn split_authority(authority: &str) -> (&str, Option<u16>) {
+    if let Some(bracketed) = authority.strip_prefix('[') {
+        let (host, after) = bracketed.split_once(']').unwrap_or((bracketed, ""));
+        return (host, after.strip_prefix(':').and_then(|p| p.parse().ok()));
+    }
+    match authority.rsplit_once(':') {
+        // One colon: a port; more: an IPv6 address without brackets.
+        Some((host, port)) if !host.contains(':') => (host, port.parse().ok()),
+        _ => (authority, None),
+    }
+}
+
+/// A client address as `X-Forwarded-For` or `Forwarded` write it, without
+/// the brackets (and port) of an IPv6 address.
+fn unbracket(client: &str) -> &str {
+    if client.starts_with('[') {
+        split_authority(client).0
+    } else {
+        client
+    }
+}
+
+/// The client's IP address as AWS Lambda's API Gateway event gives it.
+#[cfg(feature = "lambda")]
+fn platform_source_ip(parts: &Parts) -> Option<String> {
+    use lambda_http::request::RequestContext;
+    match parts.extensions.get::<RequestContext>()? {
+        RequestContext::ApiGatewayV2(context) => context.http.source_ip.clone(),
+        RequestContext::ApiGatewayV1(context) => context.identity.source_ip.clone(),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+#[cfg(not(feature = "lambda"))]
+fn platform_source_ip(_parts: &Parts) -> Option<String> {
+    None
 }
 
 /// A function's completion as the caller receives it: the reply, or the
@@ -97,8 +227,59 @@ pub(super) struct Rejection {
     path: String,
     status: StatusCode,
     message: String,
-    /// The call the request was about, when its parameters name one.
-    call_sid: Option<String>,
+    /// The call the request was about, when its parameters name one
+    /// (boxed, as the rejection is returned in a `Result`).
+    call_sid: Option<Box<str>>,
+    /// What the observer is told of the request: gathered only when one
+    /// is installed.
+    observed: Option<Box<Observed>>,
+}
+
+/// What a rejected request says of itself, for the observer
+/// ([`crate::observe::Rejected`]).
+#[derive(Debug)]
+struct Observed {
+    request: RequestInfo,
+    traceparent: Option<String>,
+    tracestate: Option<String>,
+    /// When the request was refused.
+    refused: Instant,
+}
+
+/// The longest trace context header kept: a `tracestate` holds at most
+/// 32 members of 256 bytes, a `traceparent` 55 bytes; a longer one is
+/// not one.
+const MAX_TRACE_HEADER_BYTES: usize = 8 * 1024;
+
+impl Observed {
+    /// What the request of `parts` says of itself; its route is that of
+    /// `function`, when it matched one (each function's route is the
+    /// literal path it is served at, so the path the router matched).
+    fn of(function: Option<&'static str>, parts: &Parts) -> Self {
+        let route = if function.is_some() {
+            parts.uri.path()
+        } else {
+            ""
+        };
+        let mut request = request_info(parts, route);
+        if function.is_none() {
+            request.route.clear();
+        }
+        let header = |name: &str| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .filter(|value| value.len() <= MAX_TRACE_HEADER_BYTES)
+                .map(str::to_owned)
+        };
+        Observed {
+            request,
+            traceparent: header("traceparent"),
+            tracestate: header("tracestate"),
+            refused: Instant::now(),
+        }
+    }
 }
 
 impl Rejection {
@@ -117,6 +298,8 @@ impl Rejection {
             status,
             message,
             call_sid: None,
+            // A load and a branch when no observer is installed.
+            observed: crate::observe::active().then(|| Box::new(Observed::of(function, parts))),
         }
     }
 
@@ -128,7 +311,7 @@ impl Rejection {
         self.call_sid = call_sids
             .next()
             .filter(|sid| is_call_sid(sid))
-            .map(str::to_owned);
+            .map(Box::from);
         self
     }
 }
@@ -149,6 +332,7 @@ impl IntoResponse for Rejection {
             status,
             message,
             call_sid,
+            observed,
         } = self;
         let id = InvocationId::new();
         let span = tracing::info_span!(
@@ -163,18 +347,44 @@ impl IntoResponse for Rejection {
         } else {
             Level::WARN
         };
-        span.in_scope(|| {
-            emit_at(
-                level,
-                &format!("request rejected: {message}"),
-                &crate::record::RequestRejected {
-                    status: status.as_u16(),
-                    method: &method,
-                    path: &path,
-                    error: &message,
+        let logged = format!("request rejected: {message}");
+        let record = crate::record::RequestRejected {
+            status: status.as_u16(),
+            method: &method,
+            path: &path,
+            error: &message,
+        };
+        span.in_scope(|| emit_at(level, &logged, &record));
+        if let (Some(observer), Some(observed)) = (crate::observe::observer(), observed) {
+            let request = &observed.request;
+            observer.rejected(&crate::observe::Rejected {
+                function,
+                invocation_id: id.as_str(),
+                call_sid: call_sid.as_deref(),
+                status: status.as_u16(),
+                traceparent: observed.traceparent.as_deref(),
+                tracestate: observed.tracestate.as_deref(),
+                request: crate::observe::ServerRequest {
+                    method: &request.method,
+                    path: &request.path,
+                    route: &request.route,
+                    scheme: &request.scheme,
+                    host: request.host.as_deref(),
+                    port: request.port,
+                    client: request.client.as_deref(),
+                    user_agent: request.user_agent.as_deref(),
+                    version: request.version,
                 },
-            );
-        });
+                elapsed: observed.refused.elapsed(),
+                level: if level == Level::ERROR {
+                    "ERROR"
+                } else {
+                    "WARN"
+                },
+                message: &logged,
+                record: &record,
+            });
+        }
         let mut response = json_response(status, &json!({ "message": message }));
         set_id(&mut response, id);
         response

@@ -11,10 +11,10 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Version};
 
-use super::answer::{nest_prefix, Rejection};
+use super::answer::{nest_prefix, request_info, Rejection};
 use super::params::{parse_form, parse_json};
 use super::state::Endpoint;
-use crate::function::event::{Entry, Event, ParamValue, RequestInfo, Text};
+use crate::function::event::{Entry, Event, ParamValue, Text};
 use crate::secret::echo;
 use crate::signature::{self, SignedBody};
 
@@ -348,134 +348,6 @@ impl Parameters {
     }
 }
 
-/// What a request says of itself, as OpenTelemetry's HTTP server
-/// conventions read it: the scheme and host the client asked for (a
-/// proxy's `Forwarded` or `X-Forwarded-*` first, then the request's own
-/// URI, which on AWS Lambda is built from the event, then `Host`), the
-/// client's address (the proxy's, then the connection's peer, then the
-/// platform's source IP), the path with any nest prefix, and the
-/// function's `route`.
-pub(super) fn request_info(parts: &Parts, route: &str) -> RequestInfo {
-    let text = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
-    // A proxy chain lists the client first.
-    let first = |value: &str| value.split(',').next().unwrap_or("").trim().to_owned();
-    let forwarded = |key: &str| {
-        text("forwarded").and_then(|value| {
-            let first = value.split(',').next().unwrap_or("");
-            first.split(';').find_map(|pair| {
-                let (name, value) = pair.trim().split_once('=')?;
-                name.trim()
-                    .eq_ignore_ascii_case(key)
-                    .then(|| value.trim().trim_matches('"').to_owned())
-            })
-        })
-    };
-    let scheme = forwarded("proto")
-        .or_else(|| text("x-forwarded-proto").map(first))
-        .or_else(|| parts.uri.scheme_str().map(str::to_owned))
-        .filter(|scheme| !scheme.is_empty())
-        .map_or_else(|| "http".to_owned(), |scheme| scheme.to_ascii_lowercase());
-    let authority = forwarded("host")
-        .or_else(|| text("x-forwarded-host").map(first))
-        .or_else(|| parts.uri.authority().map(|a| a.as_str().to_owned()))
-        .or_else(|| text("host").map(str::to_owned))
-        .filter(|authority| !authority.is_empty());
-    let (host, port) = match authority.as_deref().map(split_authority) {
-        Some((host, port)) => (Some(host.to_owned()), port),
-        None => (None, None),
-    };
-    let client = forwarded("for")
-        .or_else(|| text("x-forwarded-for").map(first))
-        .map(|client| unbracket(&client).to_owned())
-        .filter(|client| !client.is_empty())
-        .or_else(|| {
-            parts
-                .extensions
-                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map(|peer| peer.0.ip().to_string())
-        })
-        .or_else(|| platform_source_ip(parts));
-    RequestInfo {
-        method: parts.method.as_str().to_owned(),
-        path: cut(&super::answer::full_path(parts), MAX_PATH_BYTES),
-        route: format!("{}{route}", nest_prefix(parts)),
-        scheme: cut(&scheme, MAX_TEXT_BYTES),
-        host: host.map(|host| cut(&host, MAX_TEXT_BYTES)),
-        port,
-        client: client.map(|client| cut(&client, MAX_TEXT_BYTES)),
-        user_agent: text("user-agent").map(|agent| cut(agent, MAX_TEXT_BYTES)),
-        version: match parts.version {
-            Version::HTTP_09 => Some("0.9"),
-            Version::HTTP_10 => Some("1.0"),
-            Version::HTTP_11 => Some("1.1"),
-            Version::HTTP_2 => Some("2"),
-            Version::HTTP_3 => Some("3"),
-            _ => None,
-        },
-    }
-}
-
-/// The most of a request's path a span keeps, in bytes.
-const MAX_PATH_BYTES: usize = 2048;
-/// The most of a request's other texts a span keeps (its user agent,
-/// host, client, scheme), in bytes: a client's header of any size must not
-/// become an attribute of every span and export of that size.
-const MAX_TEXT_BYTES: usize = 256;
-
-/// `text`, cut at `max` bytes (on a character boundary) with an
-/// ellipsis.
-fn cut(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
-}
-
-/// `host[:port]`, `[v6]:port` or a `Forwarded` `for`/`host` value as its
-/// host (without brackets) and port.
-fn split_authority(authority: &str) -> (&str, Option<u16>) {
-    if let Some(bracketed) = authority.strip_prefix('[') {
-        let (host, after) = bracketed.split_once(']').unwrap_or((bracketed, ""));
-        return (host, after.strip_prefix(':').and_then(|p| p.parse().ok()));
-    }
-    match authority.rsplit_once(':') {
-        // One colon: a port; more: an IPv6 address without brackets.
-        Some((host, port)) if !host.contains(':') => (host, port.parse().ok()),
-        _ => (authority, None),
-    }
-}
-
-/// A client address as `X-Forwarded-For` or `Forwarded` write it, without
-/// the brackets (and port) of an IPv6 address.
-fn unbracket(client: &str) -> &str {
-    if client.starts_with('[') {
-        split_authority(client).0
-    } else {
-        client
-    }
-}
-
-/// The client's IP address as AWS Lambda's API Gateway event gives it.
-#[cfg(feature = "lambda")]
-fn platform_source_ip(parts: &Parts) -> Option<String> {
-    use lambda_http::request::RequestContext;
-    match parts.extensions.get::<RequestContext>()? {
-        RequestContext::ApiGatewayV2(context) => context.http.source_ip.clone(),
-        RequestContext::ApiGatewayV1(context) => context.identity.source_ip.clone(),
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }
-}
-
-#[cfg(not(feature = "lambda"))]
-fn platform_source_ip(_parts: &Parts) -> Option<String> {
-    None
-}
-
 /// Which parser the body takes; an error names the media type that
 /// cannot be read.
 fn body_kind(headers: &HeaderMap) -> Result<BodyKind, String> {
@@ -597,7 +469,9 @@ fn signed_url(public_url: Option<&str>, parts: &Parts) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::answer::{cut, split_authority, MAX_PATH_BYTES, MAX_TEXT_BYTES};
     use super::*;
+    use crate::function::event::RequestInfo;
 
     /// A body sent as `chunks`, one frame each.
     fn chunked(chunks: &[&'static [u8]]) -> Body {

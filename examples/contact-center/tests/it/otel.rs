@@ -10,6 +10,8 @@
 //! - The metrics count invocations by function and outcome.
 //! - No secret reaches the collector.
 //! - An unreachable collector costs one `telemetry` record a minute.
+//! - A request refused before any function runs (a bad signature, an
+//!   unknown path) has a server span of its own and is counted.
 
 use std::time::Duration;
 
@@ -881,4 +883,381 @@ async fn spans_and_metrics_follow_the_http_semantic_conventions() {
             "{name} was not exported: {checked:?}"
         );
     }
+}
+
+/// Sends `method` to `path` unsigned, with `body` (a form) and `headers`;
+/// the status and the invocation id.
+async fn unsigned(
+    server: &Server,
+    method: &str,
+    path: &str,
+    body: &str,
+    headers: &[(&str, &str)],
+) -> (u16, String) {
+    ccfn_core::http::install_crypto_provider();
+    let mut request = reqwest::Client::new()
+        .request(method.parse().unwrap(), server.url(path))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body.to_owned());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let id = response.headers()["x-ccfn-invocation-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    (response.status().as_u16(), id)
+}
+
+/// The auth token the servers refusing requests check signatures with:
+/// sent back in a query parameter, a form value, a path and a
+/// `User-Agent`, it reaches no export.
+const REFUSED_AUTH: &str = "canary-otel-refused-auth-7e3a";
+
+/// A request the runtime refuses before invoking a function has a server
+/// span of its own, named and attributed as an invocation's, continuing
+/// the caller's `traceparent` (else the call's trace), its
+/// `request_rejected` record as an event, a 4xx leaving the status unset;
+/// it is counted by status in `ccfn.requests.rejected` and in
+/// `http.server.request.duration`. The auth token it carries reaches no
+/// span, event or metric.
+#[tokio::test]
+async fn a_refused_request_has_a_server_span_and_is_counted() {
+    const UNSIGNED_TRACE: &str = "5bf92f3577b34da6a3ce929d0e0e4737";
+    const UNSIGNED_SPAN: &str = "10f067aa0ba902b8";
+    const UNKNOWN_TRACE: &str = "6bf92f3577b34da6a3ce929d0e0e4738";
+    const UNKNOWN_SPAN: &str = "20f067aa0ba902b9";
+    let collector = FakeCollector::start().await;
+    let endpoint = collector.url();
+    let server = Server::start(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
+        ("AUTH_TOKEN", REFUSED_AUTH),
+        ("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+    ])
+    .await;
+    let port: u16 = server.addr.rsplit(':').next().unwrap().parse().unwrap();
+    let agent = format!("agent/{REFUSED_AUTH}");
+    let body = format!("{}&Note={REFUSED_AUTH}", voice(CALL_SID));
+
+    // Unsigned, to a protected function: 403, in the caller's trace.
+    let path = format!("{WAIT_URL}?token={REFUSED_AUTH}");
+    let traceparent = format!("00-{UNSIGNED_TRACE}-{UNSIGNED_SPAN}-01");
+    let (status, unsigned_id) = unsigned(
+        &server,
+        "POST",
+        &path,
+        &body,
+        &[("traceparent", &traceparent), ("user-agent", &agent)],
+    )
+    .await;
+    assert_eq!(status, 403);
+    // Signed with another token, no `traceparent`: the call's trace.
+    let (status, forged_id) = signed(
+        &server,
+        "not-the-auth-token",
+        WAIT_URL,
+        &[("CallSid", CALL_SID), ("From", "+15551230000")],
+        &[],
+    )
+    .await;
+    assert_eq!(status, 403);
+    // A path that names no function: 404.
+    let unknown = format!("/features/none/{REFUSED_AUTH}?token={REFUSED_AUTH}");
+    let traceparent = format!("00-{UNKNOWN_TRACE}-{UNKNOWN_SPAN}-01");
+    let (status, unknown_id) = unsigned(
+        &server,
+        "POST",
+        &unknown,
+        &body,
+        &[("traceparent", &traceparent), ("user-agent", &agent)],
+    )
+    .await;
+    assert_eq!(status, 404);
+
+    collector
+        .wait_until(Duration::from_secs(20), |spans, _| {
+            spans.iter().filter(|s| s.kind == "server").count() >= 3
+        })
+        .await;
+    let log = server.stop().await;
+    collector
+        .wait_until(Duration::from_secs(10), |_, metrics| {
+            metrics.iter().any(|m| m.name == "ccfn.requests.rejected")
+        })
+        .await;
+    let spans = collector.spans();
+    let metrics = collector.metrics();
+    assert_eq!(
+        spans.iter().filter(|s| s.kind == "server").count(),
+        3,
+        "one span per refused request: {spans:#?}"
+    );
+
+    // The 403s: named after the function whose route they matched.
+    let unsigned_span = invocation(&spans, &unsigned_id);
+    assert_eq!(unsigned_span.name, "wait-experience");
+    assert_eq!(unsigned_span.trace_id, UNSIGNED_TRACE);
+    assert_eq!(unsigned_span.parent_span_id, UNSIGNED_SPAN);
+    for (key, value) in [
+        ("faas.trigger", json!("http")),
+        ("faas.name", json!("wait-experience")),
+        ("faas.invocation_id", json!(unsigned_id)),
+        ("http.request.method", json!("POST")),
+        ("http.route", json!(WAIT_URL)),
+        ("url.path", json!(WAIT_URL)),
+        ("url.scheme", json!("http")),
+        ("server.address", json!("127.0.0.1")),
+        ("server.port", json!(port)),
+        ("client.address", json!("127.0.0.1")),
+        ("user_agent.original", json!("agent/[REDACTED]")),
+        ("network.protocol.version", json!("1.1")),
+        ("http.response.status_code", json!(403)),
+        ("ccfn.call_sid", json!(CALL_SID)),
+    ] {
+        assert_eq!(
+            unsigned_span.attributes.get(key),
+            Some(&value),
+            "{key}: {unsigned_span:#?}"
+        );
+    }
+    // A 4xx on a server: no error, as the conventions say.
+    assert!(!unsigned_span.attributes.contains_key("error.type"));
+    assert_eq!(unsigned_span.status, "unset");
+    assert_eq!(event_names(unsigned_span), ["request_rejected"]);
+    let event = &unsigned_span.events[0].attributes;
+    assert_eq!(event["level"], json!("WARN"));
+    assert_eq!(event["status"], json!(403));
+    assert_eq!(event["method"], json!("POST"));
+    assert_eq!(event["path"], json!(WAIT_URL));
+    assert!(
+        event["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("request rejected: "),
+        "{event:#?}"
+    );
+    let forged_span = invocation(&spans, &forged_id);
+    assert_eq!(forged_span.trace_id, CALL_TRACE, "the call's trace");
+    assert_eq!(forged_span.parent_span_id, "");
+    assert_eq!(
+        forged_span.attributes["http.response.status_code"],
+        json!(403)
+    );
+
+    // The 404: no function, no route; named after its method.
+    let unknown_span = invocation(&spans, &unknown_id);
+    assert_eq!(unknown_span.name, "POST");
+    assert_eq!(unknown_span.trace_id, UNKNOWN_TRACE);
+    assert_eq!(unknown_span.parent_span_id, UNKNOWN_SPAN);
+    assert_eq!(
+        unknown_span.attributes["url.path"],
+        json!("/features/none/[REDACTED]")
+    );
+    assert_eq!(
+        unknown_span.attributes["http.response.status_code"],
+        json!(404)
+    );
+    for absent in ["faas.name", "http.route", "error.type", "ccfn.call_sid"] {
+        assert!(
+            !unknown_span.attributes.contains_key(absent),
+            "{absent}: {unknown_span:#?}"
+        );
+    }
+    assert_eq!(unknown_span.status, "unset");
+    assert_eq!(event_names(unknown_span), ["request_rejected"]);
+    assert_eq!(unknown_span.events[0].attributes["status"], json!(404));
+
+    // Each span carries the invocation id its answer and its record do.
+    for id in [&unsigned_id, &forged_id, &unknown_id] {
+        let records = log.of(id);
+        assert_eq!(records.len(), 1, "{records:#?}");
+        assert_eq!(records[0]["step"], json!("request_rejected"));
+    }
+
+    // Counted by status, and by function when one's route matched.
+    let rejected = |status: i64, function: Option<&str>| -> f64 {
+        metrics
+            .iter()
+            .filter(|m| {
+                m.name == "ccfn.requests.rejected"
+                    && m.attributes["http.response.status_code"] == json!(status)
+                    && m.attributes.get("faas.name") == function.map(|f| json!(f)).as_ref()
+            })
+            .map(|m| m.value)
+            .sum()
+    };
+    assert!(
+        (rejected(403, Some("wait-experience")) - 2.0).abs() < f64::EPSILON,
+        "{metrics:#?}"
+    );
+    assert!(
+        (rejected(404, None) - 1.0).abs() < f64::EPSILON,
+        "{metrics:#?}"
+    );
+    let counter = metrics
+        .iter()
+        .find(|m| m.name == "ccfn.requests.rejected")
+        .unwrap();
+    assert_eq!(counter.unit, "{request}");
+    assert!(counter.kind == "sum" && counter.monotonic, "{counter:#?}");
+    // And in the conventions' server duration, as any request is.
+    let durations = |status: i64| -> Vec<_> {
+        metrics
+            .iter()
+            .filter(|m| {
+                m.name == "http.server.request.duration"
+                    && m.attributes["http.response.status_code"] == json!(status)
+            })
+            .collect()
+    };
+    let forbidden = durations(403);
+    assert_eq!(forbidden.iter().map(|m| m.count).sum::<u64>(), 2);
+    assert_eq!(forbidden[0].attributes["http.route"], json!(WAIT_URL));
+    let not_found = durations(404);
+    assert_eq!(not_found.iter().map(|m| m.count).sum::<u64>(), 1);
+    assert!(!not_found[0].attributes.contains_key("http.route"));
+    assert!(metrics.iter().all(|m| m.name != "faas.invocations"));
+
+    // Every attribute the conventions', and the auth token nowhere.
+    for span in &spans {
+        assert_registered(&span.attributes, &format!("span {}", span.name));
+    }
+    for point in &metrics {
+        assert_registered(&point.attributes, &point.name);
+    }
+    for text in collector.decoded() {
+        assert!(!text.contains(REFUSED_AUTH), "{text}");
+    }
+    for body in collector.requests().iter().map(|r| r.body().to_vec()) {
+        assert!(
+            !body
+                .windows(REFUSED_AUTH.len())
+                .any(|w| w == REFUSED_AUTH.as_bytes()),
+            "the auth token reached the collector"
+        );
+    }
+    let values = spans
+        .iter()
+        .flat_map(|span| {
+            std::iter::once(&span.attributes)
+                .chain(span.events.iter().map(|event| &event.attributes))
+                .flat_map(|attributes| attributes.values().map(Value::to_string))
+                .chain([span.status_message.clone(), span.name.clone()])
+        })
+        .chain(
+            metrics
+                .iter()
+                .flat_map(|point| point.attributes.values().map(Value::to_string)),
+        );
+    for value in values {
+        assert!(!value.contains(REFUSED_AUTH), "{value}");
+    }
+    log.assert_no_secret(REFUSED_AUTH);
+}
+
+/// With export off (`OTEL_SDK_DISABLED`, an endpoint set), a refused
+/// request is refused and logged as ever, and nothing is exported.
+#[tokio::test]
+async fn nothing_is_exported_for_a_refused_request_when_export_is_off() {
+    let collector = FakeCollector::start().await;
+    let endpoint = collector.url();
+    let server = Server::start(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+        ("OTEL_SDK_DISABLED", "true"),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+        ("AUTH_TOKEN", REFUSED_AUTH),
+        ("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+    ])
+    .await;
+    let traceparent = format!("00-{CALLER_TRACE}-{CALLER_SPAN}-01");
+    let headers = [("traceparent", traceparent.as_str())];
+    let (status, _) = unsigned(&server, "POST", WAIT_URL, &voice(CALL_SID), &headers).await;
+    assert_eq!(status, 403);
+    let (status, _) = unsigned(&server, "GET", "/features/none/here", "", &headers).await;
+    assert_eq!(status, 404);
+    let log = server.stop().await;
+    assert_eq!(log.all("request_rejected").len(), 2);
+    assert!(
+        collector.requests().is_empty(),
+        "{:#?}",
+        collector.decoded()
+    );
+}
+
+/// A 5xx refusal (the server shutting down past its grace, an invocation
+/// still waiting on the task router) is an error: its span has
+/// `error.type` and an error status with the rejection's message, its
+/// event is at `ERROR`, and it is counted with its status.
+#[tokio::test]
+async fn a_refusal_while_shutting_down_is_an_error_span() {
+    let (collector, router, mut server) =
+        exporting_with_a_task_router(&[("CCFN_SHUTDOWN_GRACE_MS", "300")]).await;
+    router.delay(Duration::from_secs(5));
+    ccfn_core::http::install_crypto_provider();
+    let request = reqwest::Client::new()
+        .post(server.url(&format!("{WAIT_URL}?mode=callback")))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(voice(CALL_SID))
+        .send();
+    let answer = tokio::spawn(request);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while router.requests().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no call reached the task router"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.terminate();
+    let answer = answer.await.unwrap().unwrap();
+    assert_eq!(answer.status().as_u16(), 503);
+    let id = answer.headers()["x-ccfn-invocation-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let status = server.exit(Duration::from_secs(10)).await;
+    assert!(status.success(), "{status}");
+    collector
+        .wait_until(Duration::from_secs(10), |spans, metrics| {
+            spans
+                .iter()
+                .any(|s| s.attributes.get("faas.invocation_id") == Some(&json!(id)))
+                && metrics.iter().any(|m| m.name == "ccfn.requests.rejected")
+        })
+        .await;
+    let spans = collector.spans();
+    let span = invocation(&spans, &id);
+    assert_eq!(span.name, "wait-experience");
+    assert_eq!(span.attributes["faas.name"], json!("wait-experience"));
+    assert_eq!(span.attributes["http.route"], json!(WAIT_URL));
+    assert_eq!(span.attributes["http.response.status_code"], json!(503));
+    assert_eq!(span.attributes["error.type"], json!("503"));
+    assert_eq!(span.status, "error");
+    assert_eq!(span.status_message, "the server is shutting down");
+    // No `traceparent`, and a shutdown's refusal names no call: a root.
+    assert_eq!(span.parent_span_id, "");
+    assert_eq!(event_names(span), ["request_rejected"]);
+    assert_eq!(span.events[0].attributes["level"], json!("ERROR"));
+    let metrics = collector.metrics();
+    let counted: f64 = metrics
+        .iter()
+        .filter(|m| {
+            m.name == "ccfn.requests.rejected"
+                && m.attributes["http.response.status_code"] == json!(503)
+                && m.attributes.get("faas.name") == Some(&json!("wait-experience"))
+        })
+        .map(|m| m.value)
+        .sum();
+    assert!((counted - 1.0).abs() < f64::EPSILON, "{metrics:#?}");
+    let duration = metrics
+        .iter()
+        .find(|m| {
+            m.name == "http.server.request.duration"
+                && m.attributes["http.response.status_code"] == json!(503)
+        })
+        .unwrap_or_else(|| panic!("{metrics:#?}"));
+    assert_eq!(duration.attributes["error.type"], json!("503"));
 }
