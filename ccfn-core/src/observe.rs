@@ -134,6 +134,7 @@ pub(crate) trait Observer: Send + Sync + 'static {
     /// The runtime refused a request before invoking a function: what
     /// the observer makes of it (its own span and counts), once, as the
     /// answer is made.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
     fn rejected(&self, rejected: &Rejected<'_>) {
         let _ = rejected;
     }
