@@ -150,6 +150,23 @@ pub(crate) struct RequestInfo {
     pub(crate) version: Option<&'static str>,
 }
 
+impl RequestInfo {
+    /// The request as an observer takes it.
+    pub(crate) fn server(&self) -> crate::observe::ServerRequest<'_> {
+        crate::observe::ServerRequest {
+            method: &self.method,
+            path: &self.path,
+            route: &self.route,
+            scheme: &self.scheme,
+            host: self.host.as_deref(),
+            port: self.port,
+            client: self.client.as_deref(),
+            user_agent: self.user_agent.as_deref(),
+            version: self.version,
+        }
+    }
+}
+
 /// An event's parameters and headers, and the text they are read in.
 #[derive(Clone, Default)]
 struct Data {
@@ -671,17 +688,7 @@ impl Event {
 
     /// The request, as the observer of the invocation takes it.
     pub(crate) fn server_request(&self) -> Option<crate::observe::ServerRequest<'_>> {
-        self.request().map(|request| crate::observe::ServerRequest {
-            method: &request.method,
-            path: &request.path,
-            route: &request.route,
-            scheme: &request.scheme,
-            host: request.host.as_deref(),
-            port: request.port,
-            client: request.client.as_deref(),
-            user_agent: request.user_agent.as_deref(),
-            version: request.version,
-        })
+        self.request().map(RequestInfo::server)
     }
 
     /// The event as logged: a JSON object, repeated keys as arrays, the

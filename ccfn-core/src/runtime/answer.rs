@@ -364,17 +364,7 @@ impl IntoResponse for Rejection {
                 status: status.as_u16(),
                 traceparent: observed.traceparent.as_deref(),
                 tracestate: observed.tracestate.as_deref(),
-                request: crate::observe::ServerRequest {
-                    method: &request.method,
-                    path: &request.path,
-                    route: &request.route,
-                    scheme: &request.scheme,
-                    host: request.host.as_deref(),
-                    port: request.port,
-                    client: request.client.as_deref(),
-                    user_agent: request.user_agent.as_deref(),
-                    version: request.version,
-                },
+                request: request.server(),
                 elapsed: observed.refused.elapsed(),
                 level: if level == Level::ERROR {
                     "ERROR"

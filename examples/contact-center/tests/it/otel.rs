@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-use ccfn_support::fake_collector::{FakeCollector, Span};
+use ccfn_support::fake_collector::{FakeCollector, MetricPoint, Span};
 use ccfn_testkit::fake_task_router::FakeTaskRouter;
 use example_contact_center::WAIT_URL;
 use serde_json::{json, Value};
@@ -96,6 +96,25 @@ async fn exporting_with_a_task_router(
     settings.extend_from_slice(extra);
     let server = Server::start(&settings).await;
     (collector, router, server)
+}
+
+/// Every text the collector received: each attribute of every span,
+/// span event and data point, and each span's name and status message.
+fn exported_values(spans: &[Span], metrics: &[MetricPoint]) -> Vec<String> {
+    spans
+        .iter()
+        .flat_map(|span| {
+            std::iter::once(&span.attributes)
+                .chain(span.events.iter().map(|event| &event.attributes))
+                .flat_map(|attributes| attributes.values().map(Value::to_string))
+                .chain([span.status_message.clone(), span.name.clone()])
+        })
+        .chain(
+            metrics
+                .iter()
+                .flat_map(|point| point.attributes.values().map(Value::to_string)),
+        )
+        .collect()
 }
 
 #[tokio::test]
@@ -674,19 +693,7 @@ async fn no_canary_reaches_the_collector() {
     // Every attribute of every span, event and data point, one by one.
     let spans = collector.spans();
     let metrics = collector.metrics();
-    let values = spans
-        .iter()
-        .flat_map(|span| {
-            std::iter::once(&span.attributes)
-                .chain(span.events.iter().map(|event| &event.attributes))
-                .flat_map(|attributes| attributes.values().map(Value::to_string))
-                .chain([span.status_message.clone(), span.name.clone()])
-        })
-        .chain(
-            metrics
-                .iter()
-                .flat_map(|point| point.attributes.values().map(Value::to_string)),
-        );
+    let values = exported_values(&spans, &metrics);
     let mut seen = 0;
     for value in values {
         seen += 1;
@@ -1139,19 +1146,7 @@ async fn a_refused_request_has_a_server_span_and_is_counted() {
             "the auth token reached the collector"
         );
     }
-    let values = spans
-        .iter()
-        .flat_map(|span| {
-            std::iter::once(&span.attributes)
-                .chain(span.events.iter().map(|event| &event.attributes))
-                .flat_map(|attributes| attributes.values().map(Value::to_string))
-                .chain([span.status_message.clone(), span.name.clone()])
-        })
-        .chain(
-            metrics
-                .iter()
-                .flat_map(|point| point.attributes.values().map(Value::to_string)),
-        );
+    let values = exported_values(&spans, &metrics);
     for value in values {
         assert!(!value.contains(REFUSED_AUTH), "{value}");
     }
