@@ -276,24 +276,26 @@ struct Printer {
     printed: usize,
     /// The inspector's transcript URL; `None` once it refused one.
     inspector: Option<Url>,
-    /// Whether the inspector took the transcript.
-    shown: bool,
+    /// The inspector's page of the call, said once the inspector took
+    /// the transcript for the first time.
+    page: Option<String>,
     client: reqwest::Client,
 }
 
 impl Printer {
-    fn new(base: &Url, call_sid: &str) -> Printer {
+    /// A printer of the call `call_sid` to the runtime at `base`, whose
+    /// inspector is reached through `client` (the call's own).
+    fn new(base: &Url, call_sid: &str, client: reqwest::Client) -> Printer {
+        let page = base
+            .join(&format!("__ccfn/inspector/calls/{call_sid}"))
+            .ok();
         Printer {
             printed: 0,
-            inspector: base
-                .join(&format!("__ccfn/inspector/calls/{call_sid}/transcript"))
-                .ok(),
-            shown: false,
-            client: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .timeout(INSPECTOR_TIMEOUT)
-                .build()
-                .unwrap_or_default(),
+            inspector: page
+                .as_ref()
+                .and_then(|page| page.join(&format!("{call_sid}/transcript")).ok()),
+            page: page.map(|page| page.to_string()),
+            client,
         }
     }
 
@@ -309,13 +311,17 @@ impl Printer {
             let taken = self
                 .client
                 .put(url)
+                .timeout(INSPECTOR_TIMEOUT)
                 .header("content-type", "application/json")
                 .body(body.to_string())
                 .send()
                 .await
                 .is_ok_and(|response| response.status().as_u16() == 204);
             if taken {
-                self.shown = true;
+                // Said at once: the page follows the call as it goes.
+                if let Some(page) = self.page.take() {
+                    terminal::say(" call", &format!("the inspector shows this call: {page}"));
+                }
             } else {
                 // Not served (production mode, an older runtime): the
                 // call goes on without it.
@@ -371,7 +377,7 @@ fn call(args: &CallArgs) -> Result<ExitCode, Problem> {
     let outcome = runtime.block_on(async {
         let mut call = Call::new(Target::Url(base.clone()))
             .await
-            .client(client)
+            .client(client.clone())
             .call_sid(&call_sid)
             .from(&args.from)
             .to(&args.to)
@@ -391,19 +397,13 @@ fn call(args: &CallArgs) -> Result<ExitCode, Problem> {
             }
             call = call.status_callback(callback);
         }
-        let mut printer = Printer::new(&base, &call_sid);
+        let mut printer = Printer::new(&base, &call_sid, client);
         call.dial(&path).await;
         printer.update(&call).await?;
         let outcome = match &script {
             Some(steps) => scripted(&mut call, &mut printer, steps).await?,
             None => interactive(&mut call, &mut printer).await?,
         };
-        if printer.shown {
-            let page = base
-                .join(&format!("__ccfn/inspector/calls/{call_sid}"))
-                .map_or_else(|_| String::new(), |u| u.to_string());
-            terminal::say(" call", &format!("the inspector shows this call: {page}"));
-        }
         Ok(outcome)
     })?;
     Ok(match outcome {
