@@ -36,20 +36,7 @@ const CALLER_SPAN: &str = "00f067aa0ba902b7";
 /// Posts `body` to `path` with `headers`; the status and the invocation
 /// id the server answered with.
 async fn post(server: &Server, path: &str, body: &str, headers: &[(&str, &str)]) -> (u16, String) {
-    ccfn_core::http::install_crypto_provider();
-    let mut request = reqwest::Client::new()
-        .post(server.url(path))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(body.to_owned());
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response = request.send().await.unwrap();
-    let id = response.headers()["x-ccfn-invocation-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    (response.status().as_u16(), id)
+    unsigned(server, "POST", path, body, headers).await
 }
 
 fn voice(call_sid: &str) -> String {
