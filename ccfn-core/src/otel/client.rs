@@ -40,7 +40,11 @@ impl ClientSpan {
             attributes.push(KeyValue::new("server.port", i64::from(port)));
         }
         let parent = if scope::in_invocation() {
-            scope::with_current(|invocation| invocation.observed::<Context>())
+            scope::with_current(|invocation| {
+                invocation
+                    .observed_ref::<std::sync::Arc<super::span::ServerSpan>>()
+                    .map(|span| span.cx.clone())
+            })
         } else {
             None
         };

@@ -22,15 +22,32 @@ use opentelemetry_sdk::trace::SpanData;
 use opentelemetry_sdk::Resource;
 
 /// Protobuf wire types.
-const VARINT: u8 = 0;
-const FIXED64: u8 = 1;
-const LEN: u8 = 2;
-const FIXED32: u8 = 5;
+pub(super) const VARINT: u8 = 0;
+pub(super) const FIXED64: u8 = 1;
+pub(super) const LEN: u8 = 2;
+pub(super) const FIXED32: u8 = 5;
 
 /// OTLP's span flags: the parent's remoteness is known, and whether it
 /// is remote.
 const CONTEXT_HAS_IS_REMOTE: u32 = 0x100;
 const CONTEXT_IS_REMOTE: u32 = 0x200;
+
+/// A finished span, as it waits for its export.
+#[derive(Debug)]
+pub(super) enum Finished {
+    /// A span the SDK's tracer made: an external call's.
+    Sdk(Box<SpanData>),
+    /// A server span (an invocation's, a refused request's) written where
+    /// it ended, scrubbed already: its `Span` message's content, in the
+    /// scope [`scope`] names.
+    Written(Vec<u8>),
+}
+
+/// The instrumentation scope of ccfn's spans: the tracer's, and that of
+/// every [`Finished::Written`] span.
+pub(super) fn scope() -> InstrumentationScope {
+    InstrumentationScope::builder("ccfn").build()
+}
 
 /// The body of trace exports: the resource written once, then a
 /// batch's spans each time.
@@ -39,6 +56,8 @@ pub(super) struct Encoder {
     resource: Vec<u8>,
     /// The resource's schema URL, if any.
     schema_url: Option<String>,
+    /// The scope of written spans.
+    ccfn: InstrumentationScope,
 }
 
 impl Encoder {
@@ -53,11 +72,19 @@ impl Encoder {
         Encoder {
             resource: bytes,
             schema_url: resource.schema_url().map(str::to_owned),
+            ccfn: scope(),
+        }
+    }
+
+    fn scope_of<'a>(&'a self, span: &'a Finished) -> &'a InstrumentationScope {
+        match span {
+            Finished::Sdk(span) => &span.instrumentation_scope,
+            Finished::Written(_) => &self.ccfn,
         }
     }
 
     /// Writes the export of `spans` into `out` (emptied first).
-    pub(super) fn encode(&self, spans: &[SpanData], out: &mut Vec<u8>) {
+    pub(super) fn encode(&self, spans: &[Finished], out: &mut Vec<u8>) {
         out.clear();
         out.reserve(spans.len() * 1024);
         if spans.is_empty() {
@@ -69,17 +96,25 @@ impl Encoder {
             // Spans by scope, scopes in the order they first appear.
             let mut scopes: Vec<&InstrumentationScope> = Vec::new();
             for span in spans {
-                if !scopes.contains(&&span.instrumentation_scope) {
-                    scopes.push(&span.instrumentation_scope);
+                let scope = self.scope_of(span);
+                if !scopes.contains(&scope) {
+                    scopes.push(scope);
                 }
             }
             for scope in scopes {
                 message(out, 2, |out| {
                     message(out, 1, |out| instrumentation_scope(out, scope));
                     let mut texts = String::new();
-                    for span in spans.iter().filter(|s| s.instrumentation_scope == *scope) {
-                        let scrub = !clean(span, &mut texts);
-                        message(out, 2, |out| write_span(out, span, scrub));
+                    for span in spans.iter().filter(|s| self.scope_of(s) == scope) {
+                        match span {
+                            Finished::Sdk(span) => {
+                                let scrub = !clean(span, &mut texts);
+                                message(out, 2, |out| write_span(out, span, scrub));
+                            }
+                            Finished::Written(span) => {
+                                message(out, 2, |out| out.extend_from_slice(span));
+                            }
+                        }
                     }
                     string(out, 3, scope.schema_url().unwrap_or_default());
                 });
@@ -216,43 +251,54 @@ fn write_span(out: &mut Vec<u8>, span: &SpanData, scrub: bool) {
 /// An attribute of a span or event: its texts scrubbed when `scrub`. A
 /// single value's lengths are known before it is written: written
 /// straight, with no length to put in afterwards.
-fn attribute_message(out: &mut Vec<u8>, field: u32, attribute: &KeyValue, scrub: bool) {
+pub(super) fn attribute_message(out: &mut Vec<u8>, field: u32, attribute: &KeyValue, scrub: bool) {
     let key = attribute.key.as_str();
     match &attribute.value {
-        Value::String(text) => {
-            let text = shown(text.as_str(), scrub);
-            key_value_head(
-                out,
-                field,
-                key,
-                1 + varint_len(text.len() as u64) + text.len(),
-            );
-            tag(out, 1, LEN);
-            varint(out, text.len() as u64);
-            out.extend_from_slice(text.as_bytes());
-        }
-        Value::Bool(b) => {
-            key_value_head(out, field, key, 2);
-            tag(out, 2, VARINT);
-            out.push(u8::from(*b));
-        }
-        Value::I64(n) => {
-            key_value_head(out, field, key, 1 + varint_len(*n as u64));
-            tag(out, 3, VARINT);
-            varint(out, *n as u64);
-        }
-        Value::F64(n) => {
-            key_value_head(out, field, key, 9);
-            tag(out, 4, FIXED64);
-            out.extend_from_slice(&n.to_bits().to_le_bytes());
-        }
+        Value::String(text) => text_attribute(out, field, key, &shown(text.as_str(), scrub)),
+        Value::Bool(b) => bool_attribute(out, field, key, *b),
+        Value::I64(n) => i64_attribute(out, field, key, *n),
+        Value::F64(n) => f64_attribute(out, field, key, *n),
         value => message(out, field, |out| key_value(out, key, value, scrub)),
     }
 }
 
+/// A `KeyValue` field `field` of text `text`, written as it is.
+pub(super) fn text_attribute(out: &mut Vec<u8>, field: u32, key: &str, text: &str) {
+    key_value_head(
+        out,
+        field,
+        key,
+        1 + varint_len(text.len() as u64) + text.len(),
+    );
+    tag(out, 1, LEN);
+    varint(out, text.len() as u64);
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// A `KeyValue` field `field` of a boolean.
+pub(super) fn bool_attribute(out: &mut Vec<u8>, field: u32, key: &str, value: bool) {
+    key_value_head(out, field, key, 2);
+    tag(out, 2, VARINT);
+    out.push(u8::from(value));
+}
+
+/// A `KeyValue` field `field` of a whole number.
+pub(super) fn i64_attribute(out: &mut Vec<u8>, field: u32, key: &str, value: i64) {
+    key_value_head(out, field, key, 1 + varint_len(value as u64));
+    tag(out, 3, VARINT);
+    varint(out, value as u64);
+}
+
+/// A `KeyValue` field `field` of a number with a fraction.
+pub(super) fn f64_attribute(out: &mut Vec<u8>, field: u32, key: &str, value: f64) {
+    key_value_head(out, field, key, 9);
+    tag(out, 4, FIXED64);
+    out.extend_from_slice(&value.to_bits().to_le_bytes());
+}
+
 /// The start of a `KeyValue` message field whose `AnyValue` has
 /// `value_len` bytes: all of it but that value's content.
-fn key_value_head(out: &mut Vec<u8>, field: u32, key: &str, value_len: usize) {
+pub(super) fn key_value_head(out: &mut Vec<u8>, field: u32, key: &str, value_len: usize) {
     let key_len = if key.is_empty() {
         0
     } else {
@@ -280,7 +326,7 @@ fn key_value_head(out: &mut Vec<u8>, field: u32, key: &str, value_len: usize) {
 }
 
 /// How many bytes `value` takes as a varint.
-fn varint_len(value: u64) -> usize {
+pub(super) fn varint_len(value: u64) -> usize {
     let bits = u64::BITS - (value | 1).leading_zeros();
     bits.div_ceil(7) as usize
 }
@@ -353,18 +399,18 @@ fn shown(text: &str, scrub: bool) -> Cow<'_, str> {
     }
 }
 
-fn nanos(time: SystemTime) -> u64 {
+pub(super) fn nanos(time: SystemTime) -> u64 {
     time.duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
 #[inline]
-fn tag(out: &mut Vec<u8>, field: u32, wire: u8) {
+pub(super) fn tag(out: &mut Vec<u8>, field: u32, wire: u8) {
     varint(out, (u64::from(field) << 3) | u64::from(wire));
 }
 
 #[inline]
-fn varint(out: &mut Vec<u8>, value: u64) {
+pub(super) fn varint(out: &mut Vec<u8>, value: u64) {
     if value < 0x80 {
         out.push(value as u8);
     } else {
@@ -388,21 +434,21 @@ fn varint_into(bytes: &mut [u8; 10], mut value: u64) -> usize {
 }
 
 /// A varint field, left out at zero as protobuf leaves out defaults.
-fn varint_field(out: &mut Vec<u8>, field: u32, value: u64) {
+pub(super) fn varint_field(out: &mut Vec<u8>, field: u32, value: u64) {
     if value != 0 {
         tag(out, field, VARINT);
         varint(out, value);
     }
 }
 
-fn fixed64(out: &mut Vec<u8>, field: u32, value: u64) {
+pub(super) fn fixed64(out: &mut Vec<u8>, field: u32, value: u64) {
     if value != 0 {
         tag(out, field, FIXED64);
         out.extend_from_slice(&value.to_le_bytes());
     }
 }
 
-fn fixed32(out: &mut Vec<u8>, field: u32, value: u32) {
+pub(super) fn fixed32(out: &mut Vec<u8>, field: u32, value: u32) {
     if value != 0 {
         tag(out, field, FIXED32);
         out.extend_from_slice(&value.to_le_bytes());
@@ -410,12 +456,12 @@ fn fixed32(out: &mut Vec<u8>, field: u32, value: u32) {
 }
 
 /// A string field, left out when empty.
-fn string(out: &mut Vec<u8>, field: u32, value: &str) {
+pub(super) fn string(out: &mut Vec<u8>, field: u32, value: &str) {
     bytes(out, field, value.as_bytes());
 }
 
 /// A bytes field, left out when empty.
-fn bytes(out: &mut Vec<u8>, field: u32, value: &[u8]) {
+pub(super) fn bytes(out: &mut Vec<u8>, field: u32, value: &[u8]) {
     if !value.is_empty() {
         tag(out, field, LEN);
         varint(out, value.len() as u64);
@@ -425,7 +471,7 @@ fn bytes(out: &mut Vec<u8>, field: u32, value: &[u8]) {
 
 /// A message field (always written, empty or not): its content written
 /// by `content`, its length put before it once known.
-fn message(out: &mut Vec<u8>, field: u32, content: impl FnOnce(&mut Vec<u8>)) {
+pub(super) fn message(out: &mut Vec<u8>, field: u32, content: impl FnOnce(&mut Vec<u8>)) {
     tag(out, field, LEN);
     let at = out.len();
     // One byte for the length: enough for most messages (under 128
@@ -446,7 +492,7 @@ fn message(out: &mut Vec<u8>, field: u32, content: impl FnOnce(&mut Vec<u8>)) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use opentelemetry::trace::{Event, Link, SpanContext, TraceFlags, TraceId, TraceState};
     use opentelemetry::StringValue;
@@ -455,7 +501,7 @@ mod tests {
     use prost::Message as _;
 
     /// Both bodies decoded, then as bytes: the same.
-    fn same(mine: &[u8], official: &[u8]) {
+    pub(in crate::otel) fn same(mine: &[u8], official: &[u8]) {
         use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
         let decoded =
             |body: &[u8]| format!("{:#?}", ExportTraceServiceRequest::decode(body).unwrap());
@@ -465,7 +511,7 @@ mod tests {
 
     /// What the OTLP exporter sends for `spans`, after the export's own
     /// scrubbing and once-each of attributes.
-    fn official(spans: &[SpanData], resource: &Resource) -> Vec<u8> {
+    pub(in crate::otel) fn official(spans: &[SpanData], resource: &Resource) -> Vec<u8> {
         use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
         let mut spans = spans.to_vec();
         for span in &mut spans {
@@ -479,6 +525,13 @@ mod tests {
             ),
         }
         .encode_to_vec()
+    }
+
+    pub(in crate::otel) fn finished(spans: &[SpanData]) -> Vec<Finished> {
+        spans
+            .iter()
+            .map(|span| Finished::Sdk(Box::new(span.clone())))
+            .collect()
     }
 
     fn spans() -> Vec<SpanData> {
@@ -579,7 +632,7 @@ mod tests {
             .build();
         let spans = spans();
         let mut body = Vec::new();
-        Encoder::new(&resource).encode(&spans, &mut body);
+        Encoder::new(&resource).encode(&finished(&spans), &mut body);
         same(&body, &official(&spans, &resource));
         let text = String::from_utf8_lossy(&body);
         assert!(!text.contains("canary-encode-5e0c1b"), "{text}");
@@ -613,7 +666,7 @@ mod tests {
             .take(300)
             .collect();
         let mut body = Vec::new();
-        Encoder::new(&resource).encode(&spans, &mut body);
+        Encoder::new(&resource).encode(&finished(&spans), &mut body);
         assert!(body.len() > 16_384);
         same(&body, &official(&spans, &resource));
     }

@@ -13,7 +13,7 @@ use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{Span, SpanData, SpanProcessor};
 use opentelemetry_sdk::Resource;
 
-use super::encode::Encoder;
+use super::encode::{Encoder, Finished};
 use super::settings::Settings;
 use crate::error::{Error, ErrorKind};
 use crate::record::emit::emit;
@@ -95,7 +95,7 @@ impl Reporter {
 }
 
 enum Message {
-    Span(Box<SpanData>),
+    Span(Finished),
     Flush(SyncSender<()>),
     Stop(SyncSender<()>),
 }
@@ -131,6 +131,23 @@ impl Handle {
     pub(super) fn dropped(&self) -> u64 {
         self.reporter.dropped.load(Ordering::Relaxed)
     }
+
+    /// Queues a finished span for export, never waiting: dropped and
+    /// counted when the queue is full.
+    pub(super) fn finished(&self, span: Finished) {
+        finished(&self.queue, &self.reporter, span);
+    }
+}
+
+/// Queues `span` on `queue`, never waiting: dropped and counted in
+/// `reporter` when the queue is full.
+fn finished(queue: &SyncSender<Message>, reporter: &Reporter, span: Finished) {
+    match queue.try_send(Message::Span(span)) {
+        Ok(()) => {}
+        Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+            reporter.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Sends a flush or stop and waits up to `timeout` for it to be done.
@@ -145,12 +162,7 @@ impl SpanProcessor for Queue {
     fn on_start(&self, _span: &mut Span, _cx: &Context) {}
 
     fn on_end(&self, span: SpanData) {
-        match self.queue.try_send(Message::Span(Box::new(span))) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
-                self.reporter.dropped.fetch_add(1, Ordering::Relaxed);
-            }
-        }
+        finished(&self.queue, &self.reporter, Finished::Sdk(Box::new(span)));
     }
 
     fn force_flush(&self) -> OTelSdkResult {
@@ -243,7 +255,7 @@ impl Exporting {
     /// Gathers spans into batches, exporting one when it is full, when the
     /// oldest span in it has waited the delay, or when asked.
     fn run(self, exporter: &Exporter) {
-        let mut batch: Vec<SpanData> = Vec::with_capacity(self.batch);
+        let mut batch: Vec<Finished> = Vec::with_capacity(self.batch);
         let mut since = Instant::now();
         loop {
             let wait = self.delay.saturating_sub(since.elapsed());
@@ -252,7 +264,7 @@ impl Exporting {
                     if batch.is_empty() {
                         since = Instant::now();
                     }
-                    batch.push(*span);
+                    batch.push(span);
                     if batch.len() >= self.batch {
                         self.export(exporter, &mut batch);
                     }
@@ -285,13 +297,13 @@ impl Exporting {
     /// Exports `batch` and what is queued now; answers the flushes and
     /// stops queued meanwhile once it is done, and says whether one was a
     /// stop.
-    fn drain(&self, exporter: &Exporter, batch: &mut Vec<SpanData>) -> bool {
+    fn drain(&self, exporter: &Exporter, batch: &mut Vec<Finished>) -> bool {
         let mut answers = Vec::new();
         let mut stop = false;
         while let Ok(message) = self.messages.try_recv() {
             match message {
                 Message::Span(span) => {
-                    batch.push(*span);
+                    batch.push(span);
                     if batch.len() >= self.batch {
                         self.export(exporter, batch);
                     }
@@ -312,7 +324,7 @@ impl Exporting {
 
     /// Exports `batch`, emptied: its spans as they leave the process
     /// (see [`super::encode`]).
-    fn export(&self, exporter: &Exporter, batch: &mut Vec<SpanData>) {
+    fn export(&self, exporter: &Exporter, batch: &mut Vec<Finished>) {
         if batch.is_empty() {
             return;
         }

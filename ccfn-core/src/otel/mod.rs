@@ -221,20 +221,27 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
         ));
     }
     let resource = settings.resource();
-    let (traces, tracer, spans) = match &settings.traces {
+    let (traces, tracer, sampler, spans) = match &settings.traces {
         Some(endpoint) => {
             let (processor, handle) =
                 export::start(&settings, endpoint, resource.clone(), client.clone())?;
             let provider = SdkTracerProvider::builder()
                 .with_resource(resource.clone())
                 .with_sampler(settings.sampler())
-                .with_id_generator(ids::CallIdGenerator::default())
                 .with_span_processor(processor)
                 .build();
-            let tracer = opentelemetry::trace::TracerProvider::tracer(&provider, "ccfn");
-            (Some(provider), Some(tracer), Some(handle))
+            let tracer = opentelemetry::trace::TracerProvider::tracer_with_scope(
+                &provider,
+                encode::scope(),
+            );
+            (
+                Some(provider),
+                Some(tracer),
+                Some(settings.sampler()),
+                Some(handle),
+            )
         }
-        None => (None, None, None),
+        None => (None, None, None, None),
     };
     let (meters, instruments) = match &settings.metrics {
         Some(endpoint) => {
@@ -246,6 +253,7 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
     };
     let pipeline = Pipeline {
         tracer,
+        sampler,
         instruments,
         spans: spans.clone(),
         meters: meters.clone(),

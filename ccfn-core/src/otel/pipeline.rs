@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use opentelemetry::KeyValue;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
-use opentelemetry_sdk::trace::SdkTracer;
+use opentelemetry_sdk::trace::{Sampler, SdkTracer};
 
 use super::export::Handle;
 use super::instruments::Instruments;
@@ -14,7 +14,10 @@ use super::scrub;
 
 /// What the pipeline needs at each invocation.
 pub(super) struct Pipeline {
+    /// The tracer of the calls' spans.
     pub(super) tracer: Option<SdkTracer>,
+    /// What decides whether a server span is sampled: the tracer's.
+    pub(super) sampler: Option<Sampler>,
     pub(super) instruments: Option<Instruments>,
     /// For [`super::flush`].
     pub(super) spans: Option<Handle>,

@@ -1,28 +1,257 @@
-//! The invocation's span, and its `http.server.request.duration`; those
-//! of a request the runtime refused before invoking a function.
+//! The server spans: an invocation's, a refused request's; and their
+//! `http.server.request.duration`.
+//!
+//! A server span is written as the OTLP `Span` message it becomes while
+//! it runs, not kept as the SDK's span data to be copied and written at
+//! export: what is known at its start (ids, name, start time,
+//! attributes) is written at once, each record as an event when it is
+//! written ([`super::layer`]), the rest where it ends. The export thread
+//! only puts it in a batch. Its calls' spans are the SDK tracer's,
+//! children of its context.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Instant, SystemTime};
 
 use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
-use opentelemetry::trace::{SpanBuilder, SpanKind, Status, TraceContextExt as _, Tracer as _};
-use opentelemetry::{Context, KeyValue, StringValue, Value};
+use opentelemetry::trace::{
+    SpanContext, SpanKind, TraceContextExt as _, TraceFlags, TraceId,
+};
+use opentelemetry::{Context, KeyValue, Value};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::SdkTracer;
+use opentelemetry_sdk::trace::{
+    IdGenerator as _, RandomIdGenerator, Sampler, SamplingDecision, ShouldSample as _,
+};
 
+use super::encode::{
+    self, fixed32, i64_attribute, message, nanos, string, text_attribute, varint_field, Finished,
+    FIXED64,
+};
 use super::ids;
+use super::layer::{write_event, Facts};
 use super::pipeline::{self, pipeline};
 use super::scrub;
 use crate::observe::{InvocationStart, ObservedInvocation, Rejected, ServerRequest};
 use crate::record::catalogue::Record as _;
+use crate::record::entry::Entry;
+
+/// The most events a span keeps (the specification's default limit);
+/// those past it are counted.
+const EVENTS_PER_SPAN: u32 = 128;
+
+/// OTLP's span flags: the parent's remoteness is known, and whether it
+/// is remote.
+const CONTEXT_HAS_IS_REMOTE: u32 = 0x100;
+const CONTEXT_IS_REMOTE: u32 = 0x200;
+
+/// A server span: its context, and what is written of it when it is
+/// sampled.
+pub(crate) struct ServerSpan {
+    /// A context holding its span context: what its calls' spans are
+    /// children of, and what `traceparent` upstream carries.
+    pub(super) cx: Context,
+    written: Option<Mutex<Written>>,
+}
+
+impl std::fmt::Debug for ServerSpan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerSpan")
+            .field("span_context", self.cx.span().span_context())
+            .field("sampled", &self.written.is_some())
+            .finish()
+    }
+}
+
+/// A sampled server span as written so far.
+struct Written {
+    /// Its `Span` message's fields: 1 to 7 (ids, trace state, parent,
+    /// name, kind, start), 8 (the end time, written at the end in the
+    /// eight bytes kept at `end_at`), then 9, its attributes known at the
+    /// start.
+    span: Vec<u8>,
+    end_at: usize,
+    /// Field 11: its events so far.
+    events: Vec<u8>,
+    events_count: u32,
+    events_dropped: u32,
+    /// What its records told it.
+    facts: Facts,
+    /// Field 16: its trace flags and its parent's remoteness.
+    flags: u32,
+}
+
+impl ServerSpan {
+    /// Starts a server span named `name` (scrubbed already), sampled by
+    /// `sampler`: a child of the caller's trace context in `headers` when
+    /// it is valid, else the root of trace `root` when given (a call's),
+    /// else of a trace of its own. `attributes` writes its attributes
+    /// (field 9 each, scrubbed).
+    fn start(
+        sampler: &Sampler,
+        name: &str,
+        headers: &Headers<'_>,
+        root: Option<TraceId>,
+        attributes: impl FnOnce(&mut Vec<u8>),
+    ) -> ServerSpan {
+        let caller = TraceContextPropagator::new().extract(headers);
+        let parent = caller.span().span_context().clone();
+        let ids = RandomIdGenerator::default();
+        let (trace_id, flags) = if parent.is_valid() {
+            (parent.trace_id(), parent.trace_flags())
+        } else {
+            (
+                root.unwrap_or_else(|| ids.new_trace_id()),
+                TraceFlags::default(),
+            )
+        };
+        let sampling = sampler.should_sample(
+            Some(&caller),
+            trace_id,
+            name,
+            &SpanKind::Server,
+            &[],
+            &[],
+        );
+        let sampled = sampling.decision == SamplingDecision::RecordAndSample;
+        let context = SpanContext::new(
+            trace_id,
+            ids.new_span_id(),
+            flags.with_sampled(sampled),
+            false,
+            sampling.trace_state,
+        );
+        let written = sampled.then(|| {
+            let mut span = Vec::with_capacity(1024);
+            encode::bytes(&mut span, 1, &trace_id.to_bytes());
+            encode::bytes(&mut span, 2, &context.span_id().to_bytes());
+            string(&mut span, 3, &context.trace_state().header());
+            if parent.is_valid() {
+                encode::bytes(&mut span, 4, &parent.span_id().to_bytes());
+            }
+            string(&mut span, 5, name);
+            varint_field(&mut span, 6, 2);
+            encode::fixed64(&mut span, 7, nanos(SystemTime::now()));
+            encode::tag(&mut span, 8, FIXED64);
+            let end_at = span.len();
+            span.extend_from_slice(&[0; 8]);
+            attributes(&mut span);
+            for attribute in &sampling.attributes {
+                encode::attribute_message(&mut span, 9, attribute, true);
+            }
+            let mut flags = u32::from(context.trace_flags().to_u8()) | CONTEXT_HAS_IS_REMOTE;
+            if parent.is_valid() && parent.is_remote() {
+                flags |= CONTEXT_IS_REMOTE;
+            }
+            Mutex::new(Written {
+                span,
+                end_at,
+                events: Vec::with_capacity(4096),
+                events_count: 0,
+                events_dropped: 0,
+                facts: Facts::default(),
+                flags,
+            })
+        });
+        ServerSpan {
+            cx: Context::new().with_remote_span_context(context),
+            written,
+        }
+    }
+
+    /// Adds `entry` as an event, scrubbed with the process's secrets and
+    /// its invocation's; takes its outcome, error kind and message.
+    pub(super) fn record(&self, entry: &Entry<'_>) {
+        let Some(written) = &self.written else {
+            return;
+        };
+        let mut written = written.lock().unwrap_or_else(PoisonError::into_inner);
+        let written = &mut *written;
+        let secrets = entry.identity.secrets();
+        let facts = if written.events_count < EVENTS_PER_SPAN {
+            written.events_count += 1;
+            write_event(&mut written.events, 11, entry, SystemTime::now(), secrets)
+        } else {
+            written.events_dropped += 1;
+            // Dropped, but what it tells the span is kept.
+            let mut scratch = Vec::new();
+            write_event(&mut scratch, 11, entry, SystemTime::now(), secrets)
+        };
+        let kept = &mut written.facts;
+        kept.outcome = facts.outcome.or(kept.outcome.take());
+        kept.error_type = facts.error_type.or(kept.error_type.take());
+        kept.error = facts.error.or(kept.error.take());
+    }
+
+    /// Ends the span: its answer's `status` code when it has one, its
+    /// error's kind (`error_type`, replacing an `error` record's), and an
+    /// error status with `error` when given (else the `error` record's
+    /// message, if any); queued for export when sampled.
+    fn end(&self, status: Option<u16>, error_type: Option<String>, error: Option<String>) {
+        let Some(spans) = pipeline().and_then(|pipeline| pipeline.spans.as_ref()) else {
+            return;
+        };
+        if let Some(span) = self.finish(status, error_type, error) {
+            spans.finished(Finished::Written(span));
+        }
+    }
+
+    /// The `Span` message's content as [`ServerSpan::end`] ends it; `None`
+    /// when it is not sampled, or already ended.
+    fn finish(
+        &self,
+        status: Option<u16>,
+        error_type: Option<String>,
+        error: Option<String>,
+    ) -> Option<Vec<u8>> {
+        let mut written = self
+            .written
+            .as_ref()?
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let Written {
+            span,
+            end_at,
+            events,
+            events_dropped,
+            facts,
+            flags,
+            ..
+        } = &mut *written;
+        if span.is_empty() {
+            return None;
+        }
+        let end = nanos(SystemTime::now()).to_le_bytes();
+        span[*end_at..*end_at + 8].copy_from_slice(&end);
+        if let Some(outcome) = &facts.outcome {
+            text_attribute(span, 9, "ccfn.outcome", outcome);
+        }
+        if let Some(status) = status {
+            i64_attribute(span, 9, "http.response.status_code", i64::from(status));
+        }
+        if let Some(error_type) = error_type.as_ref().or(facts.error_type.as_ref()) {
+            text_attribute(span, 9, "error.type", error_type);
+        }
+        span.extend_from_slice(events);
+        *events = Vec::new();
+        varint_field(span, 12, u64::from(*events_dropped));
+        let error = error.as_ref().or(facts.error.as_ref());
+        message(span, 15, |out| {
+            if let Some(error) = error {
+                string(out, 2, error);
+                varint_field(out, 3, 2);
+            }
+        });
+        fixed32(span, 16, *flags);
+        Some(std::mem::take(span))
+    }
+}
 
 /// An invocation's telemetry, from its start to its answer: its span,
 /// and what its `http.server.request.duration` is recorded with.
 #[derive(Debug)]
 pub(super) struct InvocationTelemetry {
-    /// The context of its span, when traces are exported.
-    pub(super) cx: Option<Context>,
+    /// Its span, when traces are exported.
+    span: Option<Arc<ServerSpan>>,
     started: Instant,
     /// The duration's attributes known at the start, scrubbed; none when
     /// the invocation did not come over HTTP.
@@ -57,8 +286,7 @@ fn metric_attributes(
     request: &ServerRequest<'_>,
     scrub: &impl Fn(&str) -> String,
 ) -> Vec<KeyValue> {
-    // Shared texts: the span and the metric take them without a copy.
-    let shared = |text: &str| Value::from(StringValue::from(Arc::<str>::from(scrub(text))));
+    let shared = |text: &str| Value::from(scrub(text));
     let mut attributes = Vec::with_capacity(6);
     attributes.extend([
         KeyValue::new("http.request.method", shared(known_method(request.method))),
@@ -90,21 +318,45 @@ fn known_method(method: &str) -> &str {
     }
 }
 
-/// The server span's attributes of `request`: the metric's, and those
-/// that tell this request from others.
-fn span_attributes(
-    request: &ServerRequest<'_>,
-    metric: &[KeyValue],
-    scrub: &impl Fn(&str) -> String,
-    attributes: &mut Vec<KeyValue>,
-) {
-    attributes.extend_from_slice(metric);
-    attributes.push(KeyValue::new("url.path", scrub(request.path)));
+/// How a span's texts are shown: as they are when all of them were found
+/// clean together, else each scrubbed with the process's secrets and
+/// `secrets`.
+#[derive(Clone, Copy)]
+struct Shown<'a> {
+    clean: bool,
+    secrets: &'a [Box<str>],
+}
+
+impl Shown<'_> {
+    fn of<'t>(self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        if self.clean {
+            std::borrow::Cow::Borrowed(text)
+        } else {
+            scrub::shown(text, self.secrets)
+        }
+    }
+
+    /// Writes the span attribute `key` of `text`.
+    fn text(self, out: &mut Vec<u8>, key: &str, text: &str) {
+        text_attribute(out, 9, key, &self.of(text));
+    }
+}
+
+/// Writes the server span's attributes of `request`: the metric's, and
+/// those that tell this request from others.
+fn write_request(out: &mut Vec<u8>, request: &ServerRequest<'_>, shown: Shown<'_>) {
+    shown.text(out, "http.request.method", known_method(request.method));
+    shown.text(out, "url.scheme", request.scheme);
+    // None when the request matched no function's route.
+    if !request.route.is_empty() {
+        shown.text(out, "http.route", request.route);
+    }
+    if let Some(version) = request.version {
+        text_attribute(out, 9, "network.protocol.version", version);
+    }
+    shown.text(out, "url.path", request.path);
     if known_method(request.method) != request.method {
-        attributes.push(KeyValue::new(
-            "http.request.method_original",
-            scrub(request.method),
-        ));
+        shown.text(out, "http.request.method_original", request.method);
     }
     let optional = [
         ("server.address", request.host),
@@ -113,12 +365,30 @@ fn span_attributes(
     ];
     for (key, value) in optional {
         if let Some(value) = value {
-            attributes.push(KeyValue::new(key, scrub(value)));
+            shown.text(out, key, value);
         }
     }
     if let Some(port) = request.port {
-        attributes.push(KeyValue::new("server.port", i64::from(port)));
+        i64_attribute(out, 9, "server.port", i64::from(port));
     }
+}
+
+/// The texts of `request` a span shows.
+fn request_texts<'a>(request: &ServerRequest<'a>) -> impl Iterator<Item = &'a str> {
+    [request.method, request.scheme, request.route, request.path]
+        .into_iter()
+        .chain(request.host)
+        .chain(request.client)
+        .chain(request.user_agent)
+}
+
+/// The trace id of the call `call_sid` when it spells one and is shown
+/// as it is (a call SID that is a secret's value does not spell the
+/// trace id).
+fn call_trace(call_sid: Option<&str>, shown: Shown<'_>) -> Option<TraceId> {
+    call_sid
+        .filter(|sid| matches!(shown.of(sid), std::borrow::Cow::Borrowed(_)))
+        .and_then(ids::from_call_sid)
 }
 
 /// Starts the telemetry of an invocation: its span (when traces are
@@ -132,101 +402,60 @@ pub(super) fn start_invocation(start: &InvocationStart<'_>) -> Option<Invocation
         pipeline::coldstart(start.function);
     }
     let pipeline = pipeline()?;
-    // Every text checked once, all together: copied as it is when
+    // Every text checked once, all together: written as it is when
     // nothing in them is to be scrubbed.
-    let request_texts = start.request.iter().flat_map(|request| {
-        [request.method, request.scheme, request.route, request.path]
-            .into_iter()
-            .chain(request.host)
-            .chain(request.client)
-            .chain(request.user_agent)
-    });
     let texts = [start.mode]
         .into_iter()
         .chain(start.call_sid)
         .chain(start.flow_sid)
         .chain(start.execution_sid)
-        .chain(request_texts);
-    let clean = scrub::clean(texts, start.secrets);
-    let scrub = |value: &str| {
-        if clean {
-            value.to_owned()
-        } else {
-            scrub::text(value, start.secrets)
-        }
+        .chain(start.request.iter().flat_map(request_texts));
+    let shown = Shown {
+        clean: scrub::clean(texts, start.secrets),
+        secrets: start.secrets,
     };
     let request = start
         .request
         .as_ref()
-        .map(|request| metric_attributes(request, &scrub));
-    let cx = pipeline.tracer.as_ref().map(|tracer| {
-        let mut attributes = Vec::with_capacity(24);
-        attributes.extend([
-            KeyValue::new("faas.trigger", "http"),
-            KeyValue::new("faas.invocation_id", start.invocation_id.to_owned()),
-            KeyValue::new("faas.coldstart", cold),
-            KeyValue::new("faas.name", start.function),
-            KeyValue::new("ccfn.mode", scrub(start.mode)),
-        ]);
-        if let (Some(info), Some(metric)) = (&start.request, &request) {
-            span_attributes(info, metric, &scrub, &mut attributes);
-        }
-        let call_sid = start.call_sid.map(|sid| (sid, scrub(sid)));
-        let optional = [
-            (
-                "ccfn.call_sid",
-                call_sid.as_ref().map(|(_, shown)| shown.clone()),
-            ),
-            ("ccfn.flow_sid", start.flow_sid.map(scrub)),
-            ("ccfn.execution_sid", start.execution_sid.map(scrub)),
-        ];
-        for (key, value) in optional {
-            if let Some(value) = value {
-                attributes.push(KeyValue::new(key, value));
-            }
-        }
-        let builder = tracer
-            .span_builder(start.function)
-            .with_kind(SpanKind::Server)
-            .with_attributes(attributes);
+        .map(|request| metric_attributes(request, &|text| shown.of(text).into_owned()));
+    let span = pipeline.sampler.as_ref().map(|sampler| {
         let headers = Headers {
             traceparent: start.traceparent,
             tracestate: start.tracestate,
         };
-        start_server_span(tracer, builder, &headers, call_sid.as_ref())
+        let root = call_trace(start.call_sid, shown);
+        Arc::new(ServerSpan::start(
+            sampler,
+            start.function,
+            &headers,
+            root,
+            |out| {
+                text_attribute(out, 9, "faas.trigger", "http");
+                text_attribute(out, 9, "faas.invocation_id", start.invocation_id);
+                encode::bool_attribute(out, 9, "faas.coldstart", cold);
+                text_attribute(out, 9, "faas.name", start.function);
+                shown.text(out, "ccfn.mode", start.mode);
+                if let Some(request) = &start.request {
+                    write_request(out, request, shown);
+                }
+                let optional = [
+                    ("ccfn.call_sid", start.call_sid),
+                    ("ccfn.flow_sid", start.flow_sid),
+                    ("ccfn.execution_sid", start.execution_sid),
+                ];
+                for (key, value) in optional {
+                    if let Some(value) = value {
+                        shown.text(out, key, value);
+                    }
+                }
+            },
+        ))
     });
     Some(InvocationTelemetry {
-        cx,
+        span,
         started: Instant::now(),
         request,
     })
-}
-
-/// Starts the server span `builder` makes: a child of the caller's
-/// trace context in `headers` when it is valid, else the root of the
-/// trace of the call `call_sid` (the SID and what is shown of it), else
-/// of a trace of its own. A context holding it.
-fn start_server_span(
-    tracer: &SdkTracer,
-    builder: SpanBuilder,
-    headers: &Headers<'_>,
-    call_sid: Option<&(&str, String)>,
-) -> Context {
-    let caller = TraceContextPropagator::new().extract(headers);
-    // A call SID that is a secret's value does not spell the trace id.
-    let trace_id = call_sid
-        .filter(|(sid, shown)| sid == shown)
-        .and_then(|(sid, _)| ids::from_call_sid(sid));
-    let span = if caller.span().span_context().is_valid() {
-        builder.start_with_context(tracer, &caller)
-    } else if let Some(trace_id) = trace_id {
-        ids::with_trace_id(trace_id, || {
-            builder.start_with_context(tracer, &Context::new())
-        })
-    } else {
-        builder.start_with_context(tracer, &Context::new())
-    };
-    Context::new().with_span(span)
 }
 
 /// The telemetry of a request the runtime refused before invoking a
@@ -244,65 +473,49 @@ pub(super) fn rejected(rejected: &Rejected<'_>) {
     };
     pipeline::rejected(rejected.function, rejected.status);
     let request = &rejected.request;
-    let texts = [request.method, request.scheme, request.route, request.path]
-        .into_iter()
-        .chain(request.host)
-        .chain(request.client)
-        .chain(request.user_agent)
-        .chain(rejected.call_sid);
-    let clean = scrub::clean(texts, &[]);
-    let scrub = |value: &str| {
-        if clean {
-            value.to_owned()
-        } else {
-            scrub::text(value, &[])
-        }
+    let texts = request_texts(request).chain(rejected.call_sid);
+    let shown = Shown {
+        clean: scrub::clean(texts, &[]),
+        secrets: &[],
     };
-    let status_code = KeyValue::new("http.response.status_code", i64::from(rejected.status));
-    let error_type =
-        (rejected.status >= 500).then(|| KeyValue::new("error.type", rejected.status.to_string()));
-    let metric = metric_attributes(request, &scrub);
-    let mut attributes = metric.clone();
-    attributes.push(status_code.clone());
-    attributes.extend(error_type.clone());
+    let error_type = (rejected.status >= 500).then(|| rejected.status.to_string());
+    let mut attributes = metric_attributes(request, &|text| shown.of(text).into_owned());
+    attributes.push(KeyValue::new(
+        "http.response.status_code",
+        i64::from(rejected.status),
+    ));
+    if let Some(error_type) = &error_type {
+        attributes.push(KeyValue::new("error.type", error_type.clone()));
+    }
     pipeline::server(&attributes, rejected.elapsed);
-    let Some(tracer) = &pipeline.tracer else {
+    let Some(sampler) = &pipeline.sampler else {
         return;
     };
-    let mut attributes = Vec::with_capacity(20);
-    attributes.extend([
-        KeyValue::new("faas.trigger", "http"),
-        KeyValue::new("faas.invocation_id", rejected.invocation_id.to_owned()),
-    ]);
-    if let Some(function) = rejected.function {
-        attributes.push(KeyValue::new("faas.name", function));
-    }
-    span_attributes(request, &metric, &scrub, &mut attributes);
-    attributes.push(status_code);
-    attributes.extend(error_type);
-    let call_sid = rejected.call_sid.map(|sid| (sid, scrub(sid)));
-    if let Some((_, shown)) = &call_sid {
-        attributes.push(KeyValue::new("ccfn.call_sid", shown.clone()));
-    }
     let name = match rejected.function {
-        Some(function) => std::borrow::Cow::Borrowed(function),
+        Some(function) => function,
         None => match known_method(request.method) {
-            "_OTHER" => std::borrow::Cow::Borrowed("HTTP"),
-            method => std::borrow::Cow::Owned(method.to_owned()),
+            "_OTHER" => "HTTP",
+            method => method,
         },
     };
-    let builder = tracer
-        .span_builder(name)
-        .with_kind(SpanKind::Server)
-        .with_attributes(attributes);
     let headers = Headers {
         traceparent: rejected.traceparent,
         tracestate: rejected.tracestate,
     };
-    let cx = start_server_span(tracer, builder, &headers, call_sid.as_ref());
-    let span = cx.span();
+    let root = call_trace(rejected.call_sid, shown);
+    let span = ServerSpan::start(sampler, name, &headers, root, |out| {
+        text_attribute(out, 9, "faas.trigger", "http");
+        text_attribute(out, 9, "faas.invocation_id", rejected.invocation_id);
+        if let Some(function) = rejected.function {
+            text_attribute(out, 9, "faas.name", function);
+        }
+        write_request(out, request, shown);
+        if let Some(call_sid) = rejected.call_sid {
+            shown.text(out, "ccfn.call_sid", call_sid);
+        }
+    });
     // The record as the invocations' records become events.
-    let event = super::layer::record_attributes(&crate::record::Entry {
+    span.record(&Entry {
         timestamp: "",
         level: rejected.level,
         identity: crate::record::entry::Identity::default(),
@@ -312,11 +525,8 @@ pub(super) fn rejected(rejected: &Rejected<'_>) {
         own_call_sid: false,
         plain_header: true,
     });
-    span.add_event(crate::record::RequestRejected::STEP.name(), event);
-    if rejected.status >= 500 {
-        span.set_status(Status::error(scrub::text(rejected.record.error, &[])));
-    }
-    span.end();
+    let error = (rejected.status >= 500).then(|| scrub::text(rejected.record.error, &[]));
+    span.end(Some(rejected.status), error_type, error);
 }
 
 /// Ends an invocation's telemetry with the status its answer was sent
@@ -324,37 +534,31 @@ pub(super) fn rejected(rejected: &Rejected<'_>) {
 /// failed: its span, and its `http.server.request.duration`, whose
 /// `error.type` is that kind, else a 5xx status.
 pub(super) fn end_invocation(telemetry: &InvocationTelemetry, status: u16, error: Option<&str>) {
-    let status_code = KeyValue::new("http.response.status_code", i64::from(status));
     let error_type = error
         .map(str::to_owned)
         .or_else(|| (status >= 500).then(|| status.to_string()));
     if let Some(request) = &telemetry.request {
         let mut attributes = request.clone();
-        attributes.push(status_code.clone());
+        attributes.push(KeyValue::new("http.response.status_code", i64::from(status)));
         if let Some(error_type) = &error_type {
             attributes.push(KeyValue::new("error.type", error_type.clone()));
         }
         pipeline::server(&attributes, telemetry.started.elapsed());
     }
-    if let Some(cx) = &telemetry.cx {
-        let span = cx.span();
-        span.set_attribute(status_code);
-        if let Some(error_type) = error_type {
-            // Also when no `error` record set it (a request refused by
-            // validation); exported once (see `export`).
-            span.set_attribute(KeyValue::new("error.type", error_type));
-        }
-        span.end();
+    if let Some(span) = &telemetry.span {
+        // `error.type` also when no `error` record set it (a request
+        // refused by validation).
+        span.end(Some(status), error_type, None);
     }
 }
 
 impl ObservedInvocation for InvocationTelemetry {
-    /// The context of its span, when traces are exported: what its
-    /// records become events of, and its calls children of.
+    /// Its span, when traces are exported: what its records become events
+    /// of, and its calls children of.
     fn scope(&self) -> Option<Box<dyn std::any::Any + Send + Sync>> {
-        self.cx
+        self.span
             .clone()
-            .map(|cx| Box::new(cx) as Box<dyn std::any::Any + Send + Sync>)
+            .map(|span| Box::new(span) as Box<dyn std::any::Any + Send + Sync>)
     }
 
     fn end(self: Box<Self>, status: u16, error: Option<&str>) {
@@ -365,9 +569,32 @@ impl ObservedInvocation for InvocationTelemetry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::value::Members;
+    use opentelemetry::trace::{Event, SpanId, Status, TraceState};
+    use opentelemetry_proto::tonic::trace::v1::Span;
+    use opentelemetry_sdk::Resource;
+    use prost::Message as _;
+    use serde_json::json;
 
     fn keys(attributes: &[KeyValue]) -> Vec<&str> {
         attributes.iter().map(|kv| kv.key.as_str()).collect()
+    }
+
+    /// The span attributes `write_request` writes, as a collector reads
+    /// them: each key and its value as text.
+    fn request_attributes(request: &ServerRequest<'_>) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let shown = Shown {
+            clean: true,
+            secrets: &[],
+        };
+        write_request(&mut out, request, shown);
+        Span::decode(&out[..])
+            .unwrap()
+            .attributes
+            .into_iter()
+            .map(|kv| (kv.key, format!("{:?}", kv.value.unwrap().value.unwrap())))
+            .collect()
     }
 
     #[test]
@@ -395,19 +622,25 @@ mod tests {
             path: "/none",
             ..matched
         };
-        let metric = metric_attributes(&unmatched, &scrub);
         assert_eq!(
-            keys(&metric),
+            keys(&metric_attributes(&unmatched, &scrub)),
             [
                 "http.request.method",
                 "url.scheme",
                 "network.protocol.version"
             ]
         );
-        let mut span = Vec::new();
-        span_attributes(&unmatched, &metric, &scrub, &mut span);
-        assert!(!keys(&span).contains(&"http.route"));
-        assert!(!keys(&span).contains(&"http.request.method_original"));
+        let span = request_attributes(&unmatched);
+        let span: Vec<&str> = span.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            span,
+            [
+                "http.request.method",
+                "url.scheme",
+                "network.protocol.version",
+                "url.path"
+            ]
+        );
     }
 
     #[test]
@@ -428,12 +661,167 @@ mod tests {
         };
         let metric = metric_attributes(&request, &scrub);
         assert_eq!(metric[0].value.as_str(), "_OTHER");
-        let mut span = Vec::new();
-        span_attributes(&request, &metric, &scrub, &mut span);
-        let original = span
+        let span = request_attributes(&request);
+        let value = |key: &str| span.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        assert_eq!(
+            value("http.request.method").as_deref(),
+            Some("StringValue(\"_OTHER\")")
+        );
+        assert_eq!(
+            value("http.request.method_original").as_deref(),
+            Some("StringValue(\"PROPFIND\")")
+        );
+    }
+
+    fn record(span: &ServerSpan, step: &str, level: &str, message: &str, fields: serde_json::Value) {
+        let members = Members(
+            fields
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.as_str(), v)),
+        );
+        span.record(&Entry {
+            timestamp: "",
+            level,
+            identity: crate::record::entry::Identity::default(),
+            step,
+            message,
+            fields: &members,
+            own_call_sid: false,
+            plain_header: true,
+        });
+    }
+
+    fn time(nanos: u64) -> SystemTime {
+        SystemTime::UNIX_EPOCH + std::time::Duration::from_nanos(nanos)
+    }
+
+    /// A server span, written as it runs, is the message the OTLP exporter
+    /// writes for the same span made with the SDK.
+    #[test]
+    fn a_server_span_is_written_as_the_otlp_exporter_writes_it() {
+        let secret = crate::secret::Secret::new("canary-span-77a0e2");
+        let headers = Headers {
+            traceparent: Some("00-0123456789abcdef0123456789abcdef-1122334455667788-01"),
+            tracestate: Some("k=v"),
+        };
+        let span = ServerSpan::start(&Sampler::AlwaysOn, "f", &headers, None, |out| {
+            text_attribute(out, 9, "faas.trigger", "http");
+            i64_attribute(out, 9, "server.port", 3001);
+        });
+        record(
+            &span,
+            "error",
+            "ERROR",
+            "failed",
+            json!({"kind": "function", "error": format!("failed with {}", secret.expose())}),
+        );
+        record(&span, "end", "INFO", "done", json!({"outcome": "error", "ms": 12}));
+        let written = span
+            .finish(Some(500), Some("timeout".to_owned()), None)
+            .unwrap();
+        assert!(span.finish(Some(500), None, None).is_none(), "ended once");
+        let decoded = Span::decode(&written[..]).unwrap();
+
+        let mut data = crate::otel::export::tests::span();
+        data.span_context = SpanContext::new(
+            TraceId::from(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef),
+            SpanId::from_bytes(decoded.span_id[..].try_into().unwrap()),
+            TraceFlags::SAMPLED,
+            false,
+            TraceState::from_key_value([("k", "v")]).unwrap(),
+        );
+        data.parent_span_id = SpanId::from(0x1122_3344_5566_7788);
+        data.parent_span_is_remote = true;
+        data.start_time = time(decoded.start_time_unix_nano);
+        data.end_time = time(decoded.end_time_unix_nano);
+        data.attributes = vec![
+            KeyValue::new("faas.trigger", "http"),
+            KeyValue::new("server.port", 3001_i64),
+            KeyValue::new("ccfn.outcome", "error"),
+            KeyValue::new("http.response.status_code", 500_i64),
+            KeyValue::new("error.type", "timeout"),
+        ];
+        data.events.events = vec![
+            Event::new(
+                "error",
+                time(decoded.events[0].time_unix_nano),
+                vec![
+                    KeyValue::new("level", "ERROR"),
+                    KeyValue::new("message", "failed"),
+                    KeyValue::new("kind", "function"),
+                    KeyValue::new("error", "failed with [REDACTED]"),
+                ],
+                0,
+            ),
+            Event::new(
+                "end",
+                time(decoded.events[1].time_unix_nano),
+                vec![
+                    KeyValue::new("level", "INFO"),
+                    KeyValue::new("message", "done"),
+                    KeyValue::new("outcome", "error"),
+                    KeyValue::new("ms", 12_i64),
+                ],
+                0,
+            ),
+        ];
+        data.status = Status::error("failed with [REDACTED]");
+        data.instrumentation_scope = encode::scope();
+
+        let resource = Resource::builder_empty().build();
+        let mut body = Vec::new();
+        encode::Encoder::new(&resource).encode(&[Finished::Written(written)], &mut body);
+        encode::tests::same(&body, &encode::tests::official(&[data], &resource));
+        assert!(!String::from_utf8_lossy(&body).contains("canary-span-77a0e2"));
+        drop(secret);
+    }
+
+    #[test]
+    fn events_past_the_limit_are_counted_and_still_tell_the_span() {
+        let headers = Headers {
+            traceparent: None,
+            tracestate: None,
+        };
+        let root = ids::from_call_sid("CA0123456789abcdef0123456789abcdef");
+        let span = ServerSpan::start(&Sampler::AlwaysOn, "f", &headers, root, |_| {});
+        for _ in 0..EVENTS_PER_SPAN + 3 {
+            record(&span, "start", "INFO", "again", json!({}));
+        }
+        record(&span, "end", "INFO", "done", json!({"outcome": "success"}));
+        let decoded = Span::decode(&span.finish(Some(200), None, None).unwrap()[..]).unwrap();
+        assert_eq!(decoded.events.len(), EVENTS_PER_SPAN as usize);
+        assert_eq!(decoded.dropped_events_count, 4);
+        assert_eq!(
+            decoded.trace_id,
+            0x0123_4567_89ab_cdef_0123_4567_89ab_cdef_u128.to_be_bytes()
+        );
+        assert!(decoded.parent_span_id.is_empty());
+        assert_eq!(decoded.flags, 0x101, "sampled, the parent's remoteness known: none");
+        let outcome = decoded
+            .attributes
             .iter()
-            .find(|kv| kv.key.as_str() == "http.request.method_original")
-            .map(|kv| kv.value.as_str().into_owned());
-        assert_eq!(original.as_deref(), Some("PROPFIND"));
+            .find(|kv| kv.key == "ccfn.outcome")
+            .map(|kv| format!("{:?}", kv.value));
+        assert!(outcome.unwrap().contains("success"));
+    }
+
+    #[test]
+    fn an_unsampled_span_writes_nothing_and_tells_its_calls() {
+        let headers = Headers {
+            traceparent: Some("00-0123456789abcdef0123456789abcdef-1122334455667788-00"),
+            tracestate: None,
+        };
+        let sampler = Sampler::ParentBased(Box::new(Sampler::AlwaysOn));
+        let span = ServerSpan::start(&sampler, "f", &headers, None, |_| {});
+        record(&span, "end", "INFO", "done", json!({}));
+        assert!(span.finish(Some(200), None, None).is_none());
+        let context = span.cx.span().span_context().clone();
+        assert!(!context.is_sampled());
+        assert_eq!(
+            context.trace_id(),
+            TraceId::from(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef)
+        );
     }
 }

@@ -159,7 +159,13 @@ impl Invocation {
     /// without an exporter built in.
     #[allow(dead_code)]
     pub(crate) fn observed<T: std::any::Any + Clone>(&self) -> Option<T> {
-        self.observed.as_deref()?.downcast_ref::<T>().cloned()
+        self.observed_ref().cloned()
+    }
+
+    /// What it carries for the observer, when that is a `T`, borrowed.
+    #[allow(dead_code)]
+    pub(crate) fn observed_ref<T: std::any::Any>(&self) -> Option<&T> {
+        self.observed.as_deref()?.downcast_ref::<T>()
     }
 
     /// The same invocation, knowing already which levels of contract
