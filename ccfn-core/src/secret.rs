@@ -210,12 +210,33 @@ struct Registry {
 
 impl Registry {
     /// Whether `text` holds any form.
-    fn holds(&self, text: &str) -> bool {
+    fn holds(&self, text: &(impl AsRef<[u8]> + ?Sized)) -> bool {
+        let text = text.as_ref();
         match &self.finder {
             Some(finder) => finder.find(text).is_some(),
-            None => self.forms.iter().any(|form| text.contains(&**form)),
+            None => self
+                .forms
+                .iter()
+                .any(|form| memchr::memmem::find(text, form.as_bytes()).is_some()),
         }
     }
+}
+
+/// Whether `bytes` hold any form of a registered secret: for a writer
+/// whose output is not text (a protobuf message), whose texts are all
+/// in it.
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub(crate) fn holds_registered(bytes: &[u8]) -> bool {
+    ANY.load(Ordering::Acquire)
+        && with_registry(|registry| registry.is_some_and(|r| r.holds(bytes)))
+}
+
+/// Whether `bytes` hold a `://`: without one, no text in them is a URL
+/// for [`display_url`] to change.
+pub(crate) fn find_url(bytes: &[u8], from: usize) -> Option<usize> {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("://"));
+    FINDER.find(bytes.get(from..)?).map(|found| from + found)
 }
 
 thread_local! {
@@ -616,11 +637,7 @@ pub fn display_url(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// Where the next `://` at or after `from` in `text` is.
 fn find_scheme_end(text: &str, from: usize) -> Option<usize> {
-    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("://"));
-    FINDER
-        .find(text.as_bytes().get(from..)?)
-        .map(|found| from + found)
+    find_url(text.as_bytes(), from)
 }
 
 /// Whether `b` ends a URL written in a text.
@@ -791,37 +808,43 @@ fn percent_decode(text: &str) -> String {
 /// Shows every URL in `line` as [`display_url`] does, then replaces every
 /// registered secret value in `line`, and every value of `also` (see
 /// [`invocation_secrets`]), with `[REDACTED]`, until none is left.
-pub(crate) fn scrub(line: &mut String, also: &[Box<str>]) {
+pub(crate) fn scrub(line: &mut String, also: &[Box<str>]) -> bool {
+    let mut changed = false;
     // Every URL as ccfn shows URLs (`display_url`): whatever is scrubbed
     // is about to be written.
     if let std::borrow::Cow::Owned(shown) = display_url(line) {
         *line = shown;
+        changed = true;
     }
     for _ in 0..MAX_SCRUB_PASSES {
         if !replace_once(line, also, REDACTED) {
-            return;
+            return changed;
         }
+        changed = true;
     }
     // A line built to regrow a secret around each marker: cutting the
     // secrets out shortens it on every pass, so this ends.
     while replace_once(line, also, "") {}
+    true
 }
 
 /// [`scrub`] for the part of `line` from byte `from` on (a character
 /// boundary); the line is left as it is, and not copied, when that part
-/// holds no URL and no secret.
-pub(crate) fn scrub_from(line: &mut String, from: usize, also: &[Box<str>]) {
+/// holds no URL and no secret. Whether it changed.
+pub(crate) fn scrub_from(line: &mut String, from: usize, also: &[Box<str>]) -> bool {
     let rest = &line[from..];
     let registered = ANY.load(Ordering::Acquire)
         && with_registry(|registry| registry.is_some_and(|r| r.holds(rest)));
     let touched = registered
         || find_scheme_end(rest, 0).is_some()
         || also.iter().any(|secret| rest.contains(&**secret));
-    if touched {
-        let mut rest = line.split_off(from);
-        scrub(&mut rest, also);
-        line.push_str(&rest);
+    if !touched {
+        return false;
     }
+    let mut rest = line.split_off(from);
+    let changed = scrub(&mut rest, also);
+    line.push_str(&rest);
+    changed
 }
 
 /// Replaces each secret found in `line` with `with`; whether any was.

@@ -2,18 +2,17 @@
 //! straight from its typed fields as the OTLP `Span.Event` message it
 //! becomes: no attribute value is made, no record is parsed back.
 //!
-//! A record's texts are checked for anything to scrub once, all
-//! together, one a line, as its event is written: what the scrubber
-//! changes in one text it changes in the lines (a URL ends at a line's
-//! end, and starts after it; a secret in one text is in them all). When
-//! it changes nothing, the event stands as written; else it is written
-//! again with each text scrubbed on its own.
+//! A record's event is written as it is, then checked for anything to
+//! scrub, all its texts at once (see [`write_checked`]). When nothing is,
+//! the event stands as written; else it is written again with each text
+//! scrubbed on its own.
 
 use std::cell::RefCell;
 use std::time::SystemTime;
 
 use crate::record::entry::Entry;
 use crate::record::layer::Lines;
+
 use crate::record::value::{FieldValue, Shape};
 
 use super::encode::{
@@ -31,12 +30,13 @@ use super::span::ServerSpan;
 pub(crate) struct OtelSink;
 
 impl crate::record::layer::Sink for OtelSink {
-    fn take(&self, entry: &Entry<'_>, _lines: &mut Lines) {
+    fn take(&self, entry: &Entry<'_>, lines: &mut Lines) {
         let Some(invocation) = entry.identity.invocation else {
             return;
         };
         if let Some(span) = invocation.observed_ref::<std::sync::Arc<ServerSpan>>() {
-            span.record(entry);
+            // Its step is checked with the rest unless it is ccfn's own.
+            span.record(entry, lines.fields_clean() && entry.plain_header);
         }
     }
 }
@@ -55,65 +55,143 @@ pub(super) struct Facts {
     pub(super) error: Option<String>,
 }
 
+/// Scratch for the record being written: where each of its texts is in
+/// the event, and the texts of its numbers.
+#[derive(Default)]
+struct Marks {
+    texts: Vec<std::ops::Range<usize>>,
+    numbers: String,
+    /// A composite field's JSON, written there before its length is known.
+    json: String,
+}
+
 thread_local! {
-    /// Every text of the record being written, one a line.
-    static TEXTS: RefCell<String> = const { RefCell::new(String::new()) };
+    static MARKS: RefCell<Marks> = RefCell::default();
+    /// A composite field's JSON, for a record known to be clean.
+    static JSON: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 /// Writes `entry` into `out` as field `field` of its message (`Span`'s
 /// events are field 11), an event at `time`, scrubbed with the process's
-/// secrets and `secrets`; what it tells the span.
+/// secrets and `secrets`; what it tells the span. `clean` says its texts
+/// are known to hold nothing to scrub (see [`Lines::fields_clean`]):
+/// then they are not checked again.
 pub(super) fn write_event(
     out: &mut Vec<u8>,
     field: u32,
     entry: &Entry<'_>,
     time: SystemTime,
     secrets: &[Box<str>],
+    clean: bool,
 ) -> Facts {
-    TEXTS.with(|texts| match texts.try_borrow_mut() {
-        Ok(mut texts) => write_checked(out, field, entry, time, secrets, &mut texts),
+    if clean {
+        return JSON.with(|json| match json.try_borrow_mut() {
+            Ok(mut json) => write(out, field, entry, time, &mut Check::Clean(&mut json)),
+            Err(_) => write(
+                out,
+                field,
+                entry,
+                time,
+                &mut Check::Clean(&mut String::new()),
+            ),
+        });
+    }
+    MARKS.with(|marks| match marks.try_borrow_mut() {
+        Ok(mut marks) => write_checked(out, field, entry, time, secrets, &mut marks),
         // A record written while this thread writes another.
-        Err(_) => write_checked(out, field, entry, time, secrets, &mut String::new()),
+        Err(_) => write_checked(out, field, entry, time, secrets, &mut Marks::default()),
     })
 }
 
+/// Writes the event as it is, then checks it: when a text holds anything
+/// to scrub, it is written again with each text scrubbed.
+///
+/// The check reads the event's bytes, where every text is whole: a
+/// secret in a text is in them (one found across two texts costs only
+/// the second writing), and a text holds a URL to change only where they
+/// hold a `://`, which is then looked at in the text it is in. A
+/// number's text, which the bytes do not hold, is checked on its own.
 fn write_checked(
     out: &mut Vec<u8>,
     field: u32,
     entry: &Entry<'_>,
     time: SystemTime,
     secrets: &[Box<str>],
-    texts: &mut String,
+    marks: &mut Marks,
 ) -> Facts {
     let start = out.len();
-    texts.clear();
-    let facts = write(out, field, entry, time, &mut Check::Gather(texts));
-    let clean = matches!(crate::secret::scrubbed(texts), std::borrow::Cow::Borrowed(_))
-        && !secrets.iter().any(|secret| texts.contains(&**secret));
-    if clean {
+    marks.texts.clear();
+    marks.numbers.clear();
+    let facts = write(out, field, entry, time, &mut Check::Mark(marks));
+    if clean(out, start, marks, secrets) {
         return facts;
     }
     out.truncate(start);
-    texts.clear();
-    write(out, field, entry, time, &mut Check::Scrub(texts, secrets))
+    write(
+        out,
+        field,
+        entry,
+        time,
+        &mut Check::Scrub(&mut marks.json, secrets),
+    )
 }
 
-/// How the texts of a record are handled as its event is written: gathered
-/// to be checked all together, or each scrubbed (`String` is scratch for
-/// a composite's JSON).
+/// Whether nothing the event written from `start` on holds is to be
+/// scrubbed.
+fn clean(out: &[u8], start: usize, marks: &Marks, secrets: &[Box<str>]) -> bool {
+    let bytes = &out[start..];
+    let numbers = marks.numbers.as_bytes();
+    if crate::secret::holds_registered(bytes) || crate::secret::holds_registered(numbers) {
+        return false;
+    }
+    let holds = |secret: &[u8]| {
+        memchr::memmem::find(bytes, secret).is_some()
+            || memchr::memmem::find(numbers, secret).is_some()
+    };
+    if secrets.iter().any(|secret| holds(secret.as_bytes())) {
+        return false;
+    }
+    let mut from = 0;
+    while let Some(at) = crate::secret::find_url(bytes, from) {
+        let at = start + at;
+        from = at - start + 3;
+        let Some(text) = marks
+            .texts
+            .iter()
+            .find(|text| text.start <= at && at + 3 <= text.end)
+        else {
+            continue;
+        };
+        // The texts written are whole `str`s.
+        let text = std::str::from_utf8(&out[text.clone()]).unwrap_or_default();
+        if matches!(crate::secret::display_url(text), std::borrow::Cow::Owned(_)) {
+            return false;
+        }
+    }
+    true
+}
+
+/// How the texts of a record are handled as its event is written: taken
+/// as they are (known to be clean), marked to be checked all together, or
+/// each scrubbed (`String` is scratch for a composite's JSON).
 enum Check<'a> {
-    Gather(&'a mut String),
+    Clean(&'a mut String),
+    Mark(&'a mut Marks),
     Scrub(&'a mut String, &'a [Box<str>]),
 }
 
 impl Check<'_> {
-    /// Writes the text attribute `key` of `text` as the export shows it.
+    /// Writes the text attribute `key` of `text` as the export shows it;
+    /// the text written when it is not `text` itself.
     fn text(&mut self, out: &mut Vec<u8>, key: &str, text: &str) -> Option<String> {
         match self {
-            Check::Gather(texts) => {
-                texts.push_str(text);
-                texts.push('\n');
+            Check::Clean(_) => {
                 text_attribute(out, 3, key, text);
+                None
+            }
+            Check::Mark(marks) => {
+                text_attribute(out, 3, key, text);
+                marks.texts.push(out.len() - text.len()..out.len());
                 None
             }
             Check::Scrub(_, secrets) => {
@@ -124,11 +202,23 @@ impl Check<'_> {
         }
     }
 
+    /// Writes the event's name, `step`, as the export shows it.
+    fn name(&mut self, out: &mut Vec<u8>, step: &str) {
+        match self {
+            Check::Clean(_) => string(out, 2, step),
+            Check::Mark(marks) => {
+                string(out, 2, step);
+                marks.texts.push(out.len() - step.len()..out.len());
+            }
+            Check::Scrub(_, secrets) => string(out, 2, &shown(step, secrets)),
+        }
+    }
+
     /// Writes the attribute `key` of `value`: text as itself, numbers and
     /// booleans as themselves, arrays and objects as their JSON text; a
     /// number that is a secret's value as the text `[REDACTED]`; nothing
     /// for `null` and a number that is not finite. The text written, for
-    /// a text.
+    /// a text scrubbed.
     fn field(&mut self, out: &mut Vec<u8>, key: &str, value: &dyn FieldValue) -> Option<String> {
         let shape = value.shape();
         match shape {
@@ -139,30 +229,45 @@ impl Check<'_> {
             }
             Shape::Str(text) => self.text(out, key, text),
             Shape::F64(n) if !n.is_finite() => None,
-            Shape::U64(_) | Shape::I64(_) | Shape::F64(_) | Shape::Composite => {
-                let (scratch, secrets) = match self {
-                    Check::Gather(texts) => {
-                        // Its JSON among the texts, checked with them.
-                        let at = texts.len();
-                        value.write_json(texts);
-                        texts.push('\n');
-                        if matches!(shape, Shape::Composite) {
-                            let json = &texts[at..texts.len() - 1];
-                            text_attribute(out, 3, key, json);
-                        } else {
-                            number(out, key, shape);
-                        }
-                        return None;
-                    }
-                    Check::Scrub(scratch, secrets) => (scratch, *secrets),
-                };
-                scratch.clear();
-                value.write_json(scratch);
-                match shown(scratch, secrets) {
-                    std::borrow::Cow::Borrowed(_) if !matches!(shape, Shape::Composite) => {
+            Shape::U64(_) | Shape::I64(_) | Shape::F64(_) => {
+                match self {
+                    Check::Clean(_) => number(out, key, shape),
+                    Check::Mark(marks) => {
+                        // Its text checked with the others'.
+                        value.write_json(&mut marks.numbers);
+                        marks.numbers.push('\n');
                         number(out, key, shape);
                     }
-                    shown => text_attribute(out, 3, key, &shown),
+                    Check::Scrub(scratch, secrets) => {
+                        scratch.clear();
+                        value.write_json(scratch);
+                        match shown(scratch, secrets) {
+                            std::borrow::Cow::Borrowed(_) => number(out, key, shape),
+                            shown => text_attribute(out, 3, key, &shown),
+                        }
+                    }
+                }
+                None
+            }
+            Shape::Composite => {
+                match self {
+                    Check::Clean(json) => {
+                        json.clear();
+                        value.write_json(json);
+                        text_attribute(out, 3, key, json);
+                    }
+                    Check::Mark(marks) => {
+                        let json = &mut marks.json;
+                        json.clear();
+                        value.write_json(json);
+                        text_attribute(out, 3, key, json);
+                        marks.texts.push(out.len() - json.len()..out.len());
+                    }
+                    Check::Scrub(scratch, secrets) => {
+                        scratch.clear();
+                        value.write_json(scratch);
+                        text_attribute(out, 3, key, &shown(scratch, secrets));
+                    }
                 }
                 None
             }
@@ -193,17 +298,12 @@ fn write(
     check: &mut Check<'_>,
 ) -> Facts {
     let mut facts = Facts::default();
+    let mut content = 0..0;
     message(out, field, |out| {
+        content.start = out.len();
         fixed64(out, 1, nanos(time));
         // The step: the catalogue's, else a user's event's.
-        match check {
-            Check::Gather(texts) => {
-                texts.push_str(entry.step);
-                texts.push('\n');
-                string(out, 2, entry.step);
-            }
-            Check::Scrub(_, secrets) => string(out, 2, &shown(entry.step, secrets)),
-        }
+        check.name(out, entry.step);
         text_attribute(out, 3, "level", entry.level);
         check.text(out, "message", entry.message);
         let mut count = 2;
@@ -226,7 +326,18 @@ fn write(
             }
         });
         varint_field(out, 4, u64::from(dropped));
+        content.end = out.len();
     });
+    if let Check::Mark(marks) = check {
+        // The content moved when its length took more than the one byte
+        // kept for it: the texts with it.
+        let moved = out.len() - content.len() - content.start;
+        if moved != 0 {
+            for text in &mut marks.texts {
+                *text = text.start + moved..text.end + moved;
+            }
+        }
+    }
     facts
 }
 
@@ -273,7 +384,7 @@ mod tests {
             plain_header: true,
         };
         let mut out = Vec::new();
-        let facts = write_event(&mut out, 11, &entry, SystemTime::UNIX_EPOCH, &[]);
+        let facts = write_event(&mut out, 11, &entry, SystemTime::UNIX_EPOCH, &[], false);
         let mut span = Span::decode(&out[..]).unwrap();
         assert_eq!(span.events.len(), 1);
         (span.events.remove(0), facts)
@@ -376,10 +487,69 @@ mod tests {
             &entry,
             SystemTime::UNIX_EPOCH,
             &["own-secret-8c1f".into()],
+            false,
         );
         let bytes = String::from_utf8_lossy(&out);
         assert!(!bytes.contains("own-secret-8c1f"), "{bytes}");
         assert!(bytes.contains("with [REDACTED]"), "{bytes}");
+    }
+
+    #[test]
+    fn a_url_with_credentials_is_found_whatever_is_around_its_text() {
+        // The byte before a text is its length: a digit or a letter at
+        // some lengths, which must not hide the URL's scheme.
+        for len in 20..160 {
+            let url = format!("https://ops:pw@x.example/{}", "a".repeat(len));
+            for fields in [
+                json!({ "url": url }),
+                json!({ "object": { "url": url } }),
+                json!({ "first": 1, "url": url, "last": "x" }),
+            ] {
+                let (event, _) = event("start", &url, &fields);
+                let shown = format!("{:?}", event.attributes);
+                assert!(!shown.contains("ops:pw"), "{len}: {shown}");
+                assert!(shown.contains("https://[REDACTED]@x.example/"), "{len}");
+            }
+        }
+        // A URL without credentials is kept as it is.
+        let attributes = of("at https://x.example/a?b=1", &json!({}));
+        assert_eq!(
+            value(&attributes, "message"),
+            text("at https://x.example/a?b=1")
+        );
+    }
+
+    #[test]
+    fn a_number_that_is_an_invocation_s_secret_is_scrubbed() {
+        let code = json!(48_213_907_u64);
+        let members = Members(std::iter::once(("code", &code)));
+        let entry = Entry {
+            timestamp: "",
+            level: "INFO",
+            identity: Identity::default(),
+            step: "start",
+            message: "m",
+            fields: &members,
+            own_call_sid: false,
+            plain_header: true,
+        };
+        let mut out = Vec::new();
+        write_event(
+            &mut out,
+            11,
+            &entry,
+            SystemTime::UNIX_EPOCH,
+            &["48213907".into()],
+            false,
+        );
+        let span = Span::decode(&out[..]).unwrap();
+        let code = span.events[0]
+            .attributes
+            .iter()
+            .find(|kv| kv.key == "code")
+            .and_then(|kv| kv.value.clone())
+            .and_then(|v| v.value);
+        assert_eq!(code, text("[REDACTED]"));
     }
 
     #[test]

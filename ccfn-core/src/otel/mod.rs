@@ -14,7 +14,9 @@
 //!   (`ccfn.call_sid`, `ccfn.flow_sid`, `ccfn.execution_sid`,
 //!   `ccfn.mode`, `ccfn.outcome`). Every record of the invocation is an
 //!   event of the span, named after its step, with its fields as
-//!   attributes.
+//!   attributes. The span is written as the OTLP message it becomes
+//!   while it runs, each event straight from its record's typed fields
+//!   (see `span` and `layer`).
 //! - **Nothing secret is exported**: every attribute, status message and
 //!   metric attribute passes the log lines' scrubber, with the process's
 //!   secrets and the invocation's (the span starts once they are known).
@@ -230,10 +232,8 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
                 .with_sampler(settings.sampler())
                 .with_span_processor(processor)
                 .build();
-            let tracer = opentelemetry::trace::TracerProvider::tracer_with_scope(
-                &provider,
-                encode::scope(),
-            );
+            let tracer =
+                opentelemetry::trace::TracerProvider::tracer_with_scope(&provider, encode::scope());
             (
                 Some(provider),
                 Some(tracer),

@@ -14,9 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Instant, SystemTime};
 
 use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
-use opentelemetry::trace::{
-    SpanContext, SpanKind, TraceContextExt as _, TraceFlags, TraceId,
-};
+use opentelemetry::trace::{SpanContext, SpanKind, TraceContextExt as _, TraceFlags, TraceId};
 use opentelemetry::{Context, KeyValue, Value};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{
@@ -104,14 +102,8 @@ impl ServerSpan {
                 TraceFlags::default(),
             )
         };
-        let sampling = sampler.should_sample(
-            Some(&caller),
-            trace_id,
-            name,
-            &SpanKind::Server,
-            &[],
-            &[],
-        );
+        let sampling =
+            sampler.should_sample(Some(&caller), trace_id, name, &SpanKind::Server, &[], &[]);
         let sampled = sampling.decision == SamplingDecision::RecordAndSample;
         let context = SpanContext::new(
             trace_id,
@@ -159,8 +151,9 @@ impl ServerSpan {
     }
 
     /// Adds `entry` as an event, scrubbed with the process's secrets and
-    /// its invocation's; takes its outcome, error kind and message.
-    pub(super) fn record(&self, entry: &Entry<'_>) {
+    /// its invocation's (unless its texts are known to be `clean`); takes
+    /// its outcome, error kind and message.
+    pub(super) fn record(&self, entry: &Entry<'_>, clean: bool) {
         let Some(written) = &self.written else {
             return;
         };
@@ -169,12 +162,19 @@ impl ServerSpan {
         let secrets = entry.identity.secrets();
         let facts = if written.events_count < EVENTS_PER_SPAN {
             written.events_count += 1;
-            write_event(&mut written.events, 11, entry, SystemTime::now(), secrets)
+            write_event(
+                &mut written.events,
+                11,
+                entry,
+                SystemTime::now(),
+                secrets,
+                clean,
+            )
         } else {
             written.events_dropped += 1;
             // Dropped, but what it tells the span is kept.
             let mut scratch = Vec::new();
-            write_event(&mut scratch, 11, entry, SystemTime::now(), secrets)
+            write_event(&mut scratch, 11, entry, SystemTime::now(), secrets, clean)
         };
         let kept = &mut written.facts;
         kept.outcome = facts.outcome.or(kept.outcome.take());
@@ -515,16 +515,19 @@ pub(super) fn rejected(rejected: &Rejected<'_>) {
         }
     });
     // The record as the invocations' records become events.
-    span.record(&Entry {
-        timestamp: "",
-        level: rejected.level,
-        identity: crate::record::entry::Identity::default(),
-        step: crate::record::RequestRejected::STEP.name(),
-        message: rejected.message,
-        fields: rejected.record,
-        own_call_sid: false,
-        plain_header: true,
-    });
+    span.record(
+        &Entry {
+            timestamp: "",
+            level: rejected.level,
+            identity: crate::record::entry::Identity::default(),
+            step: crate::record::RequestRejected::STEP.name(),
+            message: rejected.message,
+            fields: rejected.record,
+            own_call_sid: false,
+            plain_header: true,
+        },
+        false,
+    );
     let error = (rejected.status >= 500).then(|| scrub::text(rejected.record.error, &[]));
     span.end(Some(rejected.status), error_type, error);
 }
@@ -539,7 +542,10 @@ pub(super) fn end_invocation(telemetry: &InvocationTelemetry, status: u16, error
         .or_else(|| (status >= 500).then(|| status.to_string()));
     if let Some(request) = &telemetry.request {
         let mut attributes = request.clone();
-        attributes.push(KeyValue::new("http.response.status_code", i64::from(status)));
+        attributes.push(KeyValue::new(
+            "http.response.status_code",
+            i64::from(status),
+        ));
         if let Some(error_type) = &error_type {
             attributes.push(KeyValue::new("error.type", error_type.clone()));
         }
@@ -673,7 +679,13 @@ mod tests {
         );
     }
 
-    fn record(span: &ServerSpan, step: &str, level: &str, message: &str, fields: serde_json::Value) {
+    fn record(
+        span: &ServerSpan,
+        step: &str,
+        level: &str,
+        message: &str,
+        fields: serde_json::Value,
+    ) {
         let members = Members(
             fields
                 .as_object()
@@ -681,16 +693,19 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.as_str(), v)),
         );
-        span.record(&Entry {
-            timestamp: "",
-            level,
-            identity: crate::record::entry::Identity::default(),
-            step,
-            message,
-            fields: &members,
-            own_call_sid: false,
-            plain_header: true,
-        });
+        span.record(
+            &Entry {
+                timestamp: "",
+                level,
+                identity: crate::record::entry::Identity::default(),
+                step,
+                message,
+                fields: &members,
+                own_call_sid: false,
+                plain_header: true,
+            },
+            false,
+        );
     }
 
     fn time(nanos: u64) -> SystemTime {
@@ -717,7 +732,13 @@ mod tests {
             "failed",
             json!({"kind": "function", "error": format!("failed with {}", secret.expose())}),
         );
-        record(&span, "end", "INFO", "done", json!({"outcome": "error", "ms": 12}));
+        record(
+            &span,
+            "end",
+            "INFO",
+            "done",
+            json!({"outcome": "error", "ms": 12}),
+        );
         let written = span
             .finish(Some(500), Some("timeout".to_owned()), None)
             .unwrap();
@@ -798,7 +819,10 @@ mod tests {
             0x0123_4567_89ab_cdef_0123_4567_89ab_cdef_u128.to_be_bytes()
         );
         assert!(decoded.parent_span_id.is_empty());
-        assert_eq!(decoded.flags, 0x101, "sampled, the parent's remoteness known: none");
+        assert_eq!(
+            decoded.flags, 0x101,
+            "sampled, the parent's remoteness known: none"
+        );
         let outcome = decoded
             .attributes
             .iter()

@@ -60,7 +60,9 @@ impl Captured {
 /// `value` with every text in it, object keys included, scrubbed.
 fn scrubbed(mut value: Value, also: &[Box<str>]) -> Value {
     match &mut value {
-        Value::String(text) => scrub(text, also),
+        Value::String(text) => {
+            scrub(text, also);
+        }
         Value::Array(items) => {
             for item in items {
                 *item = scrubbed(std::mem::take(item), also);
