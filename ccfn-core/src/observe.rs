@@ -152,8 +152,8 @@ pub(crate) trait ObservedInvocation: Send {
     fn scope(&self) -> Option<Box<dyn Any + Send + Sync>>;
 
     /// The invocation answered with `status`; `error` is the kind of its
-    /// error (`validation`, `timeout`...) when it failed.
-    fn end(self: Box<Self>, status: u16, error: Option<&str>);
+    /// error (`validation`, `timeout`...) when it failed: ccfn's own text.
+    fn end(self: Box<Self>, status: u16, error: Option<&'static str>);
 }
 
 /// An external call an observer follows: ended by [`ObservedCall::finish`]
@@ -439,7 +439,7 @@ mod tests {
                 fn scope(&self) -> Option<Box<dyn Any + Send + Sync>> {
                     Some(Box::new(format!("scope of {}", self.call_sid)))
                 }
-                fn end(self: Box<Self>, status: u16, error: Option<&str>) {
+                fn end(self: Box<Self>, status: u16, error: Option<&'static str>) {
                     let moment = format!("end {status} {}", error.unwrap_or("-"));
                     self.recorder.note_of(&self.call_sid, moment);
                 }

@@ -37,10 +37,10 @@ const CONTEXT_IS_REMOTE: u32 = 0x200;
 pub(super) enum Finished {
     /// A span the SDK's tracer made: an external call's.
     Sdk(Box<SpanData>),
-    /// A server span (an invocation's, a refused request's) written where
-    /// it ended, scrubbed already: its `Span` message's content, in the
-    /// scope [`scope`] names.
-    Written(Vec<u8>),
+    /// A server span (an invocation's, a refused request's) written as it
+    /// ran, scrubbed already, in the scope [`scope`] names: its `Span`
+    /// message's content is the two parts one after the other.
+    Written(Vec<u8>, Vec<u8>),
 }
 
 /// The instrumentation scope of ccfn's spans: the tracer's, and that of
@@ -79,7 +79,7 @@ impl Encoder {
     fn scope_of<'a>(&'a self, span: &'a Finished) -> &'a InstrumentationScope {
         match span {
             Finished::Sdk(span) => &span.instrumentation_scope,
-            Finished::Written(_) => &self.ccfn,
+            Finished::Written(..) => &self.ccfn,
         }
     }
 
@@ -111,8 +111,11 @@ impl Encoder {
                                 let scrub = !clean(span, &mut texts);
                                 message(out, 2, |out| write_span(out, span, scrub));
                             }
-                            Finished::Written(span) => {
-                                message(out, 2, |out| out.extend_from_slice(span));
+                            Finished::Written(head, rest) => {
+                                message(out, 2, |out| {
+                                    out.extend_from_slice(head);
+                                    out.extend_from_slice(rest);
+                                });
                             }
                         }
                     }
@@ -491,6 +494,33 @@ pub(super) fn bytes(out: &mut Vec<u8>, field: u32, value: &[u8]) {
     }
 }
 
+/// A message field whose content is most likely 128 to 16 383 bytes
+/// long (a record's event): two bytes are kept for its length, so that
+/// such a content is never moved; a shorter or longer one is moved once,
+/// to be written as [`message`] writes it.
+pub(super) fn long_message(out: &mut Vec<u8>, field: u32, content: impl FnOnce(&mut Vec<u8>)) {
+    tag(out, field, LEN);
+    let at = out.len();
+    out.extend_from_slice(&[0, 0]);
+    content(out);
+    let end = out.len();
+    let len = end - at - 2;
+    let mut prefix = [0u8; 10];
+    let width = varint_into(&mut prefix, len as u64);
+    match width {
+        2 => {}
+        1 => {
+            out.copy_within(at + 2..end, at + 1);
+            out.truncate(end - 1);
+        }
+        _ => {
+            out.resize(end + width - 2, 0);
+            out.copy_within(at + 2..end, at + width);
+        }
+    }
+    out[at..at + width].copy_from_slice(&prefix[..width]);
+}
+
 /// A message field (always written, empty or not): its content written
 /// by `content`, its length put before it once known.
 pub(super) fn message(out: &mut Vec<u8>, field: u32, content: impl FnOnce(&mut Vec<u8>)) {
@@ -661,6 +691,17 @@ pub(super) mod tests {
         assert!(text.contains("https://[REDACTED]@x.example/?token=[REDACTED]&keep=1"));
         assert!(text.contains("at\nhttp://[REDACTED]@h.example/x"), "{text}");
         assert!(text.contains("https://x.example/a?b=1"), "{text}");
+    }
+
+    #[test]
+    fn a_long_message_is_written_as_any_message() {
+        for len in [0, 1, 127, 128, 300, 16_383, 16_384, 70_000] {
+            let content = vec![7u8; len];
+            let (mut short, mut long) = (vec![1], vec![1]);
+            message(&mut short, 11, |out| out.extend_from_slice(&content));
+            long_message(&mut long, 11, |out| out.extend_from_slice(&content));
+            assert!(short == long, "{len}");
+        }
     }
 
     #[test]

@@ -523,6 +523,8 @@ pub(super) mod tests {
             processor.on_end(span());
         }
         assert_eq!(handle.dropped(), 3);
+        handle.finished(Finished::Written(vec![1], vec![2]));
+        assert_eq!(handle.dropped(), 4, "a written span alike");
     }
 
     #[test]

@@ -6,10 +6,19 @@ use opentelemetry::trace::TraceId;
 /// The trace id of call `call_sid`; `None` when it is not a call SID.
 pub(super) fn from_call_sid(call_sid: &str) -> Option<TraceId> {
     let hex = call_sid.strip_prefix("CA")?;
-    if hex.len() != 32 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if hex.len() != 32 {
         return None;
     }
-    let id = u128::from_str_radix(hex, 16).ok()?;
+    let mut id = 0_u128;
+    for byte in hex.bytes() {
+        let digit = match byte {
+            b'0'..=b'9' => byte - b'0',
+            b'a'..=b'f' => byte - b'a' + 10,
+            b'A'..=b'F' => byte - b'A' + 10,
+            _ => return None,
+        };
+        id = (id << 4) | u128::from(digit);
+    }
     // All zeros is not a valid trace id.
     (id != 0).then(|| TraceId::from(id))
 }

@@ -16,8 +16,8 @@ use crate::record::layer::Lines;
 use crate::record::value::{FieldValue, Shape};
 
 use super::encode::{
-    bool_attribute, f64_attribute, fixed64, i64_attribute, message, nanos, string, text_attribute,
-    varint_field,
+    bool_attribute, f64_attribute, fixed64, i64_attribute, long_message, nanos, string,
+    text_attribute, varint_field,
 };
 use super::scrub::shown;
 use super::span::ServerSpan;
@@ -299,7 +299,7 @@ fn write(
 ) -> Facts {
     let mut facts = Facts::default();
     let mut content = 0..0;
-    message(out, field, |out| {
+    long_message(out, field, |out| {
         content.start = out.len();
         fixed64(out, 1, nanos(time));
         // The step: the catalogue's, else a user's event's.
@@ -329,12 +329,12 @@ fn write(
         content.end = out.len();
     });
     if let Check::Mark(marks) = check {
-        // The content moved when its length took more than the one byte
+        // The content moved when its length did not take the two bytes
         // kept for it: the texts with it.
-        let moved = out.len() - content.len() - content.start;
-        if moved != 0 {
+        let start = out.len() - content.len();
+        if start != content.start {
             for text in &mut marks.texts {
-                *text = text.start + moved..text.end + moved;
+                *text = text.start + start - content.start..text.end + start - content.start;
             }
         }
     }
@@ -511,6 +511,9 @@ mod tests {
                 assert!(shown.contains("https://[REDACTED]@x.example/"), "{len}");
             }
         }
+        // A short event, whose length takes one byte.
+        let attributes = of("m", &json!({"u": "http://a:b@h/"}));
+        assert_eq!(value(&attributes, "u"), text("http://[REDACTED]@h/"));
         // A URL without credentials is kept as it is.
         let attributes = of("at https://x.example/a?b=1", &json!({}));
         assert_eq!(

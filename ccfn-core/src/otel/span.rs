@@ -186,23 +186,25 @@ impl ServerSpan {
     /// error's kind (`error_type`, replacing an `error` record's), and an
     /// error status with `error` when given (else the `error` record's
     /// message, if any); queued for export when sampled.
-    fn end(&self, status: Option<u16>, error_type: Option<String>, error: Option<String>) {
+    fn end(&self, status: Option<u16>, error_type: Option<&str>, error: Option<String>) {
         let Some(spans) = pipeline().and_then(|pipeline| pipeline.spans.as_ref()) else {
             return;
         };
-        if let Some(span) = self.finish(status, error_type, error) {
-            spans.finished(Finished::Written(span));
+        if let Some((head, rest)) = self.finish(status, error_type, error) {
+            spans.finished(Finished::Written(head, rest));
         }
     }
 
-    /// The `Span` message's content as [`ServerSpan::end`] ends it; `None`
-    /// when it is not sampled, or already ended.
+    /// The `Span` message's content as [`ServerSpan::end`] ends it, in two
+    /// parts (its fields up to its attributes, and the rest: its events
+    /// are not copied after the attributes); `None` when it is not
+    /// sampled, or already ended.
     fn finish(
         &self,
         status: Option<u16>,
-        error_type: Option<String>,
+        error_type: Option<&str>,
         error: Option<String>,
-    ) -> Option<Vec<u8>> {
+    ) -> Option<(Vec<u8>, Vec<u8>)> {
         let mut written = self
             .written
             .as_ref()?
@@ -228,21 +230,20 @@ impl ServerSpan {
         if let Some(status) = status {
             i64_attribute(span, 9, "http.response.status_code", i64::from(status));
         }
-        if let Some(error_type) = error_type.as_ref().or(facts.error_type.as_ref()) {
+        if let Some(error_type) = error_type.or(facts.error_type.as_deref()) {
             text_attribute(span, 9, "error.type", error_type);
         }
-        span.extend_from_slice(events);
-        *events = Vec::new();
-        varint_field(span, 12, u64::from(*events_dropped));
+        let mut rest = std::mem::take(events);
+        varint_field(&mut rest, 12, u64::from(*events_dropped));
         let error = error.as_ref().or(facts.error.as_ref());
-        message(span, 15, |out| {
+        message(&mut rest, 15, |out| {
             if let Some(error) = error {
                 string(out, 2, error);
                 varint_field(out, 3, 2);
             }
         });
-        fixed32(span, 16, *flags);
-        Some(std::mem::take(span))
+        fixed32(&mut rest, 16, *flags);
+        Some((std::mem::take(span), rest))
     }
 }
 
@@ -529,19 +530,22 @@ pub(super) fn rejected(rejected: &Rejected<'_>) {
         false,
     );
     let error = (rejected.status >= 500).then(|| scrub::text(rejected.record.error, &[]));
-    span.end(Some(rejected.status), error_type, error);
+    span.end(Some(rejected.status), error_type.as_deref(), error);
 }
 
 /// Ends an invocation's telemetry with the status its answer was sent
 /// with, and the kind of its error (`validation`, `timeout`...) when it
 /// failed: its span, and its `http.server.request.duration`, whose
 /// `error.type` is that kind, else a 5xx status.
-pub(super) fn end_invocation(telemetry: &InvocationTelemetry, status: u16, error: Option<&str>) {
-    let error_type = error
-        .map(str::to_owned)
-        .or_else(|| (status >= 500).then(|| status.to_string()));
-    if let Some(request) = &telemetry.request {
-        let mut attributes = request.clone();
+pub(super) fn end_invocation(
+    telemetry: InvocationTelemetry,
+    status: u16,
+    error: Option<&'static str>,
+) {
+    let error_type: Option<std::borrow::Cow<'static, str>> = error
+        .map(std::borrow::Cow::Borrowed)
+        .or_else(|| (status >= 500).then(|| status.to_string().into()));
+    if let Some(mut attributes) = telemetry.request {
         attributes.push(KeyValue::new(
             "http.response.status_code",
             i64::from(status),
@@ -554,7 +558,7 @@ pub(super) fn end_invocation(telemetry: &InvocationTelemetry, status: u16, error
     if let Some(span) = &telemetry.span {
         // `error.type` also when no `error` record set it (a request
         // refused by validation).
-        span.end(Some(status), error_type, None);
+        span.end(Some(status), error_type.as_deref(), None);
     }
 }
 
@@ -567,8 +571,8 @@ impl ObservedInvocation for InvocationTelemetry {
             .map(|span| Box::new(span) as Box<dyn std::any::Any + Send + Sync>)
     }
 
-    fn end(self: Box<Self>, status: u16, error: Option<&str>) {
-        end_invocation(&self, status, error);
+    fn end(self: Box<Self>, status: u16, error: Option<&'static str>) {
+        end_invocation(*self, status, error);
     }
 }
 
@@ -739,11 +743,11 @@ mod tests {
             "done",
             json!({"outcome": "error", "ms": 12}),
         );
-        let written = span
-            .finish(Some(500), Some("timeout".to_owned()), None)
+        let (head, rest) = span
+            .finish(Some(500), Some("timeout"), None)
             .unwrap();
         assert!(span.finish(Some(500), None, None).is_none(), "ended once");
-        let decoded = Span::decode(&written[..]).unwrap();
+        let decoded = Span::decode(&[&head[..], &rest[..]].concat()[..]).unwrap();
 
         let mut data = crate::otel::export::tests::span();
         data.span_context = SpanContext::new(
@@ -793,7 +797,7 @@ mod tests {
 
         let resource = Resource::builder_empty().build();
         let mut body = Vec::new();
-        encode::Encoder::new(&resource).encode(&[Finished::Written(written)], &mut body);
+        encode::Encoder::new(&resource).encode(&[Finished::Written(head, rest)], &mut body);
         encode::tests::same(&body, &encode::tests::official(&[data], &resource));
         assert!(!String::from_utf8_lossy(&body).contains("canary-span-77a0e2"));
         drop(secret);
@@ -811,7 +815,8 @@ mod tests {
             record(&span, "start", "INFO", "again", json!({}));
         }
         record(&span, "end", "INFO", "done", json!({"outcome": "success"}));
-        let decoded = Span::decode(&span.finish(Some(200), None, None).unwrap()[..]).unwrap();
+        let (head, rest) = span.finish(Some(200), None, None).unwrap();
+        let decoded = Span::decode(&[head, rest].concat()[..]).unwrap();
         assert_eq!(decoded.events.len(), EVENTS_PER_SPAN as usize);
         assert_eq!(decoded.dropped_events_count, 4);
         assert_eq!(
