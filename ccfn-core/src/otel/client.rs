@@ -42,7 +42,7 @@ impl ClientSpan {
         let parent = if scope::in_invocation() {
             scope::with_current(|invocation| {
                 invocation
-                    .observed_ref::<std::sync::Arc<super::span::ServerSpan>>()
+                    .observed_ref::<std::sync::Arc<super::layer::ServerSpan>>()
                     .map(|span| span.cx.clone())
             })
         } else {

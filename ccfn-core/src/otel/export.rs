@@ -392,6 +392,8 @@ impl Sender {
 
     /// Sends `body`; what went wrong when the collector did not take it.
     pub(super) fn send(&self, body: Vec<u8>) -> Result<(), String> {
+        // Shared by every try: a retry copies nothing.
+        let body = bytes::Bytes::from(body);
         let started = Instant::now();
         let mut wait = FIRST_WAIT;
         let mut retries = 0;

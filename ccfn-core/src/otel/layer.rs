@@ -1,4 +1,5 @@
-//! The records of an invocation as events of its span, each written
+//! A server span as it is written (see [`super::span`]), and the records
+//! of an invocation as events of its span, each written
 //! straight from its typed fields as the OTLP `Span.Event` message it
 //! becomes: no attribute value is made, no record is parsed back.
 //!
@@ -8,19 +9,24 @@
 //! scrubbed on its own.
 
 use std::cell::RefCell;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
+
+use opentelemetry::trace::{SpanContext, SpanKind, TraceContextExt as _, TraceFlags, TraceId};
+use opentelemetry::Context;
+use opentelemetry_sdk::trace::{
+    IdGenerator as _, RandomIdGenerator, Sampler, SamplingDecision, ShouldSample as _,
+};
 
 use crate::record::entry::Entry;
 use crate::record::layer::Lines;
-
 use crate::record::value::{FieldValue, Shape};
 
 use super::encode::{
-    bool_attribute, f64_attribute, fixed64, i64_attribute, long_message, nanos, string,
-    text_attribute, varint_field,
+    self, bool_attribute, f64_attribute, fixed32, fixed64, i64_attribute, long_message, message,
+    nanos, string, text_attribute, varint_field, FIXED64,
 };
 use super::scrub::shown;
-use super::span::ServerSpan;
 
 /// Adds every record written inside an invocation to its span, as an event
 /// named after its step, with its level, message and fields as
@@ -34,10 +40,210 @@ impl crate::record::layer::Sink for OtelSink {
         let Some(invocation) = entry.identity.invocation else {
             return;
         };
-        if let Some(span) = invocation.observed_ref::<std::sync::Arc<ServerSpan>>() {
+        if let Some(span) = invocation.observed_ref::<Arc<ServerSpan>>() {
             // Its step is checked with the rest unless it is ccfn's own.
             span.record(entry, lines.fields_clean() && entry.plain_header);
         }
+    }
+}
+
+/// The most events a span keeps (the specification's default limit);
+/// those past it are counted.
+pub(super) const EVENTS_PER_SPAN: u32 = 128;
+
+/// OTLP's span flags: the parent's remoteness is known, and whether it
+/// is remote.
+const CONTEXT_HAS_IS_REMOTE: u32 = 0x100;
+const CONTEXT_IS_REMOTE: u32 = 0x200;
+
+/// A server span: its context, and what is written of it when it is
+/// sampled.
+pub(crate) struct ServerSpan {
+    /// A context holding its span context: what its calls' spans are
+    /// children of, and what `traceparent` upstream carries.
+    pub(super) cx: Context,
+    written: Option<Mutex<Written>>,
+}
+
+impl std::fmt::Debug for ServerSpan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerSpan")
+            .field("span_context", self.cx.span().span_context())
+            .field("sampled", &self.written.is_some())
+            .finish()
+    }
+}
+
+/// A sampled server span as written so far.
+struct Written {
+    /// Its `Span` message's fields: 1 to 7 (ids, trace state, parent,
+    /// name, kind, start), 8 (the end time, written at the end in the
+    /// eight bytes kept at `end_at`), then 9, its attributes known at the
+    /// start.
+    span: Vec<u8>,
+    end_at: usize,
+    /// Field 11: its events so far.
+    events: Vec<u8>,
+    events_count: u32,
+    events_dropped: u32,
+    /// What its records told it.
+    facts: Facts,
+    /// Field 16: its trace flags and its parent's remoteness.
+    flags: u32,
+}
+
+impl ServerSpan {
+    /// Starts a server span named `name` (scrubbed already), sampled by
+    /// `sampler`: a child of the span in `caller` (the trace context a
+    /// request sent) when there is one, else the root of trace `root`
+    /// when given (a call's), else of a trace of its own. `attributes`
+    /// writes its attributes (field 9 each, scrubbed).
+    pub(super) fn start(
+        sampler: &Sampler,
+        name: &str,
+        caller: &Context,
+        root: Option<TraceId>,
+        attributes: impl FnOnce(&mut Vec<u8>),
+    ) -> ServerSpan {
+        let parent = caller.span().span_context().clone();
+        let ids = RandomIdGenerator::default();
+        let (trace_id, flags) = if parent.is_valid() {
+            (parent.trace_id(), parent.trace_flags())
+        } else {
+            (
+                root.unwrap_or_else(|| ids.new_trace_id()),
+                TraceFlags::default(),
+            )
+        };
+        let sampling =
+            sampler.should_sample(Some(caller), trace_id, name, &SpanKind::Server, &[], &[]);
+        let sampled = sampling.decision == SamplingDecision::RecordAndSample;
+        let context = SpanContext::new(
+            trace_id,
+            ids.new_span_id(),
+            flags.with_sampled(sampled),
+            false,
+            sampling.trace_state,
+        );
+        let written = sampled.then(|| {
+            let mut span = Vec::with_capacity(1024);
+            encode::bytes(&mut span, 1, &trace_id.to_bytes());
+            encode::bytes(&mut span, 2, &context.span_id().to_bytes());
+            string(&mut span, 3, &context.trace_state().header());
+            if parent.is_valid() {
+                encode::bytes(&mut span, 4, &parent.span_id().to_bytes());
+            }
+            string(&mut span, 5, name);
+            varint_field(&mut span, 6, 2);
+            encode::fixed64(&mut span, 7, nanos(SystemTime::now()));
+            encode::tag(&mut span, 8, FIXED64);
+            let end_at = span.len();
+            span.extend_from_slice(&[0; 8]);
+            attributes(&mut span);
+            for attribute in &sampling.attributes {
+                encode::attribute_message(&mut span, 9, attribute, true);
+            }
+            let mut flags = u32::from(context.trace_flags().to_u8()) | CONTEXT_HAS_IS_REMOTE;
+            if parent.is_valid() && parent.is_remote() {
+                flags |= CONTEXT_IS_REMOTE;
+            }
+            Mutex::new(Written {
+                span,
+                end_at,
+                events: Vec::with_capacity(4096),
+                events_count: 0,
+                events_dropped: 0,
+                facts: Facts::default(),
+                flags,
+            })
+        });
+        ServerSpan {
+            cx: Context::new().with_remote_span_context(context),
+            written,
+        }
+    }
+
+    /// Adds `entry` as an event, scrubbed with the process's secrets and
+    /// its invocation's (unless its texts are known to be `clean`); takes
+    /// its outcome, error kind and message.
+    pub(super) fn record(&self, entry: &Entry<'_>, clean: bool) {
+        let Some(written) = &self.written else {
+            return;
+        };
+        let mut written = written.lock().unwrap_or_else(PoisonError::into_inner);
+        let written = &mut *written;
+        let secrets = entry.identity.secrets();
+        let facts = if written.events_count < EVENTS_PER_SPAN {
+            written.events_count += 1;
+            write_event(
+                &mut written.events,
+                11,
+                entry,
+                SystemTime::now(),
+                secrets,
+                clean,
+            )
+        } else {
+            written.events_dropped += 1;
+            // Dropped, but what it tells the span is kept.
+            let mut scratch = Vec::new();
+            write_event(&mut scratch, 11, entry, SystemTime::now(), secrets, clean)
+        };
+        let kept = &mut written.facts;
+        kept.outcome = facts.outcome.or(kept.outcome.take());
+        kept.error_type = facts.error_type.or(kept.error_type.take());
+        kept.error = facts.error.or(kept.error.take());
+    }
+
+    /// The `Span` message's content as `span::end` ends it, in two
+    /// parts (its fields up to its attributes, and the rest: its events
+    /// are not copied after the attributes); `None` when it is not
+    /// sampled, or already ended.
+    pub(super) fn finish(
+        &self,
+        status: Option<u16>,
+        error_type: Option<&str>,
+        error: Option<String>,
+    ) -> Option<(Vec<u8>, Vec<u8>)> {
+        let mut written = self
+            .written
+            .as_ref()?
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let Written {
+            span,
+            end_at,
+            events,
+            events_dropped,
+            facts,
+            flags,
+            ..
+        } = &mut *written;
+        if span.is_empty() {
+            return None;
+        }
+        let end = nanos(SystemTime::now()).to_le_bytes();
+        span[*end_at..*end_at + 8].copy_from_slice(&end);
+        if let Some(outcome) = &facts.outcome {
+            text_attribute(span, 9, "ccfn.outcome", outcome);
+        }
+        if let Some(status) = status {
+            i64_attribute(span, 9, "http.response.status_code", i64::from(status));
+        }
+        if let Some(error_type) = error_type.or(facts.error_type.as_deref()) {
+            text_attribute(span, 9, "error.type", error_type);
+        }
+        let mut rest = std::mem::take(events);
+        varint_field(&mut rest, 12, u64::from(*events_dropped));
+        let error = error.as_ref().or(facts.error.as_ref());
+        message(&mut rest, 15, |out| {
+            if let Some(error) = error {
+                string(out, 2, error);
+                varint_field(out, 3, 2);
+            }
+        });
+        fixed32(&mut rest, 16, *flags);
+        Some((std::mem::take(span), rest))
     }
 }
 
@@ -74,7 +280,7 @@ thread_local! {
 /// Writes `entry` into `out` as field `field` of its message (`Span`'s
 /// events are field 11), an event at `time`, scrubbed with the process's
 /// secrets and `secrets`; what it tells the span. `clean` says its texts
-/// are known to hold nothing to scrub (see [`Lines::fields_clean`]):
+/// are known to hold nothing to scrub (see `Lines::fields_clean`):
 /// then they are not checked again.
 pub(super) fn write_event(
     out: &mut Vec<u8>,

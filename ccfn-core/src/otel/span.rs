@@ -10,240 +10,33 @@
 //! children of its context.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Instant, SystemTime};
+use std::sync::Arc;
+use std::time::Instant;
 
 use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
-use opentelemetry::trace::{SpanContext, SpanKind, TraceContextExt as _, TraceFlags, TraceId};
-use opentelemetry::{Context, KeyValue, Value};
+use opentelemetry::trace::TraceId;
+use opentelemetry::{KeyValue, Value};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::{
-    IdGenerator as _, RandomIdGenerator, Sampler, SamplingDecision, ShouldSample as _,
-};
 
-use super::encode::{
-    self, fixed32, i64_attribute, message, nanos, string, text_attribute, varint_field, Finished,
-    FIXED64,
-};
+use super::encode::{self, i64_attribute, text_attribute, Finished};
 use super::ids;
-use super::layer::{write_event, Facts};
+use super::layer::ServerSpan;
 use super::pipeline::{self, pipeline};
 use super::scrub;
 use crate::observe::{InvocationStart, ObservedInvocation, Rejected, ServerRequest};
 use crate::record::catalogue::Record as _;
 use crate::record::entry::Entry;
 
-/// The most events a span keeps (the specification's default limit);
-/// those past it are counted.
-const EVENTS_PER_SPAN: u32 = 128;
-
-/// OTLP's span flags: the parent's remoteness is known, and whether it
-/// is remote.
-const CONTEXT_HAS_IS_REMOTE: u32 = 0x100;
-const CONTEXT_IS_REMOTE: u32 = 0x200;
-
-/// A server span: its context, and what is written of it when it is
-/// sampled.
-pub(crate) struct ServerSpan {
-    /// A context holding its span context: what its calls' spans are
-    /// children of, and what `traceparent` upstream carries.
-    pub(super) cx: Context,
-    written: Option<Mutex<Written>>,
-}
-
-impl std::fmt::Debug for ServerSpan {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServerSpan")
-            .field("span_context", self.cx.span().span_context())
-            .field("sampled", &self.written.is_some())
-            .finish()
-    }
-}
-
-/// A sampled server span as written so far.
-struct Written {
-    /// Its `Span` message's fields: 1 to 7 (ids, trace state, parent,
-    /// name, kind, start), 8 (the end time, written at the end in the
-    /// eight bytes kept at `end_at`), then 9, its attributes known at the
-    /// start.
-    span: Vec<u8>,
-    end_at: usize,
-    /// Field 11: its events so far.
-    events: Vec<u8>,
-    events_count: u32,
-    events_dropped: u32,
-    /// What its records told it.
-    facts: Facts,
-    /// Field 16: its trace flags and its parent's remoteness.
-    flags: u32,
-}
-
-impl ServerSpan {
-    /// Starts a server span named `name` (scrubbed already), sampled by
-    /// `sampler`: a child of the caller's trace context in `headers` when
-    /// it is valid, else the root of trace `root` when given (a call's),
-    /// else of a trace of its own. `attributes` writes its attributes
-    /// (field 9 each, scrubbed).
-    fn start(
-        sampler: &Sampler,
-        name: &str,
-        headers: &Headers<'_>,
-        root: Option<TraceId>,
-        attributes: impl FnOnce(&mut Vec<u8>),
-    ) -> ServerSpan {
-        let caller = TraceContextPropagator::new().extract(headers);
-        let parent = caller.span().span_context().clone();
-        let ids = RandomIdGenerator::default();
-        let (trace_id, flags) = if parent.is_valid() {
-            (parent.trace_id(), parent.trace_flags())
-        } else {
-            (
-                root.unwrap_or_else(|| ids.new_trace_id()),
-                TraceFlags::default(),
-            )
-        };
-        let sampling =
-            sampler.should_sample(Some(&caller), trace_id, name, &SpanKind::Server, &[], &[]);
-        let sampled = sampling.decision == SamplingDecision::RecordAndSample;
-        let context = SpanContext::new(
-            trace_id,
-            ids.new_span_id(),
-            flags.with_sampled(sampled),
-            false,
-            sampling.trace_state,
-        );
-        let written = sampled.then(|| {
-            let mut span = Vec::with_capacity(1024);
-            encode::bytes(&mut span, 1, &trace_id.to_bytes());
-            encode::bytes(&mut span, 2, &context.span_id().to_bytes());
-            string(&mut span, 3, &context.trace_state().header());
-            if parent.is_valid() {
-                encode::bytes(&mut span, 4, &parent.span_id().to_bytes());
-            }
-            string(&mut span, 5, name);
-            varint_field(&mut span, 6, 2);
-            encode::fixed64(&mut span, 7, nanos(SystemTime::now()));
-            encode::tag(&mut span, 8, FIXED64);
-            let end_at = span.len();
-            span.extend_from_slice(&[0; 8]);
-            attributes(&mut span);
-            for attribute in &sampling.attributes {
-                encode::attribute_message(&mut span, 9, attribute, true);
-            }
-            let mut flags = u32::from(context.trace_flags().to_u8()) | CONTEXT_HAS_IS_REMOTE;
-            if parent.is_valid() && parent.is_remote() {
-                flags |= CONTEXT_IS_REMOTE;
-            }
-            Mutex::new(Written {
-                span,
-                end_at,
-                events: Vec::with_capacity(4096),
-                events_count: 0,
-                events_dropped: 0,
-                facts: Facts::default(),
-                flags,
-            })
-        });
-        ServerSpan {
-            cx: Context::new().with_remote_span_context(context),
-            written,
-        }
-    }
-
-    /// Adds `entry` as an event, scrubbed with the process's secrets and
-    /// its invocation's (unless its texts are known to be `clean`); takes
-    /// its outcome, error kind and message.
-    pub(super) fn record(&self, entry: &Entry<'_>, clean: bool) {
-        let Some(written) = &self.written else {
-            return;
-        };
-        let mut written = written.lock().unwrap_or_else(PoisonError::into_inner);
-        let written = &mut *written;
-        let secrets = entry.identity.secrets();
-        let facts = if written.events_count < EVENTS_PER_SPAN {
-            written.events_count += 1;
-            write_event(
-                &mut written.events,
-                11,
-                entry,
-                SystemTime::now(),
-                secrets,
-                clean,
-            )
-        } else {
-            written.events_dropped += 1;
-            // Dropped, but what it tells the span is kept.
-            let mut scratch = Vec::new();
-            write_event(&mut scratch, 11, entry, SystemTime::now(), secrets, clean)
-        };
-        let kept = &mut written.facts;
-        kept.outcome = facts.outcome.or(kept.outcome.take());
-        kept.error_type = facts.error_type.or(kept.error_type.take());
-        kept.error = facts.error.or(kept.error.take());
-    }
-
-    /// Ends the span: its answer's `status` code when it has one, its
-    /// error's kind (`error_type`, replacing an `error` record's), and an
-    /// error status with `error` when given (else the `error` record's
-    /// message, if any); queued for export when sampled.
-    fn end(&self, status: Option<u16>, error_type: Option<&str>, error: Option<String>) {
-        let Some(spans) = pipeline().and_then(|pipeline| pipeline.spans.as_ref()) else {
-            return;
-        };
-        if let Some((head, rest)) = self.finish(status, error_type, error) {
-            spans.finished(Finished::Written(head, rest));
-        }
-    }
-
-    /// The `Span` message's content as [`ServerSpan::end`] ends it, in two
-    /// parts (its fields up to its attributes, and the rest: its events
-    /// are not copied after the attributes); `None` when it is not
-    /// sampled, or already ended.
-    fn finish(
-        &self,
-        status: Option<u16>,
-        error_type: Option<&str>,
-        error: Option<String>,
-    ) -> Option<(Vec<u8>, Vec<u8>)> {
-        let mut written = self
-            .written
-            .as_ref()?
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let Written {
-            span,
-            end_at,
-            events,
-            events_dropped,
-            facts,
-            flags,
-            ..
-        } = &mut *written;
-        if span.is_empty() {
-            return None;
-        }
-        let end = nanos(SystemTime::now()).to_le_bytes();
-        span[*end_at..*end_at + 8].copy_from_slice(&end);
-        if let Some(outcome) = &facts.outcome {
-            text_attribute(span, 9, "ccfn.outcome", outcome);
-        }
-        if let Some(status) = status {
-            i64_attribute(span, 9, "http.response.status_code", i64::from(status));
-        }
-        if let Some(error_type) = error_type.or(facts.error_type.as_deref()) {
-            text_attribute(span, 9, "error.type", error_type);
-        }
-        let mut rest = std::mem::take(events);
-        varint_field(&mut rest, 12, u64::from(*events_dropped));
-        let error = error.as_ref().or(facts.error.as_ref());
-        message(&mut rest, 15, |out| {
-            if let Some(error) = error {
-                string(out, 2, error);
-                varint_field(out, 3, 2);
-            }
-        });
-        fixed32(&mut rest, 16, *flags);
-        Some((std::mem::take(span), rest))
+/// Ends the span: its answer's `status` code when it has one, its
+/// error's kind (`error_type`, replacing an `error` record's), and an
+/// error status with `error` when given (else the `error` record's
+/// message, if any); queued for export when sampled.
+fn end(span: &ServerSpan, status: Option<u16>, error_type: Option<&str>, error: Option<String>) {
+    let Some(spans) = pipeline().and_then(|pipeline| pipeline.spans.as_ref()) else {
+        return;
+    };
+    if let Some((head, rest)) = span.finish(status, error_type, error) {
+        spans.finished(Finished::Written(head, rest));
     }
 }
 
@@ -425,10 +218,11 @@ pub(super) fn start_invocation(start: &InvocationStart<'_>) -> Option<Invocation
             tracestate: start.tracestate,
         };
         let root = call_trace(start.call_sid, shown);
+        let caller = TraceContextPropagator::new().extract(&headers);
         Arc::new(ServerSpan::start(
             sampler,
             start.function,
-            &headers,
+            &caller,
             root,
             |out| {
                 text_attribute(out, 9, "faas.trigger", "http");
@@ -504,7 +298,8 @@ pub(super) fn rejected(rejected: &Rejected<'_>) {
         tracestate: rejected.tracestate,
     };
     let root = call_trace(rejected.call_sid, shown);
-    let span = ServerSpan::start(sampler, name, &headers, root, |out| {
+    let caller = TraceContextPropagator::new().extract(&headers);
+    let span = ServerSpan::start(sampler, name, &caller, root, |out| {
         text_attribute(out, 9, "faas.trigger", "http");
         text_attribute(out, 9, "faas.invocation_id", rejected.invocation_id);
         if let Some(function) = rejected.function {
@@ -530,7 +325,7 @@ pub(super) fn rejected(rejected: &Rejected<'_>) {
         false,
     );
     let error = (rejected.status >= 500).then(|| scrub::text(rejected.record.error, &[]));
-    span.end(Some(rejected.status), error_type.as_deref(), error);
+    end(&span, Some(rejected.status), error_type.as_deref(), error);
 }
 
 /// Ends an invocation's telemetry with the status its answer was sent
@@ -558,7 +353,7 @@ pub(super) fn end_invocation(
     if let Some(span) = &telemetry.span {
         // `error.type` also when no `error` record set it (a request
         // refused by validation).
-        span.end(Some(status), error_type.as_deref(), None);
+        end(span, Some(status), error_type.as_deref(), None);
     }
 }
 
@@ -579,12 +374,19 @@ impl ObservedInvocation for InvocationTelemetry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::otel::layer::EVENTS_PER_SPAN;
+    use crate::record::entry::Entry;
     use crate::record::value::Members;
-    use opentelemetry::trace::{Event, SpanId, Status, TraceState};
+    use opentelemetry::trace::{
+        Event, SpanContext, SpanId, Status, TraceContextExt as _, TraceFlags, TraceState,
+    };
+    use opentelemetry::Context;
     use opentelemetry_proto::tonic::trace::v1::Span;
+    use opentelemetry_sdk::trace::Sampler;
     use opentelemetry_sdk::Resource;
     use prost::Message as _;
     use serde_json::json;
+    use std::time::SystemTime;
 
     fn keys(attributes: &[KeyValue]) -> Vec<&str> {
         attributes.iter().map(|kv| kv.key.as_str()).collect()
@@ -712,6 +514,10 @@ mod tests {
         );
     }
 
+    fn extract(headers: &Headers<'_>) -> Context {
+        TraceContextPropagator::new().extract(headers)
+    }
+
     fn time(nanos: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + std::time::Duration::from_nanos(nanos)
     }
@@ -725,7 +531,7 @@ mod tests {
             traceparent: Some("00-0123456789abcdef0123456789abcdef-1122334455667788-01"),
             tracestate: Some("k=v"),
         };
-        let span = ServerSpan::start(&Sampler::AlwaysOn, "f", &headers, None, |out| {
+        let span = ServerSpan::start(&Sampler::AlwaysOn, "f", &extract(&headers), None, |out| {
             text_attribute(out, 9, "faas.trigger", "http");
             i64_attribute(out, 9, "server.port", 3001);
         });
@@ -743,9 +549,7 @@ mod tests {
             "done",
             json!({"outcome": "error", "ms": 12}),
         );
-        let (head, rest) = span
-            .finish(Some(500), Some("timeout"), None)
-            .unwrap();
+        let (head, rest) = span.finish(Some(500), Some("timeout"), None).unwrap();
         assert!(span.finish(Some(500), None, None).is_none(), "ended once");
         let decoded = Span::decode(&[&head[..], &rest[..]].concat()[..]).unwrap();
 
@@ -810,7 +614,7 @@ mod tests {
             tracestate: None,
         };
         let root = ids::from_call_sid("CA0123456789abcdef0123456789abcdef");
-        let span = ServerSpan::start(&Sampler::AlwaysOn, "f", &headers, root, |_| {});
+        let span = ServerSpan::start(&Sampler::AlwaysOn, "f", &extract(&headers), root, |_| {});
         for _ in 0..EVENTS_PER_SPAN + 3 {
             record(&span, "start", "INFO", "again", json!({}));
         }
@@ -843,7 +647,7 @@ mod tests {
             tracestate: None,
         };
         let sampler = Sampler::ParentBased(Box::new(Sampler::AlwaysOn));
-        let span = ServerSpan::start(&sampler, "f", &headers, None, |_| {});
+        let span = ServerSpan::start(&sampler, "f", &extract(&headers), None, |_| {});
         record(&span, "end", "INFO", "done", json!({}));
         assert!(span.finish(Some(200), None, None).is_none());
         let context = span.cx.span().span_context().clone();

@@ -61,8 +61,8 @@ const RANKS: &[(&str, u32)] = &[
     ("otel/instruments", 16),
     ("otel/pipeline", 17),
     ("otel/span", 18),
-    ("otel/client", 18),
-    ("otel", 19),
+    ("otel/client", 19),
+    ("otel", 20),
     // The function model and its contract.
     ("function/metrics", 21),
     ("function/meta", 21),
