@@ -267,25 +267,24 @@ pub(super) fn attribute_message(out: &mut Vec<u8>, field: u32, attribute: &KeyVa
 
 /// A `KeyValue` field `field` of text `text`, written as it is.
 pub(super) fn text_attribute(out: &mut Vec<u8>, field: u32, key: &str, text: &str) {
-    // The common case: a key under 64 bytes and a message under 128, its
-    // head written from one array.
+    // The common case: every tag and length one byte, the key and the
+    // text each copied once.
     let len = 2 + key.len() + 4 + text.len();
-    if field < 16 && !key.is_empty() && key.len() < 64 && len < 0x80 {
-        let mut head = [0u8; 72];
-        head[0] = ((field as u8) << 3) | LEN;
-        head[1] = len as u8;
-        head[2] = (1 << 3) | LEN;
-        head[3] = key.len() as u8;
-        let at = 4 + key.len();
-        head[4..at].copy_from_slice(key.as_bytes());
-        head[at..at + 4].copy_from_slice(&[
+    if field < 16 && !key.is_empty() && len < 0x80 {
+        out.reserve(2 + len);
+        out.extend_from_slice(&[
+            ((field as u8) << 3) | LEN,
+            len as u8,
+            (1 << 3) | LEN,
+            key.len() as u8,
+        ]);
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(&[
             (2 << 3) | LEN,
             2 + text.len() as u8,
             (1 << 3) | LEN,
             text.len() as u8,
         ]);
-        out.reserve(at + 4 + text.len());
-        out.extend_from_slice(&head[..at + 4]);
         out.extend_from_slice(text.as_bytes());
         return;
     }
