@@ -1142,6 +1142,114 @@ async fn a_refused_request_has_a_server_span_and_is_counted() {
 
 /// With export off (`OTEL_SDK_DISABLED`, an endpoint set), a refused
 /// request is refused and logged as ever, and nothing is exported.
+/// The answer to `request`, sent whole on a connection of its own, and
+/// what the connection gives within `wait`: its status and invocation id.
+async fn raw(addr: &str, request: &[u8], wait: Duration) -> (u16, String) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request).await.unwrap();
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + wait;
+    while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+        match tokio::time::timeout_at(deadline, stream.read(&mut chunk)).await {
+            Ok(Ok(n)) if n > 0 => answer.extend_from_slice(&chunk[..n]),
+            _ => break,
+        }
+    }
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no answer: {answer:?}"));
+    let id = answer
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("x-ccfn-invocation-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no invocation id: {answer:?}"));
+    (status, id)
+}
+
+/// Every kind of refusal has its server span, as the 403 and the 404
+/// above do: a method not allowed (405), a body over the limit (413), a
+/// media type not taken (415), a `Host` that is no host name (400) and
+/// a body too slow (408); each with its status, its `request_rejected`
+/// event, and no error (a 4xx on a server).
+#[tokio::test]
+async fn every_kind_of_refusal_has_its_server_span() {
+    let collector = FakeCollector::start().await;
+    let endpoint = collector.url();
+    let server = Server::start(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
+        ("CCFN_BODY_LIMIT_BYTES", "256"),
+        ("CCFN_BODY_TIMEOUT_MS", "300"),
+    ])
+    .await;
+    let addr = server.addr.clone();
+    let wait = Duration::from_secs(5);
+    let form = "application/x-www-form-urlencoded";
+    let request = |method: &str, host: &str, content_type: &str, body: &str| {
+        format!(
+            "{method} {WAIT_URL} HTTP/1.1\r\nhost: {host}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let body = voice(CALL_SID);
+    let long = format!("{body}&Pad={}", "x".repeat(400));
+    let mut refused = Vec::new();
+    for (expected, request) in [
+        (405, request("PUT", &addr, form, &body)),
+        (413, request("POST", &addr, form, &long)),
+        (415, request("POST", &addr, "text/plain", &body)),
+        (400, request("POST", "not a host!", form, &body)),
+    ] {
+        let (status, id) = raw(&addr, request.as_bytes(), wait).await;
+        assert_eq!(status, expected, "{request}");
+        refused.push((status, id));
+    }
+    // A body that stops coming: 408 once the body's time is over.
+    let slow = format!(
+        "POST {WAIT_URL} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: {form}\r\ncontent-length: 200\r\n\r\nCallSid=CA"
+    );
+    let (status, id) = raw(&addr, slow.as_bytes(), wait).await;
+    assert_eq!(status, 408);
+    refused.push((status, id));
+
+    collector
+        .wait_until(Duration::from_secs(20), |spans, _| {
+            spans.iter().filter(|s| s.kind == "server").count() >= refused.len()
+        })
+        .await;
+    let log = server.stop().await;
+    let spans = collector.spans();
+    for (status, id) in &refused {
+        let span = invocation(&spans, id);
+        assert_eq!(span.kind, "server");
+        assert_eq!(
+            span.attributes["http.response.status_code"],
+            json!(status),
+            "{span:#?}"
+        );
+        assert_eq!(span.status, "unset", "{span:#?}");
+        assert!(!span.attributes.contains_key("error.type"), "{span:#?}");
+        assert_eq!(event_names(span), ["request_rejected"]);
+        assert_eq!(span.events[0].attributes["status"], json!(status));
+        // The record the log has is the event the span has.
+        let records = log.of(id);
+        assert_eq!(records.len(), 1, "{records:#?}");
+        assert_eq!(
+            span.events[0].attributes["message"], records[0]["message"],
+            "{span:#?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn nothing_is_exported_for_a_refused_request_when_export_is_off() {
     let collector = FakeCollector::start().await;
