@@ -14,7 +14,8 @@ use super::scrub;
 
 /// What the pipeline needs at each invocation.
 pub(super) struct Pipeline {
-    /// The tracer of the calls' spans.
+    /// The tracer of the calls' spans (none without the clients).
+    #[cfg_attr(not(feature = "clients"), allow(dead_code))]
     pub(super) tracer: Option<SdkTracer>,
     /// What decides whether a server span is sampled: the tracer's.
     pub(super) sampler: Option<Sampler>,
