@@ -559,7 +559,6 @@ fn text_of(value: &dyn FieldValue) -> Option<String> {
 mod tests {
     use super::*;
     use crate::record::entry::Identity;
-    use crate::record::value::Members;
     use opentelemetry_proto::tonic::common::v1::any_value::Value;
     use opentelemetry_proto::tonic::trace::v1::Span;
     use prost::Message as _;
@@ -572,13 +571,17 @@ mod tests {
         message: &str,
         fields: &serde_json::Value,
     ) -> (opentelemetry_proto::tonic::trace::v1::span::Event, Facts) {
-        let members = Members(
-            fields
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| (k.as_str(), v)),
-        );
+        event_with(step, message, fields, &[])
+    }
+
+    /// [`event`], scrubbed with an invocation's `secrets` too.
+    fn event_with(
+        step: &str,
+        message: &str,
+        fields: &serde_json::Value,
+        secrets: &[Box<str>],
+    ) -> (opentelemetry_proto::tonic::trace::v1::span::Event, Facts) {
+        let members = crate::record::value::members(fields);
         let entry = Entry {
             timestamp: "2026-01-01T00:00:00.000Z",
             level: "INFO",
@@ -590,7 +593,7 @@ mod tests {
             plain_header: true,
         };
         let mut out = Vec::new();
-        let facts = write_event(&mut out, 11, &entry, SystemTime::UNIX_EPOCH, &[], false);
+        let facts = write_event(&mut out, 11, &entry, SystemTime::UNIX_EPOCH, secrets, false);
         let mut span = Span::decode(&out[..]).unwrap();
         assert_eq!(span.events.len(), 1);
         (span.events.remove(0), facts)
@@ -674,30 +677,15 @@ mod tests {
 
     #[test]
     fn an_invocation_s_own_secrets_are_scrubbed_too() {
-        let note = json!("with own-secret-8c1f");
-        let members = Members(std::iter::once(("note", &note)));
-        let entry = Entry {
-            timestamp: "",
-            level: "WARN",
-            identity: Identity::default(),
-            step: "validation",
-            message: "own-secret-8c1f",
-            fields: &members,
-            own_call_sid: false,
-            plain_header: true,
-        };
-        let mut out = Vec::new();
-        write_event(
-            &mut out,
-            11,
-            &entry,
-            SystemTime::UNIX_EPOCH,
+        let (event, _) = event_with(
+            "validation",
+            "own-secret-8c1f",
+            &json!({"note": "with own-secret-8c1f"}),
             &["own-secret-8c1f".into()],
-            false,
         );
-        let bytes = String::from_utf8_lossy(&out);
-        assert!(!bytes.contains("own-secret-8c1f"), "{bytes}");
-        assert!(bytes.contains("with [REDACTED]"), "{bytes}");
+        let shown = format!("{:?}", event.attributes);
+        assert!(!shown.contains("own-secret-8c1f"), "{shown}");
+        assert!(shown.contains("with [REDACTED]"), "{shown}");
     }
 
     #[test]
@@ -730,29 +718,13 @@ mod tests {
 
     #[test]
     fn a_number_that_is_an_invocation_s_secret_is_scrubbed() {
-        let code = json!(48_213_907_u64);
-        let members = Members(std::iter::once(("code", &code)));
-        let entry = Entry {
-            timestamp: "",
-            level: "INFO",
-            identity: Identity::default(),
-            step: "start",
-            message: "m",
-            fields: &members,
-            own_call_sid: false,
-            plain_header: true,
-        };
-        let mut out = Vec::new();
-        write_event(
-            &mut out,
-            11,
-            &entry,
-            SystemTime::UNIX_EPOCH,
+        let (event, _) = event_with(
+            "start",
+            "m",
+            &json!({"code": 48_213_907_u64}),
             &["48213907".into()],
-            false,
         );
-        let span = Span::decode(&out[..]).unwrap();
-        let code = span.events[0]
+        let code = event
             .attributes
             .iter()
             .find(|kv| kv.key == "code")

@@ -376,7 +376,6 @@ mod tests {
     use super::*;
     use crate::otel::layer::EVENTS_PER_SPAN;
     use crate::record::entry::Entry;
-    use crate::record::value::Members;
     use opentelemetry::trace::{
         Event, SpanContext, SpanId, Status, TraceContextExt as _, TraceFlags, TraceState,
     };
@@ -492,13 +491,7 @@ mod tests {
         message: &str,
         fields: serde_json::Value,
     ) {
-        let members = Members(
-            fields
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| (k.as_str(), v)),
-        );
+        let members = crate::record::value::members(&fields);
         span.record(
             &Entry {
                 timestamp: "",

@@ -729,13 +729,7 @@ mod tests {
             crate::secret::invocation_secrets(["canary-own-0d93b1"]),
         );
         let clean = |message: &str, fields: serde_json::Value| {
-            let fields = super::super::value::Members(
-                fields
-                    .as_object()
-                    .unwrap()
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v)),
-            );
+            let fields = super::super::value::members(&fields);
             let entry = Entry {
                 timestamp: "2026-11-26T10:00:00.000Z",
                 level: "INFO",

@@ -330,6 +330,19 @@ where
     }
 }
 
+/// The members of `object` as a record's fields (none when it is not an
+/// object): a record in a test.
+#[cfg(test)]
+pub(crate) fn members(object: &Value) -> Members<'_, impl Iterator<Item = (&str, &Value)> + Clone> {
+    Members(
+        object
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(name, value)| (name.as_str(), value)),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
