@@ -173,21 +173,19 @@ impl ServerSpan {
         let mut written = written.lock().unwrap_or_else(PoisonError::into_inner);
         let written = &mut *written;
         let secrets = entry.identity.secrets();
+        // The record's own time, else now.
+        let time = match entry.unix_nanos {
+            0 => nanos(SystemTime::now()),
+            known => known,
+        };
         let facts = if written.events_count < EVENTS_PER_SPAN {
             written.events_count += 1;
-            write_event(
-                &mut written.events,
-                11,
-                entry,
-                SystemTime::now(),
-                secrets,
-                clean,
-            )
+            write_event(&mut written.events, 11, entry, time, secrets, clean)
         } else {
             written.events_dropped += 1;
             // Dropped, but what it tells the span is kept.
             let mut scratch = Vec::new();
-            write_event(&mut scratch, 11, entry, SystemTime::now(), secrets, clean)
+            write_event(&mut scratch, 11, entry, time, secrets, clean)
         };
         let kept = &mut written.facts;
         kept.outcome = facts.outcome.or(kept.outcome.take());
@@ -278,7 +276,8 @@ thread_local! {
 }
 
 /// Writes `entry` into `out` as field `field` of its message (`Span`'s
-/// events are field 11), an event at `time`, scrubbed with the process's
+/// events are field 11), an event at `time` (nanoseconds since the Unix
+/// epoch), scrubbed with the process's
 /// secrets and `secrets`; what it tells the span. `clean` says its texts
 /// are known to hold nothing to scrub (see `Lines::fields_clean`):
 /// then they are not checked again.
@@ -286,7 +285,7 @@ pub(super) fn write_event(
     out: &mut Vec<u8>,
     field: u32,
     entry: &Entry<'_>,
-    time: SystemTime,
+    time: u64,
     secrets: &[Box<str>],
     clean: bool,
 ) -> Facts {
@@ -321,7 +320,7 @@ fn write_checked(
     out: &mut Vec<u8>,
     field: u32,
     entry: &Entry<'_>,
-    time: SystemTime,
+    time: u64,
     secrets: &[Box<str>],
     marks: &mut Marks,
 ) -> Facts {
@@ -500,14 +499,14 @@ fn write(
     out: &mut Vec<u8>,
     field: u32,
     entry: &Entry<'_>,
-    time: SystemTime,
+    time: u64,
     check: &mut Check<'_>,
 ) -> Facts {
     let mut facts = Facts::default();
     let mut content = 0..0;
     long_message(out, field, |out| {
         content.start = out.len();
-        fixed64(out, 1, nanos(time));
+        fixed64(out, 1, time);
         // The step: the catalogue's, else a user's event's.
         check.name(out, entry.step);
         text_attribute(out, 3, "level", entry.level);
@@ -584,6 +583,7 @@ mod tests {
         let members = crate::record::value::members(fields);
         let entry = Entry {
             timestamp: "2026-01-01T00:00:00.000Z",
+            unix_nanos: 0,
             level: "INFO",
             identity: Identity::default(),
             step,
@@ -593,7 +593,7 @@ mod tests {
             plain_header: true,
         };
         let mut out = Vec::new();
-        let facts = write_event(&mut out, 11, &entry, SystemTime::UNIX_EPOCH, secrets, false);
+        let facts = write_event(&mut out, 11, &entry, 0, secrets, false);
         let mut span = Span::decode(&out[..]).unwrap();
         assert_eq!(span.events.len(), 1);
         (span.events.remove(0), facts)

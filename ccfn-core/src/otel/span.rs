@@ -314,6 +314,7 @@ pub(super) fn rejected(rejected: &Rejected<'_>) {
     span.record(
         &Entry {
             timestamp: "",
+            unix_nanos: 0,
             level: rejected.level,
             identity: crate::record::entry::Identity::default(),
             step: crate::record::RequestRejected::STEP.name(),
@@ -495,6 +496,7 @@ mod tests {
         span.record(
             &Entry {
                 timestamp: "",
+                unix_nanos: 0,
                 level,
                 identity: crate::record::entry::Identity::default(),
                 step,
@@ -631,6 +633,37 @@ mod tests {
             .find(|kv| kv.key == "ccfn.outcome")
             .map(|kv| format!("{:?}", kv.value));
         assert!(outcome.unwrap().contains("success"));
+    }
+
+    /// An event's time is its record's: the line's timestamp and the
+    /// event come from one reading of the clock.
+    #[test]
+    fn an_event_is_at_its_record_s_time() {
+        let headers = Headers {
+            traceparent: None,
+            tracestate: None,
+        };
+        let span = ServerSpan::start(&Sampler::AlwaysOn, "f", &extract(&headers), None, |_| {});
+        let fields = json!({});
+        let members = crate::record::value::members(&fields);
+        let written_at = 1_764_193_531_123_456_789;
+        span.record(
+            &Entry {
+                timestamp: "2025-11-26T21:45:31.123Z",
+                unix_nanos: written_at,
+                level: "INFO",
+                identity: crate::record::entry::Identity::default(),
+                step: "start",
+                message: "m",
+                fields: &members,
+                own_call_sid: false,
+                plain_header: true,
+            },
+            false,
+        );
+        let (head, rest) = span.finish(Some(200), None, None).unwrap();
+        let decoded = Span::decode(&[head, rest].concat()[..]).unwrap();
+        assert_eq!(decoded.events[0].time_unix_nano, written_at);
     }
 
     #[test]

@@ -45,6 +45,10 @@ impl<'a> Identity<'a> {
 /// own fields, typed.
 pub(crate) struct Entry<'a> {
     pub(crate) timestamp: &'a str,
+    /// The same time in nanoseconds since the Unix epoch, from the same
+    /// reading of the clock; 0 when not known (a record read back, a
+    /// held line written again later).
+    pub(crate) unix_nanos: u64,
     pub(crate) level: &'a str,
     pub(crate) identity: Identity<'a>,
     pub(crate) step: &'a str,

@@ -73,12 +73,15 @@ thread_local! {
 }
 
 /// Calls `f` with the current time in RFC 3339 (milliseconds, UTC),
-/// formatted once per millisecond per thread.
-pub(super) fn with_timestamp<R>(f: impl FnOnce(&str) -> R) -> R {
+/// formatted once per millisecond per thread, and in nanoseconds since
+/// the Unix epoch: one reading of the clock.
+pub(super) fn with_timestamp<R>(f: impl FnOnce(&str, u64) -> R) -> R {
     let now = std::time::SystemTime::now();
-    let millis = now
+    let since = now
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
+        .unwrap_or_default();
+    let millis = since.as_millis();
+    let nanos = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX);
     NOW.with(|cache| match cache.try_borrow_mut() {
         Ok(mut cache) => {
             if cache.0 != millis {
@@ -86,10 +89,10 @@ pub(super) fn with_timestamp<R>(f: impl FnOnce(&str) -> R) -> R {
                 let _ = write!(cache.1, "{}", humantime::format_rfc3339_millis(now));
                 cache.0 = millis;
             }
-            f(&cache.1)
+            f(&cache.1, nanos)
         }
         // A record written while this thread writes another.
-        Err(_) => f(&humantime::format_rfc3339_millis(now).to_string()),
+        Err(_) => f(&humantime::format_rfc3339_millis(now).to_string(), nanos),
     })
 }
 
@@ -344,9 +347,10 @@ impl ContractLayer {
     ) {
         let step: &'static Step = R::STEP;
         with_identity(dispatch, |identity| {
-            with_timestamp(|timestamp| {
+            with_timestamp(|timestamp, unix_nanos| {
                 self.write(&Entry {
                     timestamp,
+                    unix_nanos,
                     level: level.as_str(),
                     identity,
                     step: step.name(),
@@ -360,18 +364,19 @@ impl ContractLayer {
     }
 
     /// Writes a handler's own line, from its fields, logged at
-    /// `timestamp`.
+    /// `timestamp` (`unix_nanos`, when known).
     fn write_handler_line(
         &self,
         identity: Identity<'_>,
         level: &Level,
         target: &str,
         event: &EventVisitor,
-        timestamp: &str,
+        (timestamp, unix_nanos): (&str, u64),
     ) {
         let fields = HandlerFields::new(target, event);
         self.write(&Entry {
             timestamp,
+            unix_nanos,
             level: level.as_str(),
             identity,
             step: "log",
@@ -536,7 +541,7 @@ pub(crate) fn dispatch_held(held: &Held) {
                 &Level::DEBUG,
                 &held.target,
                 &held.event,
-                &held.timestamp,
+                (&held.timestamp, 0),
             );
         });
         !layer.alone
@@ -612,7 +617,7 @@ where
         // log, and the time's buffer must not be borrowed then.
         let mut visitor = EventVisitor::default();
         event.record(&mut visitor);
-        with_timestamp(|timestamp| scope::hold(meta.target(), timestamp, visitor));
+        with_timestamp(|timestamp, _| scope::hold(meta.target(), timestamp, visitor));
         false
     }
 
@@ -649,8 +654,14 @@ where
         let mut visitor = EventVisitor::default();
         event.record(&mut visitor);
         let write = |identity: Identity<'_>| {
-            with_timestamp(|timestamp| {
-                self.write_handler_line(identity, meta.level(), meta.target(), &visitor, timestamp);
+            with_timestamp(|timestamp, unix_nanos| {
+                self.write_handler_line(
+                    identity,
+                    meta.level(),
+                    meta.target(),
+                    &visitor,
+                    (timestamp, unix_nanos),
+                );
             });
         };
         if scope::in_invocation() {
@@ -702,6 +713,7 @@ mod tests {
         let fields = super::super::value::Members(std::iter::empty());
         let entry = Entry {
             timestamp: "2026-11-26T10:00:00.000Z",
+            unix_nanos: 0,
             level: "INFO",
             identity: Identity::of(Some(&invocation)),
             step: "log",
@@ -732,6 +744,7 @@ mod tests {
             let fields = super::super::value::members(&fields);
             let entry = Entry {
                 timestamp: "2026-11-26T10:00:00.000Z",
+                unix_nanos: 0,
                 level: "INFO",
                 identity: Identity::of(Some(&invocation)),
                 step: "log",

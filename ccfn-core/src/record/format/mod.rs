@@ -68,6 +68,7 @@ impl LogFormat {
         );
         let entry = Entry {
             timestamp: text("timestamp").unwrap_or(""),
+            unix_nanos: 0,
             level: text("level").unwrap_or(""),
             identity: Identity {
                 function: text("function"),
@@ -269,6 +270,7 @@ mod tests {
         let invocation = Invocation::new("f", "abc", None, also.clone());
         let entry = Entry {
             timestamp: "2026-11-21T20:35:01.123Z",
+            unix_nanos: 0,
             level: "INFO",
             identity: Identity::of(Some(&invocation)),
             step: "log",
@@ -317,6 +319,7 @@ mod tests {
             let fields = Members(values.iter().map(|(k, v)| (*k, v)));
             let entry = Entry {
                 timestamp: "2026-11-21T20:35:01.123Z",
+                unix_nanos: 0,
                 level: "INFO",
                 identity: Identity {
                     function: Some("f"),
