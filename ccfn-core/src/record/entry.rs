@@ -47,7 +47,8 @@ pub(crate) struct Entry<'a> {
     pub(crate) timestamp: &'a str,
     /// The same time in nanoseconds since the Unix epoch, from the same
     /// reading of the clock; 0 when not known (a record read back, a
-    /// held line written again later).
+    /// held line written again later). Read by OpenTelemetry's sink.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     pub(crate) unix_nanos: u64,
     pub(crate) level: &'a str,
     pub(crate) identity: Identity<'a>,
