@@ -44,7 +44,7 @@ pub(super) fn invocation(function: &'static str, outcome: &'static str, elapsed:
             KeyValue::new("faas.trigger", "http"),
             KeyValue::new("ccfn.outcome", outcome),
         ];
-        let attributes = scrub::metric(&attributes);
+        let attributes = scrub::own_metric(&attributes, &[function, "http", outcome]);
         instruments.invocations.add(1, &attributes);
         instruments
             .duration
@@ -68,10 +68,10 @@ pub(super) fn coldstart(function: &str) {
 /// Records the memory in use at the end of an invocation of `function`.
 pub(super) fn memory(function: &'static str, bytes: u64) {
     if let Some(instruments) = instruments() {
-        instruments.memory.record(
-            bytes,
-            &scrub::metric(&[KeyValue::new("faas.name", function)]),
-        );
+        let attributes = [KeyValue::new("faas.name", function)];
+        instruments
+            .memory
+            .record(bytes, &scrub::own_metric(&attributes, &[function]));
     }
 }
 

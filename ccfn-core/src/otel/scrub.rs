@@ -112,6 +112,59 @@ pub(super) fn metric(attributes: &[KeyValue]) -> Cow<'_, [KeyValue]> {
     })
 }
 
+/// Metric attributes whose texts are all ccfn's own `'static` `texts`
+/// (a function's name, an outcome, `http`), scrubbed as [`metric`]
+/// scrubs: what the process's secrets leave of each such text is looked
+/// up once, and again only after a secret is registered (the texts never
+/// change, and the secrets only grow); the invocation's are looked for
+/// each time.
+pub(super) fn own_metric<'a>(
+    attributes: &'a [KeyValue],
+    texts: &[&'static str],
+) -> Cow<'a, [KeyValue]> {
+    /// Ccfn's own texts found clean, by address and length, and the
+    /// registration count they were found clean at; at most `KEPT`.
+    const KEPT: usize = 64;
+    thread_local! {
+        static KNOWN: std::cell::RefCell<(u64, Vec<(usize, usize)>)> =
+            const { std::cell::RefCell::new((0, Vec::new())) };
+    }
+    let clean = with_current_secrets(|secrets| {
+        if secrets
+            .iter()
+            .any(|secret| texts.iter().any(|text| text.contains(&**secret)))
+        {
+            return false;
+        }
+        let generation = crate::secret::generation();
+        let found = |text: &str| matches!(crate::secret::scrubbed(text), Cow::Borrowed(_));
+        KNOWN.with(|known| {
+            let Ok(mut known) = known.try_borrow_mut() else {
+                return texts.iter().all(|text| found(text));
+            };
+            if known.0 != generation || known.1.len() > KEPT {
+                *known = (generation, Vec::new());
+            }
+            texts.iter().all(|text| {
+                let key = (text.as_ptr() as usize, text.len());
+                if known.1.contains(&key) {
+                    return true;
+                }
+                let clean = found(text);
+                if clean {
+                    known.1.push(key);
+                }
+                clean
+            })
+        })
+    });
+    if clean {
+        Cow::Borrowed(attributes)
+    } else {
+        metric(attributes)
+    }
+}
+
 /// Whether scrubbing each of `texts` with the process's secrets and
 /// `secrets` would leave it as it is: checked once, on all of them, one
 /// a line. What the scrubber changes in one text it changes in the
@@ -140,6 +193,29 @@ pub(super) fn clean<'a>(texts: impl Iterator<Item = &'a str>, secrets: &[Box<str
 pub(super) mod tests {
     use super::*;
     use opentelemetry::StringValue;
+
+    /// Ccfn's own texts are looked up once, and again once a secret is
+    /// registered: one that a text holds is then scrubbed from it.
+    #[test]
+    fn own_texts_are_checked_again_after_a_registration() {
+        const FUNCTION: &str = "own-metric-canary-7c2a-fn";
+        let attributes = [
+            KeyValue::new("faas.name", FUNCTION),
+            KeyValue::new("ccfn.outcome", "success"),
+        ];
+        for _ in 0..2 {
+            assert!(matches!(
+                own_metric(&attributes, &[FUNCTION, "success"]),
+                Cow::Borrowed(_)
+            ));
+        }
+        let secret = crate::secret::Secret::new("own-metric-canary-7c2a");
+        let shown = own_metric(&attributes, &[FUNCTION, "success"]);
+        assert!(matches!(shown, Cow::Owned(_)));
+        assert_eq!(shown[0].value.as_str(), "[REDACTED]-fn");
+        assert_eq!(shown[1].value.as_str(), "success");
+        drop(secret);
+    }
 
     /// `name` scrubbed with the process's secrets, replaced only when that
     /// changed it.
