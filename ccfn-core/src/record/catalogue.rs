@@ -379,9 +379,17 @@ macro_rules! catalogue {
                 })*
             }
 
-            // Its fields' names are Rust identifiers.
-            fn plain_names(&self) -> bool {
-                true
+            // Its fields' names are Rust identifiers: nothing in them
+            // needs escaping in JSON.
+            fn write_json(&self, out: &mut String) {
+                $(
+                    out.push_str(concat!(",\"", stringify!($field), "\":"));
+                    FieldValue::write_json(&self.$field, out);
+                )*
+                $(if let Some(value) = &self.$optional {
+                    out.push_str(concat!(",\"", stringify!($optional), "\":"));
+                    FieldValue::write_json(value, out);
+                })*
             }
         }
 

@@ -306,12 +306,42 @@ pub(crate) trait Fields {
     /// Calls `f` with each field, in the order they are written.
     fn each(&self, f: &mut dyn FnMut(&str, &dyn FieldValue));
 
-    /// Whether every field's name is plain (letters, digits and `_`: a
-    /// catalogue record's), written into a JSON line without being
-    /// tested for characters to escape.
-    fn plain_names(&self) -> bool {
-        false
+    /// Appends each field as a member of a JSON object: `,"name":value`
+    /// for each. A catalogue record writes its own, each name with its
+    /// quotes and colon in one piece known at compile time.
+    fn write_json(&self, out: &mut String) {
+        write_members(self, out);
     }
+}
+
+/// Whether `name` needs no escaping in JSON, tested in one pass.
+pub(crate) fn is_plain(name: &str) -> bool {
+    name.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+}
+
+/// `,"name":`; names are almost always plain (a step's field names, a
+/// handler's identifiers), and then need no escaping.
+fn push_name(out: &mut String, name: &str) {
+    if is_plain(name) {
+        out.push_str(",\"");
+        out.push_str(name);
+        out.push_str("\":");
+    } else {
+        out.push(',');
+        push_str(out, name);
+        out.push(':');
+    }
+}
+
+/// Appends each of `fields` as a member of a JSON object, its name
+/// escaped when it needs to be: [`Fields::write_json`] unless a record
+/// writes its own.
+pub(crate) fn write_members<F: Fields + ?Sized>(fields: &F, out: &mut String) {
+    fields.each(&mut |name, value| {
+        push_name(out, name);
+        value.write_json(out);
+    });
 }
 
 /// The members of a JSON object as a record's fields: a record read back.

@@ -4,48 +4,31 @@ use crate::record::entry::Entry;
 use crate::record::scope::JsonIdentity;
 use crate::text::json::push_str;
 
-/// Whether `name` needs no escaping in JSON, tested in one pass.
-fn is_plain(name: &str) -> bool {
-    name.bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-}
-
-/// `,"name":`; names are almost always plain (a step's field names, a
-/// handler's identifiers), and then need no escaping.
-fn push_name(out: &mut String, name: &str) {
-    if is_plain(name) {
-        out.push_str(",\"");
-        out.push_str(name);
-        out.push_str("\":");
-    } else {
-        out.push(',');
-        push_str(out, name);
-        out.push(':');
-    }
-}
-
 /// Writes `entry` as one JSON object (without the final newline); returns
 /// where its message begins (`,"message":`): what comes before is the
 /// time, the level, who wrote it and the step.
 pub(crate) fn write(entry: &Entry<'_>, out: &mut String) -> usize {
     // Most of a line's strings are its header's: ccfn's own plain text
-    // is copied, not scanned.
-    let plain = |out: &mut String, text: &str| {
-        debug_assert!(!text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\'));
-        out.push('"');
-        out.push_str(text);
-        out.push('"');
-    };
-    out.push_str("{\"timestamp\":");
+    // is copied, not scanned, and the keys and quotes around it are
+    // copied with their neighbours, a few pieces per line.
     if entry.plain_header {
-        plain(out, entry.timestamp);
+        debug_assert!([entry.timestamp, entry.level, entry.step]
+            .iter()
+            .all(|text| !text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\')));
+        out.push_str("{\"timestamp\":\"");
+        out.push_str(entry.timestamp);
+        match level_member(entry.level) {
+            Some(member) => out.push_str(member),
+            None => {
+                out.push_str("\",\"level\":\"");
+                out.push_str(entry.level);
+                out.push('"');
+            }
+        }
     } else {
+        out.push_str("{\"timestamp\":");
         push_str(out, entry.timestamp);
-    }
-    out.push_str(",\"level\":");
-    if entry.plain_header {
-        plain(out, entry.level);
-    } else {
+        out.push_str(",\"level\":");
         push_str(out, entry.level);
     }
     let identity = &entry.identity;
@@ -68,33 +51,36 @@ pub(crate) fn write(entry: &Entry<'_>, out: &mut String) -> usize {
         out.push_str(&written.call_sid);
     }
     out.push_str(&written.lambda);
-    out.push_str(",\"step\":");
+    let message;
     if entry.plain_header {
-        plain(out, entry.step);
+        out.push_str(",\"step\":\"");
+        out.push_str(entry.step);
+        message = out.len() + 1;
+        out.push_str("\",\"message\":");
     } else {
+        out.push_str(",\"step\":");
         push_str(out, entry.step);
+        message = out.len();
+        out.push_str(",\"message\":");
     }
-    let message = out.len();
-    out.push_str(",\"message\":");
     push_str(out, entry.message);
-    if entry.fields.plain_names() {
-        entry.fields.each(&mut |name, value| {
-            debug_assert!(is_plain(name), "{name}");
-            out.push_str(",\"");
-            out.push_str(name);
-            out.push_str("\":");
-            value.write_json(out);
-        });
-    } else {
-        entry.fields.each(&mut |name, value| {
-            push_name(out, name);
-            value.write_json(out);
-        });
-    }
+    entry.fields.write_json(out);
     out.push('}');
     message
 }
 
+/// What follows a plain time for one of `tracing`'s levels: the time's
+/// closing quote and the level's member, in one piece.
+fn level_member(level: &str) -> Option<&'static str> {
+    Some(match level {
+        "INFO" => "\",\"level\":\"INFO\"",
+        "WARN" => "\",\"level\":\"WARN\"",
+        "ERROR" => "\",\"level\":\"ERROR\"",
+        "DEBUG" => "\",\"level\":\"DEBUG\"",
+        "TRACE" => "\",\"level\":\"TRACE\"",
+        _ => return None,
+    })
+}
 #[cfg(test)]
 mod tests {
     use serde_json::{json, Map, Value};
@@ -107,10 +93,14 @@ mod tests {
     fn every_catalogue_field_name_is_plain() {
         for step in crate::record::ALL {
             for name in step.fields().iter().chain(step.optional()) {
-                assert!(super::is_plain(name), "{}: {name}", step.name());
+                assert!(
+                    crate::record::value::is_plain(name),
+                    "{}: {name}",
+                    step.name()
+                );
             }
         }
-        assert!(!super::is_plain("odd \"name\""));
+        assert!(!crate::record::value::is_plain("odd \"name\""));
     }
 
     #[test]
