@@ -72,6 +72,10 @@ thread_local! {
     static BATCH: RefCell<Option<Batch>> = const { RefCell::new(None) };
     /// Whether this thread gathers its lines into a batch now.
     static BATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How many bytes this thread's last batch held: the next is made
+    /// with room for as many (to the next power of two), so that it is
+    /// not grown, and copied, line by line.
+    static LAST_BATCH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The lines of the current poll, how many, and the writer they are for.
@@ -198,6 +202,7 @@ fn flush_batch() {
     if let Some(batch) = pending
         && batch.count > 0
     {
+        LAST_BATCH.with(|last| last.set(batch.lines.len()));
         batch.shared.send(batch.lines, batch.count);
     }
 }
@@ -224,7 +229,12 @@ impl Write for Line {
                     if let Some(other) = batch.take() {
                         other.shared.send(other.lines, other.count);
                     }
-                    let mut lines = Vec::with_capacity(4096);
+                    let room = LAST_BATCH
+                        .with(std::cell::Cell::get)
+                        .max(bytes.len())
+                        .clamp(4096, BATCH_BYTES)
+                        .next_power_of_two();
+                    let mut lines = Vec::with_capacity(room);
                     lines.extend_from_slice(bytes);
                     *batch = Some(Batch {
                         shared: Arc::clone(&self.shared),
@@ -314,6 +324,27 @@ mod tests {
         writer.flush(Duration::from_secs(5));
         assert_eq!(&*sink.0.lock().unwrap(), b"one\ntwo\n");
         assert_eq!(writer.dropped_lines(), 0);
+    }
+
+    /// A poll's lines are gathered in a buffer with room for as many
+    /// bytes as the thread's last batch held: it is not grown line by
+    /// line. Every line still arrives, in order.
+    #[test]
+    fn a_batch_is_made_with_room_for_the_last_one() {
+        let sink = Sink::default();
+        let writer = Background::start(sink.clone(), 16, QUEUE_BYTES).unwrap();
+        let long = [vec![b'x'; 6_000], b"\n".to_vec()].concat();
+        batched(|| writer.make_writer().write_all(&long).unwrap());
+        let room = batched(|| {
+            writer.make_writer().write_all(b"short\n").unwrap();
+            BATCH.with(|batch| batch.borrow().as_ref().map(|batch| batch.lines.capacity()))
+        });
+        assert!(room >= Some(long.len()), "{room:?}");
+        writer.flush(Duration::from_secs(5));
+        assert_eq!(
+            *sink.0.lock().unwrap(),
+            [long, b"short\n".to_vec()].concat()
+        );
     }
 
     /// Takes its time over every write, and counts its flushes.
