@@ -85,17 +85,6 @@ where
         // `InvocationStart::span_read`), as making, entering and closing it
         // cost as much as a good part of the contract.
         let start = crate::record::layer::InvocationStart::ask();
-        let span = if start.span_read {
-            tracing::info_span!(
-                target: "ccfn",
-                SPAN_NAME,
-                function = meta.name(),
-                invocation_id = invocation_id.as_str(),
-                call_sid = event.call_sid(),
-            )
-        } else {
-            tracing::Span::none()
-        };
         let mut sensitive = Vec::new();
         for (name, value) in event.secret_candidates() {
             sensitive_values(value, is_sensitive_name(name), &mut sensitive);
@@ -143,6 +132,21 @@ where
             meta.module_path(),
         )
         .with_observed(observed.as_ref().and_then(|observed| observed.scope()));
+        let invocation = std::sync::Arc::new(invocation);
+        // Made within the invocation, which it then carries.
+        let span = if start.span_read {
+            crate::record::scope::within(&invocation, || {
+                tracing::info_span!(
+                    target: "ccfn",
+                    SPAN_NAME,
+                    function = meta.name(),
+                    invocation_id = invocation_id.as_str(),
+                    call_sid = event.call_sid(),
+                )
+            })
+        } else {
+            tracing::Span::none()
+        };
         let callback = Callback::new(invocation_id);
         let result = InInvocation::new(
             invocation,
@@ -992,6 +996,87 @@ mod tests {
         assert!(runs_in_span("ccfn=error", true));
         assert!(runs_in_span("info", true));
         assert!(runs_in_span("off", false));
+    }
+
+    /// A line written in the invocation's span outside its own polls (a
+    /// thread the handler started, in its span) is the invocation's: its
+    /// function, id and call, and its own secrets scrubbed.
+    #[test]
+    fn a_line_in_the_span_outside_its_polls_is_the_invocations() {
+        use crate::function::callback::Callback;
+        use crate::function::meta::{meta, test_fields};
+        use crate::record::{ContractLayer, LogFormat};
+        use std::sync::{Arc, Mutex};
+        use tracing_subscriber::layer::SubscriberExt as _;
+        static META: crate::function::meta::FunctionMeta = meta(test_fields("span-side"));
+        const CALL: &str = "CA0123456789abcdef0123456789abcdef";
+        const CANARY: &str = "canary-side-line-5e1c07";
+
+        #[derive(Clone, Default)]
+        struct Shared(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Shared {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        impl tracing_subscriber::fmt::MakeWriter<'_> for Shared {
+            type Writer = Shared;
+            fn make_writer(&self) -> Shared {
+                self.clone()
+            }
+        }
+
+        let written = Shared::default();
+        let layer = ContractLayer::new(LogFormat::Json, written.clone()).alone();
+        let subscriber = tracing_subscriber::registry().with(layer);
+        tracing::subscriber::with_default(subscriber, || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .unwrap();
+            let completion = runtime.block_on(super::run(
+                &META,
+                crate::function::context::Context::builder().build(),
+                crate::function::event::Event::from_pairs([
+                    ("CallSid", CALL),
+                    ("ApiToken", CANARY),
+                ]),
+                |_, _, callback: Callback| async move {
+                    let span = tracing::Span::current();
+                    let dispatch = tracing::dispatcher::get_default(Clone::clone);
+                    std::thread::spawn(move || {
+                        tracing::dispatcher::with_default(&dispatch, || {
+                            span.in_scope(|| tracing::info!("from the side: {CANARY}"));
+                        });
+                    })
+                    .join()
+                    .unwrap();
+                    callback.success(serde_json::json!({}))
+                },
+            ));
+            assert!(completion.into_result().is_ok());
+        });
+        let written = String::from_utf8(written.0.lock().unwrap().clone()).unwrap();
+        assert!(!written.contains(CANARY), "{written}");
+        let side = written
+            .lines()
+            .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+            .find(|record| {
+                record["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("from the side"))
+            })
+            .unwrap_or_else(|| panic!("no line from the side in {written}"));
+        assert_eq!(side["message"], "from the side: [REDACTED]");
+        assert_eq!(side["function"], "span-side");
+        assert_eq!(side["call_sid"], CALL);
+        let start = written.lines().next().unwrap();
+        let start: serde_json::Value = serde_json::from_str(start).unwrap();
+        assert_eq!(side["invocation_id"], start["invocation_id"]);
     }
 
     /// Each message given in parts is, joined, the text it stands for.

@@ -16,7 +16,6 @@ use std::fmt::{self, Write as _};
 use std::io::Write as _;
 
 use serde_json::Value;
-use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
 use tracing::subscriber::Interest;
 use tracing::{Dispatch, Event, Level, Metadata, Subscriber};
@@ -441,11 +440,14 @@ fn with_identity<R>(dispatch: &Dispatch, f: impl FnOnce(Identity<'_>) -> R) -> R
         registry
             .span(id)?
             .scope()
-            .find(|span| span.extensions().get::<Invocation>().is_some())
+            .find(|span| span.extensions().get::<SpanInvocation>().is_some())
     });
     let extensions = span.as_ref().map(|span| span.extensions());
     f(Identity::of(
-        extensions.as_ref().and_then(|e| e.get::<Invocation>()),
+        extensions
+            .as_ref()
+            .and_then(|e| e.get::<SpanInvocation>())
+            .map(|shared| &*shared.0),
     ))
 }
 
@@ -561,28 +563,9 @@ fn is_ccfn_own(metadata: &Metadata<'_>) -> bool {
     }
 }
 
-#[derive(Default)]
-struct InvocationVisitor {
-    function: Option<String>,
-    invocation_id: Option<String>,
-    call_sid: Option<String>,
-}
-
-impl Visit for InvocationVisitor {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        let slot = match field.name() {
-            "function" => &mut self.function,
-            "invocation_id" => &mut self.invocation_id,
-            "call_sid" => &mut self.call_sid,
-            _ => return,
-        };
-        *slot = Some(value.to_owned());
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.record_str(field, &format!("{value:?}"));
-    }
-}
+/// The invocation an invocation span stands for, shared with its polls:
+/// what lines written in the span outside them are attributed to.
+struct SpanInvocation(std::sync::Arc<Invocation>);
 
 impl<S> Layer<S> for ContractLayer
 where
@@ -624,22 +607,21 @@ where
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: LayerContext<'_, S>) {
         // The span stays enabled for other layers, but its identity is
         // only read when this layer reads it.
-        if attrs.metadata().name() != SPAN_NAME || !self.reads_invocation_spans() {
+        // ccfn makes an invocation's span within the invocation (see
+        // `scope::within`): the span shares it, secrets included, rather
+        // than copy its fields' text.
+        if attrs.metadata().name() != SPAN_NAME
+            || !self.reads_invocation_spans()
+            || !scope::in_invocation()
+        {
             return;
         }
-        let mut visitor = InvocationVisitor::default();
-        attrs.record(&mut visitor);
-        if let (Some(span), Some(function), Some(invocation_id)) =
-            (ctx.span(id), visitor.function, visitor.invocation_id)
-        {
+        if let Some(span) = ctx.span(id) {
             let mut extensions = span.extensions_mut();
-            if extensions.get_mut::<Invocation>().is_none() {
-                extensions.insert(Invocation::new(
-                    function,
-                    invocation_id,
-                    visitor.call_sid,
-                    Vec::new(),
-                ));
+            if extensions.get_mut::<SpanInvocation>().is_none() {
+                scope::with_current_shared(|invocation| {
+                    extensions.insert(SpanInvocation(std::sync::Arc::clone(invocation)));
+                });
             }
         }
     }
@@ -668,11 +650,14 @@ where
             scope::with_current(|invocation| write(Identity::of(Some(invocation))));
         } else {
             let span = ctx.event_scope(event).and_then(|mut scope| {
-                scope.find(|span| span.extensions().get::<Invocation>().is_some())
+                scope.find(|span| span.extensions().get::<SpanInvocation>().is_some())
             });
             let extensions = span.as_ref().map(|span| span.extensions());
             write(Identity::of(
-                extensions.as_ref().and_then(|e| e.get::<Invocation>()),
+                extensions
+                    .as_ref()
+                    .and_then(|e| e.get::<SpanInvocation>())
+                    .map(|shared| &*shared.0),
             ));
         }
     }

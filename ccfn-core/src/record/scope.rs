@@ -299,11 +299,18 @@ impl JsonIdentity {
     }
 }
 
-scoped_tls::scoped_thread_local!(static CURRENT: Invocation);
+scoped_tls::scoped_thread_local!(static CURRENT: std::sync::Arc<Invocation>);
 
 /// Whether this thread is polling an invocation now.
 pub(crate) fn in_invocation() -> bool {
     CURRENT.is_set()
+}
+
+/// Runs `f` as `invocation`: its records, and the invocation span made in
+/// it (which then carries it, see `ContractLayer::on_new_span`), are
+/// that invocation's.
+pub(crate) fn within<R>(invocation: &std::sync::Arc<Invocation>, f: impl FnOnce() -> R) -> R {
+    CURRENT.set(invocation, f)
 }
 
 /// When the invocation this thread is polling times out, if it is polling
@@ -345,7 +352,7 @@ pin_project_lite::pin_project! {
     /// drops it so too, so that an invocation cancelled while it runs
     /// closes its records as its own.
     pub(crate) struct InInvocation<F> {
-        invocation: Invocation,
+        invocation: std::sync::Arc<Invocation>,
         // Entered only when there is one: an invocation without a span
         // (no layer reads it) pays nothing for it.
         span: Option<tracing::Span>,
@@ -365,8 +372,13 @@ pin_project_lite::pin_project! {
 
 impl<F> InInvocation<F> {
     /// `future`, run as `invocation` inside `span` (none when
-    /// [`tracing::Span::is_none`]).
-    pub(crate) fn new(invocation: Invocation, span: tracing::Span, future: F) -> Self {
+    /// [`tracing::Span::is_none`]; made [`within`] the invocation, so
+    /// that it carries it).
+    pub(crate) fn new(
+        invocation: std::sync::Arc<Invocation>,
+        span: tracing::Span,
+        future: F,
+    ) -> Self {
         InInvocation {
             invocation,
             span: (!span.is_none()).then_some(span),
@@ -395,6 +407,11 @@ impl<F: std::future::Future> std::future::Future for InInvocation<F> {
 /// Calls `f` with the invocation this thread is polling; only while
 /// [`in_invocation`].
 pub(crate) fn with_current<R>(f: impl FnOnce(&Invocation) -> R) -> R {
+    CURRENT.with(|invocation| f(invocation))
+}
+
+/// [`with_current`], shared: for what keeps it past the poll.
+pub(crate) fn with_current_shared<R>(f: impl FnOnce(&std::sync::Arc<Invocation>) -> R) -> R {
     CURRENT.with(f)
 }
 

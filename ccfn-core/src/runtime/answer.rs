@@ -14,7 +14,7 @@ use tracing::Level;
 
 use crate::function::callback::{Completion, InvocationId, Reply};
 use crate::function::event::RequestInfo;
-use crate::record::{emit_at, SPAN_NAME};
+use crate::record::{emit_at, Invocation, SPAN_NAME};
 use crate::secret::echo;
 
 /// The response header that carries the invocation id.
@@ -335,13 +335,14 @@ impl IntoResponse for Rejection {
             observed,
         } = self;
         let id = InvocationId::new();
-        let span = tracing::info_span!(
-            target: "ccfn",
-            SPAN_NAME,
-            function = function.unwrap_or("-"),
-            invocation_id = id.as_str(),
-            call_sid = call_sid.as_deref(),
-        );
+        // Its record is written as an invocation's, in an invocation span
+        // for other layers.
+        let invocation = std::sync::Arc::new(Invocation::new(
+            function.unwrap_or("-"),
+            id,
+            call_sid.as_deref().map(str::to_owned),
+            Vec::new(),
+        ));
         let level = if status.is_server_error() {
             Level::ERROR
         } else {
@@ -354,7 +355,16 @@ impl IntoResponse for Rejection {
             path: &path,
             error: &message,
         };
-        span.in_scope(|| emit_at(level, &logged, &record));
+        crate::record::scope::within(&invocation, || {
+            let span = tracing::info_span!(
+                target: "ccfn",
+                SPAN_NAME,
+                function = function.unwrap_or("-"),
+                invocation_id = id.as_str(),
+                call_sid = call_sid.as_deref(),
+            );
+            span.in_scope(|| emit_at(level, &logged, &record));
+        });
         if let (Some(observer), Some(observed)) = (crate::observe::observer(), observed) {
             let request = &observed.request;
             observer.rejected(&crate::observe::Rejected {
