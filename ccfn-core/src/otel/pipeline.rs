@@ -39,16 +39,7 @@ fn instruments() -> Option<&'static Instruments> {
 /// (`success` or `error`) after `elapsed`.
 pub(super) fn invocation(function: &'static str, outcome: &'static str, elapsed: Duration) {
     if let Some(instruments) = instruments() {
-        let attributes = [
-            KeyValue::new("faas.name", function),
-            KeyValue::new("faas.trigger", "http"),
-            KeyValue::new("ccfn.outcome", outcome),
-        ];
-        let attributes = scrub::own_metric(&attributes, &[function, "http", outcome]);
-        instruments.invocations.add(1, &attributes);
-        instruments
-            .duration
-            .record(elapsed.as_secs_f64(), &attributes);
+        instruments.invocation(function, outcome, elapsed);
     }
 }
 
@@ -68,10 +59,7 @@ pub(super) fn coldstart(function: &str) {
 /// Records the memory in use at the end of an invocation of `function`.
 pub(super) fn memory(function: &'static str, bytes: u64) {
     if let Some(instruments) = instruments() {
-        let attributes = [KeyValue::new("faas.name", function)];
-        instruments
-            .memory
-            .record(bytes, &scrub::own_metric(&attributes, &[function]));
+        instruments.memory(function, bytes);
     }
 }
 
@@ -92,7 +80,7 @@ pub(super) fn client(attributes: &[KeyValue], elapsed: Duration) {
 /// invocation's secrets, and from ccfn's own.
 pub(super) fn server(attributes: &[KeyValue], elapsed: Duration) {
     if let Some(instruments) = instruments() {
-        instruments.server.record(elapsed.as_secs_f64(), attributes);
+        instruments.server(attributes, elapsed);
     }
 }
 
