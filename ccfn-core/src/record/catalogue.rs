@@ -166,11 +166,33 @@ pub const VARYING_FIELDS: [(&str, &str); 6] = [
     ("memory_limit_bytes", "[bytes]"),
 ];
 
+/// Whether `fields` holds `name`: for a step's constant.
+const fn holds_name(fields: &[&str], name: &str) -> bool {
+    let mut at = 0;
+    while at < fields.len() {
+        if fields[at].len() == name.len() {
+            let (field, name) = (fields[at].as_bytes(), name.as_bytes());
+            let mut byte = 0;
+            while byte < name.len() && field[byte] == name[byte] {
+                byte += 1;
+            }
+            if byte == name.len() {
+                return true;
+            }
+        }
+        at += 1;
+    }
+    false
+}
+
 /// One step of the catalogue.
 pub struct Step {
     name: &'static str,
     levels: &'static [Level],
     fields: &'static [&'static str],
+    /// Whether `call_sid` is among `fields`: its records' own call then
+    /// takes the invocation's place.
+    own_call_sid: bool,
     optional: &'static [&'static str],
     headline: &'static [&'static str],
     open: bool,
@@ -225,6 +247,12 @@ impl Step {
     #[must_use]
     pub const fn fields(&self) -> &'static [&'static str] {
         self.fields
+    }
+
+    /// Whether its records carry a call of their own (`call_sid` among
+    /// their fields), which takes the place of the invocation's.
+    pub(crate) const fn own_call_sid(&self) -> bool {
+        self.own_call_sid
     }
 
     /// The fields some records of this step have.
@@ -340,6 +368,7 @@ macro_rules! catalogue {
                 name: $name,
                 levels: &[$(Level::$level),+],
                 fields: &[$(stringify!($field)),*],
+                own_call_sid: holds_name(&[$(stringify!($field)),*], "call_sid"),
                 optional: &[$($(stringify!($optional)),*)?],
                 headline: &[
                     $($(catalogue!(@headline $mark $field),)?)*
@@ -558,6 +587,22 @@ impl Runtime<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A step's constant says whether `call_sid` is among its fields, as
+    /// the list itself does.
+    #[test]
+    fn own_call_sid_is_known_from_the_fields() {
+        for step in ALL {
+            assert_eq!(
+                step.own_call_sid(),
+                step.fields().contains(&"call_sid"),
+                "{}",
+                step.name()
+            );
+        }
+        assert!(CALLER.own_call_sid());
+        assert!(!holds_name(&["call", "call_sidx", "all_sid"], "call_sid"));
+    }
 
     #[test]
     fn names_are_unique_and_fields_distinct() {

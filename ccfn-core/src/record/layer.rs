@@ -355,7 +355,7 @@ impl ContractLayer {
                     step: step.name(),
                     message,
                     fields: record,
-                    own_call_sid: step.fields().contains(&"call_sid"),
+                    own_call_sid: step.own_call_sid(),
                     plain_header: true,
                 });
             });
