@@ -831,8 +831,39 @@ fn percent_decode(text: &str) -> String {
 
 /// Shows every URL in `line` as [`display_url`] does, then replaces every
 /// registered secret value in `line`, and every value of `also` (see
-/// [`invocation_secrets`]), with `[REDACTED]`, until none is left.
+/// [`invocation_secrets`]), with `[REDACTED]`, until none is left. The
+/// line is left as it is when it holds no URL and no secret (most do).
+/// Whether it changed.
 pub(crate) fn scrub(line: &mut String, also: &[Box<str>]) -> bool {
+    touched(line, also) && scrub_touched(line, also)
+}
+
+/// [`scrub`] for the part of `line` from byte `from` on (a character
+/// boundary); the line is left as it is, and not copied, when that part
+/// holds no URL and no secret. Whether it changed.
+pub(crate) fn scrub_from(line: &mut String, from: usize, also: &[Box<str>]) -> bool {
+    if !touched(&line[from..], also) {
+        return false;
+    }
+    let mut rest = line.split_off(from);
+    let changed = scrub_touched(&mut rest, also);
+    line.push_str(&rest);
+    changed
+}
+
+/// Whether `text` holds a form of a registered secret, a value of
+/// `also`, or a `://` (where a URL may be to show otherwise): whether
+/// [`scrub`] may change it.
+fn touched(text: &str, also: &[Box<str>]) -> bool {
+    let registered = ANY.load(Ordering::Acquire)
+        && with_registry(|registry| registry.is_some_and(|r| r.holds(text)));
+    registered
+        || find_scheme_end(text, 0).is_some()
+        || also.iter().any(|secret| text.contains(&**secret))
+}
+
+/// [`scrub`] for a line [`touched`] said it may change.
+fn scrub_touched(line: &mut String, also: &[Box<str>]) -> bool {
     let mut changed = false;
     // Every URL as ccfn shows URLs (`display_url`): whatever is scrubbed
     // is about to be written.
@@ -850,25 +881,6 @@ pub(crate) fn scrub(line: &mut String, also: &[Box<str>]) -> bool {
     // secrets out shortens it on every pass, so this ends.
     while replace_once(line, also, "") {}
     true
-}
-
-/// [`scrub`] for the part of `line` from byte `from` on (a character
-/// boundary); the line is left as it is, and not copied, when that part
-/// holds no URL and no secret. Whether it changed.
-pub(crate) fn scrub_from(line: &mut String, from: usize, also: &[Box<str>]) -> bool {
-    let rest = &line[from..];
-    let registered = ANY.load(Ordering::Acquire)
-        && with_registry(|registry| registry.is_some_and(|r| r.holds(rest)));
-    let touched = registered
-        || find_scheme_end(rest, 0).is_some()
-        || also.iter().any(|secret| rest.contains(&**secret));
-    if !touched {
-        return false;
-    }
-    let mut rest = line.split_off(from);
-    let changed = scrub(&mut rest, also);
-    line.push_str(&rest);
-    changed
 }
 
 /// Replaces each secret found in `line` with `with`; whether any was.
