@@ -70,11 +70,13 @@ pub(crate) fn push_f64(out: &mut String, n: f64) {
 /// `\"`, `\\`, the short escapes `\b \t \n \f \r`, and `\u00XX` for the
 /// other control characters.
 ///
-/// Sixteen bytes at a time where the processor compares sixteen at once,
-/// then eight at a time, then the last few one by one. Each chunk is
-/// stored whole past the end of the line and counted in only up to its
-/// first byte to escape: a short run between the quotes of a voice
-/// document costs one store, not a call to `memcpy`.
+/// Sixteen bytes at a time: each chunk is compared at once (SSE2 on
+/// x86-64, eight-byte words elsewhere), stored whole past the end of the
+/// line, and counted in up to its next byte to escape, whose escape is
+/// written over what follows; the rest of the chunk is stored again after
+/// it. A short run between the quotes of a voice document costs a store,
+/// and the last chunk of a text (or a text shorter than sixteen bytes) is
+/// read padded with bytes that need no escape, not byte by byte.
 pub(crate) fn push_str(out: &mut String, text: &str) {
     // SAFETY: only `text`'s bytes, in order, and ASCII escapes are counted
     // in. A chunk may end inside a character, whose other bytes the next
@@ -83,86 +85,192 @@ pub(crate) fn push_str(out: &mut String, text: &str) {
     // allocation larger than the address space).
     let out = unsafe { out.as_mut_vec() };
     let bytes = text.as_bytes();
-    // Room for a chunk stored whole past the text's last byte: a line
-    // grows here once, not again for its last chunk.
-    out.reserve(bytes.len() + 2 + 16);
-    out.push(b'"');
+    // Room for the text unescaped, its quotes and a chunk stored whole
+    // past its end; a chunk with a byte to escape makes room for its
+    // worst case first (see `Line::escaped`).
+    out.reserve(bytes.len() + 2 + CHUNK);
+    let mut line = Line::at_end(out);
+    line.put(b'"');
     let mut at = 0;
-    #[cfg(target_arch = "x86_64")]
-    while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<16>) {
-        let found = escapes_16(chunk);
-        let first = (found != 0).then(|| found.trailing_zeros() as usize);
-        at += copy_until(out, chunk, first);
+    while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<CHUNK>) {
+        at += CHUNK;
+        line.chunk(*chunk, CHUNK, bytes.len() - at);
     }
-    while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-        let found = escapes(u64::from_le_bytes(*word));
-        // The lowest marked byte is exact (see `escapes`).
-        let first = (found != 0).then(|| (found.trailing_zeros() / 8) as usize);
-        at += copy_until(out, word, first);
+    let left = bytes.len() - at;
+    if left > 0 {
+        line.chunk(last_padded(bytes, left), left, 0);
     }
-    // Fewer than eight left: one by one (most strings of a record are
-    // short).
-    for &byte in &bytes[at..] {
-        if ESCAPE[usize::from(byte)] == 0 {
-            out.push(byte);
-        } else {
-            push_escape(out, byte);
-        }
-    }
-    out.push(b'"');
+    line.put(b'"');
+    line.done();
 }
 
-/// Appends `chunk` up to its byte at `first`, that byte escaped, or all
-/// of it when `first` is `None`; returns how many of its bytes it took.
+/// Bytes that need no escape, after a chunk's own.
+const PAD: [u8; CHUNK] = [b'a'; CHUNK];
+
+/// `first`, then bytes that need no escape, from byte `from` on (at most
+/// sixteen): a load from a copy on the stack.
 #[inline(always)]
-fn copy_until<const N: usize>(out: &mut Vec<u8>, chunk: &[u8; N], first: Option<usize>) -> usize {
-    out.reserve(N);
-    let len = out.len();
-    // SAFETY: `reserve` left at least `N` bytes of spare capacity after
-    // `len`: the chunk is stored there whole, unaligned.
-    unsafe {
-        out.as_mut_ptr()
-            .add(len)
-            .cast::<[u8; N]>()
-            .write_unaligned(*chunk);
-    }
-    match first {
-        Some(first) => {
-            // SAFETY: `first` < `N` of those bytes were just written.
-            unsafe { out.set_len(len + first) };
-            push_escape(out, chunk[first]);
-            first + 1
-        }
-        None => {
-            // SAFETY: the `N` bytes after `len` were just written.
-            unsafe { out.set_len(len + N) };
-            N
-        }
-    }
+fn window(first: &[u8; CHUNK], from: usize) -> [u8; CHUNK] {
+    let mut both = [PAD, PAD];
+    both[0] = *first;
+    let both = both.as_flattened();
+    *both[from..]
+        .first_chunk::<CHUNK>()
+        .expect("at most sixteen from")
 }
 
-/// Appends the escape of `byte`, a byte that needs one.
-fn push_escape(out: &mut Vec<u8>, byte: u8) {
-    match ESCAPE[usize::from(byte)] {
-        b'u' => {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(byte >> 4)],
-                HEX[usize::from(byte & 0xF)],
-            ]);
+/// The last `left` bytes of `bytes` (fewer than sixteen), then bytes that
+/// need no escape: read in a few loads, none outside `bytes`.
+fn last_padded(bytes: &[u8], left: usize) -> [u8; CHUNK] {
+    debug_assert!(0 < left && left < CHUNK && left <= bytes.len());
+    if let Some(last) = bytes.last_chunk::<CHUNK>() {
+        // A text of sixteen bytes or more: its last sixteen, those taken
+        // already skipped.
+        return window(last, CHUNK - left);
+    }
+    let mut padded = PAD;
+    let len = bytes.len();
+    // Two loads that overlap where they hold the same bytes.
+    let mut copy = |at: usize, n: usize| padded[at..at + n].copy_from_slice(&bytes[at..at + n]);
+    match len {
+        8.. => {
+            copy(0, 8);
+            copy(len - 8, 8);
         }
-        escape => out.extend_from_slice(&[b'\\', escape]),
+        4..=7 => {
+            copy(0, 4);
+            copy(len - 4, 4);
+        }
+        _ => {
+            copy(0, 1);
+            copy(len / 2, 1);
+            copy(len - 1, 1);
+        }
+    }
+    padded
+}
+
+/// Bytes compared and stored at once.
+const CHUNK: usize = 16;
+
+/// The most bytes one byte's escape takes (`\u00XX`).
+const MOST_ESCAPED: usize = 6;
+
+/// The end of a line being written past its length: `at` bytes after it,
+/// with room reserved beyond (see each method).
+struct Line<'a> {
+    out: &'a mut Vec<u8>,
+    at: usize,
+}
+
+impl<'a> Line<'a> {
+    fn at_end(out: &'a mut Vec<u8>) -> Self {
+        let at = out.len();
+        Line { out, at }
+    }
+
+    /// Writes `byte`; room for it was reserved.
+    fn put(&mut self, byte: u8) {
+        debug_assert!(self.at < self.out.capacity());
+        // SAFETY: within the capacity, as reserved by the caller.
+        unsafe { self.out.as_mut_ptr().add(self.at).write(byte) };
+        self.at += 1;
+    }
+
+    /// Stores all of `chunk` at the end, counting in its first `n` bytes;
+    /// room for sixteen was reserved.
+    fn store(&mut self, chunk: &[u8; CHUNK], n: usize) {
+        debug_assert!(self.at + CHUNK <= self.out.capacity());
+        // SAFETY: within the capacity, as reserved by the caller.
+        unsafe {
+            self.out
+                .as_mut_ptr()
+                .add(self.at)
+                .cast::<[u8; CHUNK]>()
+                .write_unaligned(*chunk);
+        }
+        self.at += n;
+    }
+
+    /// Writes the first `n` bytes of `chunk`, each byte to escape
+    /// escaped; `rest` more bytes of the text follow it. Room for the
+    /// chunk unescaped, the rest and the closing quote, and a chunk stored
+    /// past them, is reserved.
+    #[inline(always)]
+    fn chunk(&mut self, chunk: [u8; CHUNK], n: usize, rest: usize) {
+        let escapes = escapes_16(&chunk) & ((1 << n) - 1);
+        if escapes == 0 {
+            self.store(&chunk, n);
+        } else {
+            self.chunk_escaped(chunk, n, escapes, rest);
+        }
+    }
+
+    /// [`Line::chunk`] for a chunk with bytes to escape, marked in
+    /// `escapes`: each run before one is stored from where it starts,
+    /// sixteen bytes at once.
+    fn chunk_escaped(&mut self, chunk: [u8; CHUNK], n: usize, mut escapes: u32, rest: usize) {
+        self.escaped(n, rest);
+        let mut from = 0;
+        while escapes != 0 {
+            let first = escapes.trailing_zeros() as usize;
+            self.store(&window(&chunk, from), first - from);
+            self.escape(chunk[first]);
+            from = first + 1;
+            escapes &= escapes - 1;
+        }
+        if from < n {
+            self.store(&window(&chunk, from), n - from);
+        }
+    }
+
+    /// Makes room for `n` bytes each escaped, the `rest` of the text and
+    /// its closing quote unescaped, and a chunk stored past them.
+    #[cold]
+    fn escaped(&mut self, n: usize, rest: usize) {
+        let room = n * MOST_ESCAPED + rest + 1 + CHUNK;
+        if self.out.capacity() - self.at < room {
+            // SAFETY: the bytes up to `at` were written (see `done`).
+            unsafe { self.out.set_len(self.at) };
+            self.out.reserve(room);
+        }
+    }
+
+    /// Writes the escape of `byte`, a byte that needs one.
+    fn escape(&mut self, byte: u8) {
+        match ESCAPE[usize::from(byte)] {
+            b'u' => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                for escaped in [
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(byte >> 4)],
+                    HEX[usize::from(byte & 0xF)],
+                ] {
+                    self.put(escaped);
+                }
+            }
+            escape => {
+                self.put(b'\\');
+                self.put(escape);
+            }
+        }
+    }
+
+    /// Counts in what was written.
+    fn done(self) {
+        debug_assert!(self.at <= self.out.capacity());
+        // SAFETY: every byte up to `at` was written, within the capacity.
+        unsafe { self.out.set_len(self.at) };
     }
 }
 
 /// The bytes of `chunk` that are a control character, `"` or `\\`, one
 /// bit each (SSE2, which every x86-64 processor has).
 #[cfg(target_arch = "x86_64")]
-fn escapes_16(chunk: &[u8; 16]) -> u32 {
+fn escapes_16(chunk: &[u8; CHUNK]) -> u32 {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
@@ -180,20 +288,33 @@ fn escapes_16(chunk: &[u8; 16]) -> u32 {
     }
 }
 
-/// The bytes of `word` that are a control character, `"` or `\`, each
-/// marked by its high bit.
-///
-/// The lowest mark is exact: a byte's high bit is set only if that byte,
-/// or one below it, matches; bytes of 0x80 and above never match.
-fn escapes(word: u64) -> u64 {
+#[cfg(not(target_arch = "x86_64"))]
+fn escapes_16(chunk: &[u8; CHUNK]) -> u32 {
+    escapes_16_portable(chunk)
+}
+
+/// [`escapes_16`] where SSE2 is not at hand: two eight-byte words.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn escapes_16_portable(chunk: &[u8; CHUNK]) -> u32 {
+    let (low, high) = chunk.split_at(8);
+    let word = |half: &[u8]| u64::from_le_bytes(half.try_into().expect("eight bytes"));
+    escapes(word(low)) | (escapes(word(high)) << 8)
+}
+
+/// The bytes of `word` that are a control character, `"` or `\\`, one
+/// bit each (bit `n` for byte `n`), each exact.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn escapes(word: u64) -> u32 {
     const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW: u64 = 0x7F7F_7F7F_7F7F_7F7F;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below = |n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word;
-    let equal = |b: u8| {
-        let zeroed = word ^ (ONES * u64::from(b));
-        zeroed.wrapping_sub(ONES) & !zeroed
-    };
-    (below(0x20) | equal(b'"') | equal(b'\\')) & HIGH
+    // The high bit of each zero byte of `x`: no carry crosses a byte.
+    let zero = |x: u64| !(((x & LOW) + LOW) | x) & HIGH;
+    let marks = zero(word & (ONES * 0xE0))
+        | zero(word ^ (ONES * u64::from(b'"')))
+        | zero(word ^ (ONES * u64::from(b'\\')));
+    // Each byte's high bit gathered into bit `n`.
+    ((marks >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
 }
 
 /// For each byte: 0 when it stands for itself, else the letter after the
@@ -268,6 +389,42 @@ mod tests {
                 serde_json::to_string(&text).unwrap(),
                 "{text:?}"
             );
+        }
+    }
+
+    /// The portable comparison marks exactly the bytes to escape, each
+    /// at its bit, whatever is around it; as the SSE2 one does.
+    #[test]
+    fn every_byte_to_escape_is_marked_exactly() {
+        let expected = |chunk: &[u8]| {
+            chunk
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| ESCAPE[usize::from(**b)] != 0)
+                .fold(0_u32, |marks, (at, _)| marks | (1 << at))
+        };
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut chunk = [0_u8; 16];
+        for round in 0..200_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Every byte value, at every place, among random neighbours
+            // (those to escape made common).
+            for (at, byte) in chunk.iter_mut().enumerate() {
+                let random = (state >> (at * 4)) as u8;
+                *byte = match random % 4 {
+                    0 => random & 0x3F,
+                    1 => b"\"\\"[usize::from(random) % 2],
+                    _ => random,
+                };
+            }
+            chunk[round % 16] = (round / 16 % 256) as u8;
+            let word = |at: usize| u64::from_le_bytes(chunk[at..at + 8].try_into().unwrap());
+            assert_eq!(escapes(word(0)), expected(&chunk[..8]), "{chunk:?}");
+            assert_eq!(escapes(word(8)), expected(&chunk[8..]), "{chunk:?}");
+            assert_eq!(escapes_16(&chunk), expected(&chunk), "{chunk:?}");
+            assert_eq!(escapes_16_portable(&chunk), expected(&chunk), "{chunk:?}");
         }
     }
 
