@@ -218,6 +218,9 @@ struct Registry {
     /// around it, as every line is asked once. `None` past its limits
     /// (many forms): the finder answers.
     detector: Option<aho_corasick::packed::Searcher>,
+    /// [`Registry::detector`] that also finds a `://`: whether a line may
+    /// change, in one pass.
+    touches: Option<aho_corasick::packed::Searcher>,
 }
 
 impl Registry {
@@ -232,10 +235,16 @@ impl Registry {
             .builder()
             .extend(forms.iter().map(|form| form.as_bytes()))
             .build();
+        let touches = aho_corasick::packed::Config::new()
+            .builder()
+            .extend(forms.iter().map(|form| form.as_bytes()))
+            .add("://")
+            .build();
         Registry {
             forms,
             finder,
             detector,
+            touches,
         }
     }
 
@@ -855,11 +864,22 @@ pub(crate) fn scrub_from(line: &mut String, from: usize, also: &[Box<str>]) -> b
 /// `also`, or a `://` (where a URL may be to show otherwise): whether
 /// [`scrub`] may change it.
 fn touched(text: &str, also: &[Box<str>]) -> bool {
-    let registered = ANY.load(Ordering::Acquire)
-        && with_registry(|registry| registry.is_some_and(|r| r.holds(text)));
-    registered
-        || find_scheme_end(text, 0).is_some()
-        || also.iter().any(|secret| text.contains(&**secret))
+    let registered_or_url = || {
+        with_registry(|registry| match registry {
+            Some(Registry {
+                touches: Some(touches),
+                ..
+            }) => touches.find(text).is_some(),
+            Some(registry) => registry.holds(text) || find_scheme_end(text, 0).is_some(),
+            None => find_scheme_end(text, 0).is_some(),
+        })
+    };
+    let found = if ANY.load(Ordering::Acquire) {
+        registered_or_url()
+    } else {
+        find_scheme_end(text, 0).is_some()
+    };
+    found || also.iter().any(|secret| text.contains(&**secret))
 }
 
 /// [`scrub`] for a line [`touched`] said it may change.
@@ -992,7 +1012,8 @@ mod tests {
 
     /// The detector every line is asked with says what the finder says,
     /// for texts shorter and longer than its SIMD search takes, a form
-    /// anywhere in them or none.
+    /// anywhere in them or none; the one that also finds `://` finds it
+    /// anywhere too.
     #[test]
     fn the_detector_agrees_with_the_finder() {
         let forms: Vec<Box<str>> = ["canary-detector-1a2b", "%22q%22x", "c2VjcmV0", "tok\\\"en"]
@@ -1021,6 +1042,15 @@ mod tests {
                     "{text:?}"
                 );
                 assert_eq!(registry.holds(&text), form.is_some(), "{text:?}");
+                let touches = registry.touches.as_ref().unwrap();
+                assert_eq!(touches.find(&text).is_some(), form.is_some(), "{text:?}");
+                let mut at = (state % (text.len() as u64 + 1)) as usize;
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                let mut with_url = text.clone();
+                with_url.insert_str(at, "://");
+                assert!(touches.find(&with_url).is_some(), "{with_url:?}");
             }
         }
     }
