@@ -290,7 +290,7 @@ impl FieldValue for SharedText<'_> {
 
     fn write_json(&self, out: &mut String) {
         out.push_str(self.json.get_or_init(|| {
-            let mut json = String::with_capacity(self.text.len() + 32);
+            let mut json = String::with_capacity(crate::text::json::string_room(self.text.len()));
             push_str(&mut json, self.text);
             json
         }));

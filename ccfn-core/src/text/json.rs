@@ -85,10 +85,11 @@ pub(crate) fn push_str(out: &mut String, text: &str) {
     // allocation larger than the address space).
     let out = unsafe { out.as_mut_vec() };
     let bytes = text.as_bytes();
-    // Room for the text unescaped, its quotes and a chunk stored whole
-    // past its end; a chunk with a byte to escape makes room for its
-    // worst case first (see `Line::escaped`).
-    out.reserve(bytes.len() + 2 + CHUNK);
+    // Room for the text, a byte in eight escaped, its quotes and a chunk
+    // stored whole past its end; a chunk with a byte to escape makes room
+    // for its worst case first when that is not enough (see
+    // `Line::escaped`).
+    out.reserve(string_room(bytes.len()));
     let mut line = Line::at_end(out);
     line.put(b'"');
     let mut at = 0;
@@ -148,6 +149,14 @@ fn last_padded(bytes: &[u8], left: usize) -> [u8; CHUNK] {
         }
     }
     padded
+}
+
+/// The room [`push_str`] asks for to write a text of `len` bytes: what a
+/// new buffer for one is made with. A voice document is a quote every
+/// dozen bytes or so; a buffer made for a text without escapes would be
+/// grown, and copied, at its first.
+pub(crate) fn string_room(len: usize) -> usize {
+    len + len / 8 + 2 + CHUNK + CHUNK * MOST_ESCAPED
 }
 
 /// Bytes compared and stored at once.
