@@ -511,7 +511,11 @@ fn voice_records(context: &Context, reply: &Reply) {
             let modified = built != voice.xml();
             // The contract asks for the document before and after any
             // change; unchanged, it is escaped once for both records.
-            let built = SharedText::new(built);
+            let built = if modified {
+                SharedText::once(built)
+            } else {
+                SharedText::new(built)
+            };
             info!(
                 "Voice response as first built",
                 crate::record::VoiceResponse {
@@ -520,7 +524,7 @@ fn voice_records(context: &Context, reply: &Reply) {
                     modified: None
                 }
             );
-            let changed = modified.then(|| SharedText::new(voice.xml()));
+            let changed = modified.then(|| SharedText::once(voice.xml()));
             info!(
                 "Voice response as returned",
                 crate::record::VoiceResponse {

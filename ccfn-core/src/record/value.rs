@@ -266,20 +266,28 @@ impl FieldValue for Millis {
     }
 }
 
-/// Text that several records carry (the voice document, as built and as
-/// returned): its JSON form is written once, by the first record, and
-/// copied by the others.
+/// Text that one record or several carry (the voice document, as built
+/// and as returned): carried by several, its JSON form is written once,
+/// by the first record, and copied by the others; by one, it is written
+/// straight into that record's line.
 pub(crate) struct SharedText<'a> {
     text: &'a str,
-    json: std::cell::OnceCell<String>,
+    /// The JSON form, when several records carry it.
+    json: Option<std::cell::OnceCell<String>>,
 }
 
 impl<'a> SharedText<'a> {
+    /// `text`, carried by several records.
     pub(crate) fn new(text: &'a str) -> Self {
         SharedText {
             text,
-            json: std::cell::OnceCell::new(),
+            json: Some(std::cell::OnceCell::new()),
         }
+    }
+
+    /// `text`, carried by one record.
+    pub(crate) fn once(text: &'a str) -> Self {
+        SharedText { text, json: None }
     }
 }
 
@@ -289,11 +297,15 @@ impl FieldValue for SharedText<'_> {
     }
 
     fn write_json(&self, out: &mut String) {
-        out.push_str(self.json.get_or_init(|| {
-            let mut json = String::with_capacity(crate::text::json::string_room(self.text.len()));
-            push_str(&mut json, self.text);
-            json
-        }));
+        match &self.json {
+            Some(json) => out.push_str(json.get_or_init(|| {
+                let mut json =
+                    String::with_capacity(crate::text::json::string_room(self.text.len()));
+                push_str(&mut json, self.text);
+                json
+            })),
+            None => push_str(out, self.text),
+        }
     }
 
     fn to_value(&self) -> Value {
@@ -377,6 +389,22 @@ pub(crate) fn members(object: &Value) -> Members<'_, impl Iterator<Item = (&str,
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A text carried by one record or by several is written as
+    /// `serde_json` writes it, each time it is written.
+    #[test]
+    fn a_shared_text_is_written_alike_once_or_shared() {
+        let text = "<?xml version=\"1.0\"?><Response><Say>a \\ b\n</Say></Response>";
+        let expected = serde_json::to_string(text).unwrap();
+        for shared in [SharedText::new(text), SharedText::once(text)] {
+            for _ in 0..2 {
+                let mut out = String::from("x");
+                shared.write_json(&mut out);
+                assert_eq!(out, format!("x{expected}"));
+            }
+            assert_eq!(shared.to_value(), json!(text));
+        }
+    }
 
     /// Milliseconds from microseconds are written as `serde_json` writes
     /// the `f64`: every count of the first second and around each power
