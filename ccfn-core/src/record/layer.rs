@@ -68,31 +68,54 @@ thread_local! {
     /// The buffers this thread formats its lines in, kept between lines.
     static LINES: RefCell<Lines> = RefCell::default();
     /// The last timestamp written on this thread, and its millisecond.
-    static NOW: RefCell<(u128, String)> = const { RefCell::new((u128::MAX, String::new())) };
+    static NOW: RefCell<(u64, String)> = const { RefCell::new((u64::MAX, String::new())) };
 }
 
 /// Calls `f` with the current time in RFC 3339 (milliseconds, UTC),
 /// formatted once per millisecond per thread, and in nanoseconds since
 /// the Unix epoch: one reading of the clock.
 pub(super) fn with_timestamp<R>(f: impl FnOnce(&str, u64) -> R) -> R {
-    let now = std::time::SystemTime::now();
-    let since = now
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let millis = since.as_millis();
-    let nanos = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX);
+    let nanos = unix_nanos();
+    let millis = nanos / 1_000_000;
+    let now = || std::time::UNIX_EPOCH + std::time::Duration::from_nanos(nanos);
     NOW.with(|cache| match cache.try_borrow_mut() {
         Ok(mut cache) => {
             if cache.0 != millis {
                 cache.1.clear();
-                let _ = write!(cache.1, "{}", humantime::format_rfc3339_millis(now));
+                let _ = write!(cache.1, "{}", humantime::format_rfc3339_millis(now()));
                 cache.0 = millis;
             }
             f(&cache.1, nanos)
         }
         // A record written while this thread writes another.
-        Err(_) => f(&humantime::format_rfc3339_millis(now).to_string(), nanos),
+        Err(_) => f(&humantime::format_rfc3339_millis(now()).to_string(), nanos),
     })
+}
+
+/// The time of day in nanoseconds since the Unix epoch (0 before it, the
+/// largest `u64` past 2554), as `SystemTime::now` reads it: read once for
+/// each record, without `Duration`'s checked subtraction and 128-bit
+/// arithmetic.
+fn unix_nanos() -> u64 {
+    #[cfg(unix)]
+    {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `now` is a valid `timespec` to write; CLOCK_REALTIME is
+        // the clock `SystemTime::now` reads, and reading it cannot fail.
+        if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut now) } == 0 {
+            return match (u64::try_from(now.tv_sec), u64::try_from(now.tv_nsec)) {
+                (Ok(secs), Ok(nanos)) => secs.saturating_mul(1_000_000_000).saturating_add(nanos),
+                _ => 0,
+            };
+        }
+    }
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// One record's lines, each written at most once whatever the number of
@@ -666,6 +689,29 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The clock read for each record is `SystemTime::now`'s, and a
+    /// record's text time is its nanoseconds', to the millisecond.
+    #[test]
+    fn a_record_time_is_the_system_clock_in_both_forms() {
+        let since_epoch = || {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        };
+        for _ in 0..1_000 {
+            let before = since_epoch();
+            let (text, nanos) = with_timestamp(|text, nanos| (text.to_owned(), nanos));
+            let after = since_epoch();
+            // Within a second of the readings around it (the clock may be
+            // stepped meanwhile).
+            let second = 1_000_000_000;
+            assert!(before < u128::from(nanos) + second && u128::from(nanos) < after + second);
+            let at = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(nanos);
+            assert_eq!(text, humantime::format_rfc3339_millis(at).to_string());
+        }
+    }
 
     #[test]
     fn brief_dates_a_start_line_and_the_first_line_of_each_utc_day() {
