@@ -264,7 +264,7 @@ where
 fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Event> {
     let name = meta.name();
     // Logged in `start` and `error`: not made when neither is written.
-    let logged = crate::record::enabled(Level::ERROR).then(|| event.clone());
+    let logged = crate::record::enabled(Level::ERROR).then(|| event.for_records());
 
     info!(
         parts start_message(name),

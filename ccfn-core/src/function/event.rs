@@ -686,6 +686,19 @@ impl Event {
         self.request.as_deref()
     }
 
+    /// A copy for the contract's own records (the `error` record, written
+    /// while the handler owns the event): its parameters and headers
+    /// shared, without what the request said of itself for telemetry,
+    /// which only the invocation's span reads, as it starts.
+    pub(crate) fn for_records(&self) -> Event {
+        Event {
+            data: Arc::clone(&self.data),
+            function: self.function,
+            declarations: self.declarations.clone(),
+            request: None,
+        }
+    }
+
     /// The request, as the observer of the invocation takes it.
     pub(crate) fn server_request(&self) -> Option<crate::observe::ServerRequest<'_>> {
         self.request().map(RequestInfo::server)
@@ -940,6 +953,23 @@ impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The copy the contract keeps for its records shares the parameters
+    /// and leaves out what the request said of itself.
+    #[test]
+    fn a_copy_for_records_shares_the_parameters_without_the_request() {
+        let mut event = Event::from_pairs([("CallSid", "CA1"), ("From", "+15550100001")]);
+        event.set_request(RequestInfo {
+            method: "POST".into(),
+            path: "/f".into(),
+            ..RequestInfo::default()
+        });
+        let kept = event.for_records();
+        assert!(Arc::ptr_eq(&kept.data, &event.data));
+        assert!(kept.request().is_none());
+        assert!(event.request().is_some());
+        assert_eq!(kept.to_log_json(), event.to_log_json());
+    }
 
     #[test]
     fn a_copy_shares_the_parameters_until_one_of_them_changes() {
