@@ -342,7 +342,7 @@ impl Parameters {
         let mut event = Event::from_sent(sent, body, headers);
         // Gathered for the observer only.
         if crate::observe::active() {
-            event.set_request(request_info(&parts, &endpoint.registered.url_path()));
+            event.set_request(request_info(&parts, &endpoint.url_path));
         }
         (event, parts)
     }

@@ -40,10 +40,12 @@ pub(super) fn build(
     });
     let mut router = Router::new();
     for registered in functions {
-        let path = registered.url_path();
+        let url_path = registered.url_path();
+        let path = url_path.clone();
         let endpoint = Endpoint {
             shared: Arc::clone(&shared),
             registered,
+            url_path,
         };
         router = router.route(&path, function_route(endpoint));
     }

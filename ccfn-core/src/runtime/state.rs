@@ -23,6 +23,8 @@ pub(super) struct Shared {
 pub(super) struct Endpoint {
     pub(super) shared: Arc<Shared>,
     pub(super) registered: Registered,
+    /// Its path, `/features/<feature>/<path>`: the route, made once.
+    pub(super) url_path: String,
 }
 
 impl Endpoint {
