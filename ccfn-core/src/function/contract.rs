@@ -954,6 +954,41 @@ mod tests {
     use super::error_rate::record;
     use crate::function::context::Thresholds;
 
+    /// Runs `handler` as an invocation of `meta` with `event`, under a
+    /// subscriber whose only layer is `layer`, on a runtime of its own.
+    fn invoke<F, Fut>(
+        layer: crate::record::ContractLayer,
+        meta: &'static crate::function::meta::FunctionMeta,
+        event: crate::function::event::Event,
+        handler: F,
+    ) -> crate::function::callback::Completion
+    where
+        F: FnOnce(
+                crate::function::context::Context,
+                crate::function::event::Event,
+                crate::function::callback::Callback,
+            ) -> Fut
+            + Send
+            + 'static,
+        Fut: std::future::Future + Send + 'static,
+        Fut::Output: crate::function::callback::IntoCompletion,
+    {
+        use tracing_subscriber::layer::SubscriberExt as _;
+        let subscriber = tracing_subscriber::registry().with(layer);
+        tracing::subscriber::with_default(subscriber, || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .unwrap()
+                .block_on(super::run(
+                    meta,
+                    crate::function::context::Context::builder().build(),
+                    event,
+                    handler,
+                ))
+        })
+    }
+
     /// Whether the handler of an invocation runs inside the invocation's
     /// `tracing` span, under a subscriber whose contract layer writes
     /// `filter` (and is its only layer when `alone`).
@@ -961,35 +996,27 @@ mod tests {
         use crate::function::callback::{Callback, Reply};
         use crate::function::meta::{meta, test_fields};
         use crate::record::{parse_filter, ContractLayer, LogFormat, SPAN_NAME};
-        use tracing_subscriber::layer::SubscriberExt as _;
         static META: crate::function::meta::FunctionMeta = meta(test_fields("span-check"));
         let mut layer = ContractLayer::new(LogFormat::Json, std::io::sink)
             .with_filter(parse_filter(filter).unwrap());
         if alone {
             layer = layer.alone();
         }
-        let subscriber = tracing_subscriber::registry().with(layer);
-        tracing::subscriber::with_default(subscriber, || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_time()
-                .build()
-                .unwrap();
-            let completion = runtime.block_on(super::run(
-                &META,
-                crate::function::context::Context::builder().build(),
-                crate::function::event::Event::new(),
-                |_, _, callback: Callback| async move {
-                    let inside = tracing::Span::current()
-                        .metadata()
-                        .is_some_and(|span| span.name() == SPAN_NAME);
-                    callback.success(serde_json::json!({ "inside": inside }))
-                },
-            ));
-            match completion.into_result() {
-                Ok(Reply::Json(value)) => value["inside"].as_bool().unwrap(),
-                other => panic!("{other:?}"),
-            }
-        })
+        let completion = invoke(
+            layer,
+            &META,
+            crate::function::event::Event::new(),
+            |_, _, callback: Callback| async move {
+                let inside = tracing::Span::current()
+                    .metadata()
+                    .is_some_and(|span| span.name() == SPAN_NAME);
+                callback.success(serde_json::json!({ "inside": inside }))
+            },
+        );
+        match completion.into_result() {
+            Ok(Reply::Json(value)) => value["inside"].as_bool().unwrap(),
+            other => panic!("{other:?}"),
+        }
     }
 
     /// The span is made for whoever reads it: the layer when it writes
@@ -1011,7 +1038,6 @@ mod tests {
         use crate::function::meta::{meta, test_fields};
         use crate::record::{ContractLayer, LogFormat};
         use std::sync::{Arc, Mutex};
-        use tracing_subscriber::layer::SubscriberExt as _;
         static META: crate::function::meta::FunctionMeta = meta(test_fields("span-side"));
         const CALL: &str = "CA0123456789abcdef0123456789abcdef";
         const CANARY: &str = "canary-side-line-5e1c07";
@@ -1035,35 +1061,24 @@ mod tests {
         }
 
         let written = Shared::default();
-        let layer = ContractLayer::new(LogFormat::Json, written.clone()).alone();
-        let subscriber = tracing_subscriber::registry().with(layer);
-        tracing::subscriber::with_default(subscriber, || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_time()
-                .build()
+        let completion = invoke(
+            ContractLayer::new(LogFormat::Json, written.clone()).alone(),
+            &META,
+            crate::function::event::Event::from_pairs([("CallSid", CALL), ("ApiToken", CANARY)]),
+            |_, _, callback: Callback| async move {
+                let span = tracing::Span::current();
+                let dispatch = tracing::dispatcher::get_default(Clone::clone);
+                std::thread::spawn(move || {
+                    tracing::dispatcher::with_default(&dispatch, || {
+                        span.in_scope(|| tracing::info!("from the side: {CANARY}"));
+                    });
+                })
+                .join()
                 .unwrap();
-            let completion = runtime.block_on(super::run(
-                &META,
-                crate::function::context::Context::builder().build(),
-                crate::function::event::Event::from_pairs([
-                    ("CallSid", CALL),
-                    ("ApiToken", CANARY),
-                ]),
-                |_, _, callback: Callback| async move {
-                    let span = tracing::Span::current();
-                    let dispatch = tracing::dispatcher::get_default(Clone::clone);
-                    std::thread::spawn(move || {
-                        tracing::dispatcher::with_default(&dispatch, || {
-                            span.in_scope(|| tracing::info!("from the side: {CANARY}"));
-                        });
-                    })
-                    .join()
-                    .unwrap();
-                    callback.success(serde_json::json!({}))
-                },
-            ));
-            assert!(completion.into_result().is_ok());
-        });
+                callback.success(serde_json::json!({}))
+            },
+        );
+        assert!(completion.into_result().is_ok());
         let written = String::from_utf8(written.0.lock().unwrap().clone()).unwrap();
         assert!(!written.contains(CANARY), "{written}");
         let side = written
