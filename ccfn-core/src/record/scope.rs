@@ -232,6 +232,7 @@ impl Invocation {
             ] {
                 scrub(part, &self.secrets);
             }
+            identity.join();
             identity
         })
     }
@@ -239,11 +240,13 @@ impl Invocation {
 
 /// `,"function":…,"invocation_id":…`, `,"call_sid":…` and
 /// `,"function_request_id":…,"cold_start":…` as written in a JSON line
-/// (each empty when absent).
+/// (each empty when absent), and the three together, as most lines write
+/// them (empty until [`JsonIdentity::join`]).
 pub(super) struct JsonIdentity {
     pub(super) function_and_id: String,
     pub(super) call_sid: String,
     pub(super) lambda: String,
+    pub(super) whole: String,
 }
 
 impl JsonIdentity {
@@ -262,12 +265,12 @@ impl JsonIdentity {
                 push_str(out, value);
             }
         };
-        // Each made at its size, with the room `push_str` asks for past
-        // the text (see its doc): grown, each would be allocated again.
+        // Each made at its size, with the room `push_str` asks for (see
+        // `string_room`): grown, each would be allocated again.
         let room = |texts: &[Option<&str>]| {
-            64 + texts
+            texts
                 .iter()
-                .map(|text| text.map_or(0, str::len))
+                .map(|text| 32 + crate::text::json::string_room(text.map_or(0, str::len)))
                 .sum::<usize>()
         };
         let mut function_and_id = String::with_capacity(room(&[function, invocation_id]));
@@ -295,7 +298,28 @@ impl JsonIdentity {
             function_and_id,
             call_sid: call_sid_member,
             lambda: lambda_members,
+            whole: String::new(),
         }
+    }
+
+    /// Makes [`JsonIdentity::whole`]: for an invocation's identity, whose
+    /// lines each write it.
+    pub(super) fn join(&mut self) {
+        self.whole = [&*self.function_and_id, &self.call_sid, &self.lambda].concat();
+    }
+
+    /// Appends the identity as a line writes it: without the call when
+    /// the record has its own.
+    pub(crate) fn write(&self, out: &mut String, own_call_sid: bool) {
+        if !own_call_sid && !self.whole.is_empty() {
+            out.push_str(&self.whole);
+            return;
+        }
+        out.push_str(&self.function_and_id);
+        if !own_call_sid {
+            out.push_str(&self.call_sid);
+        }
+        out.push_str(&self.lambda);
     }
 }
 
@@ -458,6 +482,31 @@ pub(super) fn take_held() -> Option<(std::collections::VecDeque<super::buffer::H
 #[cfg(test)]
 mod tests {
     use super::{IdText, Invocation, LevelBits};
+
+    /// An invocation's identity is written whole, or without its call
+    /// when the record has its own, the same joined or in pieces.
+    #[test]
+    fn an_identity_is_written_with_or_without_its_call() {
+        let invocation = Invocation::new("f", "abc", Some("CA1".to_owned()), Vec::new());
+        let mut pieces = super::JsonIdentity::new(Some("f"), Some("abc"), Some("CA1"), None);
+        for identity in [invocation.json(), &pieces] {
+            let written = |own_call_sid| {
+                let mut out = String::new();
+                identity.write(&mut out, own_call_sid);
+                out
+            };
+            assert_eq!(
+                written(false),
+                r#","function":"f","invocation_id":"abc","call_sid":"CA1""#
+            );
+            assert_eq!(written(true), r#","function":"f","invocation_id":"abc""#);
+        }
+        pieces.join();
+        assert_eq!(
+            pieces.whole,
+            r#","function":"f","invocation_id":"abc","call_sid":"CA1""#
+        );
+    }
 
     /// An identifier held inline reads as its text; bytes that are not
     /// ASCII (never written by `InvocationId`) read as nothing.

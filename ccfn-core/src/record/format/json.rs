@@ -45,12 +45,8 @@ pub(crate) fn write(entry: &Entry<'_>, out: &mut String) -> usize {
             &rendered
         }
     };
-    out.push_str(&written.function_and_id);
     // A record's own `call_sid` field takes its place.
-    if !entry.own_call_sid {
-        out.push_str(&written.call_sid);
-    }
-    out.push_str(&written.lambda);
+    written.write(out, entry.own_call_sid);
     let message;
     if entry.plain_header {
         out.push_str(",\"step\":\"");
