@@ -197,7 +197,10 @@ impl Recorded {
 /// One invocation in the ring: its row, and its lines as written.
 struct Entry {
     recorded: Recorded,
-    lines: Vec<Box<str>>,
+    /// Its lines, each ended by `\n`: one buffer for all, made with room
+    /// for as many bytes as the invocation before it wrote, not a buffer
+    /// per line.
+    lines: String,
     bytes: usize,
 }
 
@@ -356,9 +359,14 @@ impl Store {
         } else {
             let id: Arc<str> = Arc::from(id);
             ring.seq += 1;
+            let room = ring
+                .order
+                .back()
+                .and_then(|newest| ring.by_id.get(newest))
+                .map_or(0, |newest| newest.lines.len());
             let mut entry = Entry {
                 recorded: Recorded::new(Arc::clone(&id), ring.seq, head),
-                lines: Vec::new(),
+                lines: String::with_capacity(room.min(INVOCATION_BYTES)),
                 bytes: 0,
             };
             entry.recorded.note(head);
@@ -467,7 +475,7 @@ impl Store {
         drop(ring);
         // Lines the store kept are whole JSON objects.
         recorded.lines = lines
-            .iter()
+            .lines()
             .filter_map(|line| serde_json::from_str(line).ok())
             .collect();
         Some(recorded)
@@ -522,7 +530,8 @@ impl Entry {
             0
         } else {
             self.bytes += line.len();
-            self.lines.push(Box::from(line));
+            self.lines.push_str(line);
+            self.lines.push('\n');
             line.len()
         }
     }
