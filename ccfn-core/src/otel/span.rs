@@ -134,6 +134,15 @@ impl Shown<'_> {
     fn text(self, out: &mut Vec<u8>, key: &str, text: &str) {
         text_attribute(out, 9, key, &self.of(text));
     }
+
+    /// Writes the span attribute of each key whose text is given.
+    fn texts<const N: usize>(self, out: &mut Vec<u8>, texts: [(&str, Option<&str>); N]) {
+        for (key, text) in texts {
+            if let Some(text) = text {
+                self.text(out, key, text);
+            }
+        }
+    }
 }
 
 /// Writes the server span's attributes of `request`: the metric's, and
@@ -152,16 +161,14 @@ fn write_request(out: &mut Vec<u8>, request: &ServerRequest<'_>, shown: Shown<'_
     if known_method(request.method) != request.method {
         shown.text(out, "http.request.method_original", request.method);
     }
-    let optional = [
-        ("server.address", request.host),
-        ("client.address", request.client),
-        ("user_agent.original", request.user_agent),
-    ];
-    for (key, value) in optional {
-        if let Some(value) = value {
-            shown.text(out, key, value);
-        }
-    }
+    shown.texts(
+        out,
+        [
+            ("server.address", request.host),
+            ("client.address", request.client),
+            ("user_agent.original", request.user_agent),
+        ],
+    );
     if let Some(port) = request.port {
         i64_attribute(out, 9, "server.port", i64::from(port));
     }
@@ -233,16 +240,14 @@ pub(super) fn start_invocation(start: &InvocationStart<'_>) -> Option<Invocation
                 if let Some(request) = &start.request {
                     write_request(out, request, shown);
                 }
-                let optional = [
-                    ("ccfn.call_sid", start.call_sid),
-                    ("ccfn.flow_sid", start.flow_sid),
-                    ("ccfn.execution_sid", start.execution_sid),
-                ];
-                for (key, value) in optional {
-                    if let Some(value) = value {
-                        shown.text(out, key, value);
-                    }
-                }
+                shown.texts(
+                    out,
+                    [
+                        ("ccfn.call_sid", start.call_sid),
+                        ("ccfn.flow_sid", start.flow_sid),
+                        ("ccfn.execution_sid", start.execution_sid),
+                    ],
+                );
             },
         ))
     });

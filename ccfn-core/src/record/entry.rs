@@ -64,5 +64,30 @@ pub(crate) struct Entry<'a> {
     pub(crate) plain_header: bool,
 }
 
+#[cfg(test)]
+impl<'a> Entry<'a> {
+    /// A handler's `log` record at `timestamp`, at level `INFO`, for a
+    /// test; `plain_header` as for ccfn's own records.
+    pub(crate) fn log(
+        timestamp: &'a str,
+        identity: Identity<'a>,
+        message: &'a str,
+        fields: &'a dyn Fields,
+        plain_header: bool,
+    ) -> Self {
+        Entry {
+            timestamp,
+            unix_nanos: 0,
+            level: "INFO",
+            identity,
+            step: "log",
+            message,
+            fields,
+            own_call_sid: false,
+            plain_header,
+        }
+    }
+}
+
 /// The fields a record has when its invocation runs on AWS Lambda.
 pub(crate) const LAMBDA_KEYS: [&str; 2] = ["function_request_id", "cold_start"];

@@ -742,17 +742,13 @@ mod tests {
         let secrets = crate::secret::invocation_secrets([canary, "canary-message-77d0c3"]);
         let invocation = Invocation::new("f", "abc", Some(format!("CA{canary}")), secrets);
         let fields = super::super::value::Members(std::iter::empty());
-        let entry = Entry {
-            timestamp: "2026-11-26T10:00:00.000Z",
-            unix_nanos: 0,
-            level: "INFO",
-            identity: Identity::of(Some(&invocation)),
-            step: "log",
-            message: "said canary-message-77d0c3",
-            fields: &fields,
-            own_call_sid: false,
-            plain_header: true,
-        };
+        let entry = Entry::log(
+            "2026-11-26T10:00:00.000Z",
+            Identity::of(Some(&invocation)),
+            "said canary-message-77d0c3",
+            &fields,
+            true,
+        );
         for _ in 0..2 {
             let mut lines = Lines::default();
             let line = lines.json(&entry);
@@ -773,17 +769,13 @@ mod tests {
         );
         let clean = |message: &str, fields: serde_json::Value| {
             let fields = super::super::value::members(&fields);
-            let entry = Entry {
-                timestamp: "2026-11-26T10:00:00.000Z",
-                unix_nanos: 0,
-                level: "INFO",
-                identity: Identity::of(Some(&invocation)),
-                step: "log",
+            let entry = Entry::log(
+                "2026-11-26T10:00:00.000Z",
+                Identity::of(Some(&invocation)),
                 message,
-                fields: &fields,
-                own_call_sid: false,
-                plain_header: true,
-            };
+                &fields,
+                true,
+            );
             let mut lines = Lines::default();
             assert!(!lines.fields_clean(), "unknown before the line");
             lines.json(&entry);

@@ -268,17 +268,13 @@ mod tests {
         ];
         let fields = Members(values.iter().map(|(k, v)| (*k, v)));
         let invocation = Invocation::new("f", "abc", None, also.clone());
-        let entry = Entry {
-            timestamp: "2026-11-21T20:35:01.123Z",
-            unix_nanos: 0,
-            level: "INFO",
-            identity: Identity::of(Some(&invocation)),
-            step: "log",
-            message: secret,
-            fields: &fields,
-            own_call_sid: false,
-            plain_header: false,
-        };
+        let entry = Entry::log(
+            "2026-11-21T20:35:01.123Z",
+            Identity::of(Some(&invocation)),
+            secret,
+            &fields,
+            false,
+        );
         for format in [LogFormat::Pretty, LogFormat::PrettyFull] {
             let mut out = String::new();
             format.write(&entry, false, &mut out);

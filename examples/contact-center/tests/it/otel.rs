@@ -56,23 +56,32 @@ fn event_names(span: &Span) -> Vec<&str> {
 }
 
 /// The examples server exporting to a new collector (spans every 50 ms,
-/// metrics only when flushed), its callbacks routed by a fake task router
-/// whose workflow sends every task to `QUEUE`; `extra` settings added.
+/// metrics only when flushed); `extra` settings added.
+async fn exporting(extra: &[(&str, &str)]) -> (FakeCollector, Server) {
+    let collector = FakeCollector::start().await;
+    let endpoint = collector.url();
+    let mut settings = vec![
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
+    ];
+    settings.extend_from_slice(extra);
+    let server = Server::start(&settings).await;
+    (collector, server)
+}
+
+/// [`exporting`], its callbacks routed by a fake task router whose
+/// workflow sends every task to `QUEUE`; `extra` settings added.
 async fn exporting_with_a_task_router(
     extra: &[(&str, &str)],
 ) -> (FakeCollector, FakeTaskRouter, Server) {
-    let collector = FakeCollector::start().await;
     let router = FakeTaskRouter::start().await.with_workflow(
         WORKFLOW,
         "Callbacks",
         json!({ "task_routing": { "filters": [], "default_filter": { "queue": QUEUE } } }),
     );
-    let endpoint = collector.url();
     let base_url = router.url();
     let mut settings = vec![
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
-        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
-        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
         ("PLATFORM_WORKSPACE_SID", WORKSPACE),
         ("workflowSid", WORKFLOW),
         ("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
@@ -81,7 +90,7 @@ async fn exporting_with_a_task_router(
         ("TASKROUTER_BASE_URL", base_url.as_str()),
     ];
     settings.extend_from_slice(extra);
-    let server = Server::start(&settings).await;
+    let (collector, server) = exporting(&settings).await;
     (collector, router, server)
 }
 
@@ -572,14 +581,9 @@ async fn no_canary_reaches_the_collector() {
     const TOKEN: &str = "canary-otel-url-token-0c4e";
     // A loopback address nothing else uses: the recording's host.
     const HOST: &str = "127.0.0.77";
-    let collector = FakeCollector::start().await;
-    let endpoint = collector.url();
     let headers = format!("x-api-key={HEADER},x-team=contact-center");
-    let server = Server::start(&[
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+    let (collector, server) = exporting(&[
         ("OTEL_EXPORTER_OTLP_HEADERS", &headers),
-        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
-        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
         ("AUTH_TOKEN", AUTH),
         ("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
         ("API_KEY_SID", API_KEY_SID),
@@ -922,12 +926,7 @@ async fn a_refused_request_has_a_server_span_and_is_counted() {
     const UNSIGNED_SPAN: &str = "10f067aa0ba902b8";
     const UNKNOWN_TRACE: &str = "6bf92f3577b34da6a3ce929d0e0e4738";
     const UNKNOWN_SPAN: &str = "20f067aa0ba902b9";
-    let collector = FakeCollector::start().await;
-    let endpoint = collector.url();
-    let server = Server::start(&[
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
-        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
-        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
+    let (collector, server) = exporting(&[
         ("AUTH_TOKEN", REFUSED_AUTH),
         ("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
     ])
@@ -1181,12 +1180,7 @@ async fn raw(addr: &str, request: &[u8], wait: Duration) -> (u16, String) {
 /// event, and no error (a 4xx on a server).
 #[tokio::test]
 async fn every_kind_of_refusal_has_its_server_span() {
-    let collector = FakeCollector::start().await;
-    let endpoint = collector.url();
-    let server = Server::start(&[
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
-        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
-        ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
+    let (collector, server) = exporting(&[
         ("CCFN_BODY_LIMIT_BYTES", "256"),
         ("CCFN_BODY_TIMEOUT_MS", "300"),
     ])
@@ -1252,12 +1246,8 @@ async fn every_kind_of_refusal_has_its_server_span() {
 
 #[tokio::test]
 async fn nothing_is_exported_for_a_refused_request_when_export_is_off() {
-    let collector = FakeCollector::start().await;
-    let endpoint = collector.url();
-    let server = Server::start(&[
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+    let (collector, server) = exporting(&[
         ("OTEL_SDK_DISABLED", "true"),
-        ("OTEL_BSP_SCHEDULE_DELAY", "50"),
         ("AUTH_TOKEN", REFUSED_AUTH),
         ("ACCOUNT_SID", "ACaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
     ])
