@@ -244,8 +244,10 @@ impl IntoReply for crate::voice::VoiceResponse {
     fn into_reply(self) -> Result<Reply, Error> {
         let (workflow_sid, queue) = self.enqueued().unwrap_or_default();
         let (workflow_sid, queue) = (workflow_sid.map(str::to_owned), queue.map(str::to_owned));
+        let (xml, built_end) = self.to_xml_marked();
         Ok(Reply::Voice(VoiceReply {
-            xml: self.to_xml(),
+            xml,
+            built_end,
             response: self,
             workflow_sid,
             queue,
@@ -263,6 +265,9 @@ impl IntoReply for &crate::voice::VoiceResponse {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VoiceReply {
     xml: String,
+    /// Where the document as first built stops being the beginning of
+    /// `xml`, when it does (see `VoiceResponse::to_xml_marked`).
+    built_end: Option<usize>,
     /// The response it was written from, for the document as first built
     /// (written only when asked for).
     response: crate::voice::VoiceResponse,
@@ -290,8 +295,22 @@ impl VoiceReply {
     pub fn built(&self) -> Option<&str> {
         if self.response.unchanged_since_built() {
             Some(&self.xml)
+        } else if let Some(end) = self.built_end {
+            self.response.built_from(&self.xml, end)
         } else {
             self.response.built()
+        }
+    }
+
+    /// How many bytes the document as first built has in common with the
+    /// document as returned, at its beginning, known without comparing
+    /// them: all of it when unchanged, the verbs it kept else (0 when
+    /// unknown).
+    pub(crate) fn built_in_common(&self) -> usize {
+        if self.response.unchanged_since_built() {
+            self.xml.len()
+        } else {
+            self.built_end.unwrap_or(0)
         }
     }
 
@@ -449,6 +468,64 @@ impl fmt::Debug for InvocationId {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::voice::VoiceResponse;
+
+    /// The document as first built, made from the document as returned,
+    /// is the one its verbs write, whatever was added since and around.
+    #[test]
+    fn the_document_as_first_built_is_the_one_its_verbs_write() {
+        type Change = fn(&mut VoiceResponse);
+        let starts: [Change; 4] = [
+            |_| {},
+            |t| {
+                t.say("Hi & <bye> \"all\"");
+            },
+            |t| {
+                t.gather().say("Press 1");
+                t.pause();
+            },
+            |t| {
+                t.comment_before("b").comment_after("a").comment_after("a2");
+                t.comment("c").say("x");
+            },
+        ];
+        let changes: [Change; 6] = [
+            |_| {},
+            |t| {
+                t.say("more");
+            },
+            |t| {
+                t.comment("later");
+            },
+            |t| {
+                t.comment_after("after");
+            },
+            |t| {
+                t.comment_before("before").hangup();
+            },
+            |t| {
+                t.redirect("/next");
+                t.comment_after("z");
+            },
+        ];
+        for start in starts {
+            for change in changes {
+                let mut twiml = VoiceResponse::new();
+                start(&mut twiml);
+                twiml.mark_built();
+                change(&mut twiml);
+                // Written from its verbs, as when no document is at hand.
+                let expected = twiml.clone().built().map(str::to_owned);
+                let Ok(Reply::Voice(voice)) = twiml.into_reply() else {
+                    panic!("a voice reply");
+                };
+                assert_eq!(voice.built().map(str::to_owned), expected);
+                let built = voice.built().unwrap_or_default();
+                let common = voice.built_in_common();
+                assert_eq!(voice.xml()[..common], built[..common]);
+            }
+        }
+    }
 
     #[test]
     fn an_invocation_id_reads_back_from_its_text_only() {

@@ -510,26 +510,23 @@ fn voice_records(context: &Context, reply: &Reply) {
             let built = voice.built().unwrap_or(voice.xml());
             let modified = built != voice.xml();
             // The contract asks for the document before and after any
-            // change; unchanged, it is escaped once for both records.
-            let built = if modified {
-                SharedText::once(built)
-            } else {
-                SharedText::new(built)
-            };
+            // change; unchanged, it is escaped once for both records;
+            // changed by verbs added, the part they share is.
+            let returned = SharedText::with_common(voice.xml(), voice.built_in_common());
+            let built = modified.then(|| SharedText::prefix(built, &returned));
             info!(
                 "Voice response as first built",
                 crate::record::VoiceResponse {
                     phase: "built",
-                    twiml: &built,
+                    twiml: built.as_ref().unwrap_or(&returned),
                     modified: None
                 }
             );
-            let changed = modified.then(|| SharedText::once(voice.xml()));
             info!(
                 "Voice response as returned",
                 crate::record::VoiceResponse {
                     phase: "returned",
-                    twiml: changed.as_ref().unwrap_or(&built),
+                    twiml: &returned,
                     modified: Some(modified)
                 }
             );

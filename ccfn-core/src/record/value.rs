@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::text::json::{push_f64, push_i64, push_str, push_u64, push_value};
+use crate::text::json::{push_escaped, push_f64, push_i64, push_str, push_u64, push_value};
 
 /// What a field's value is, as the sinks that do not write JSON see it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -269,25 +269,92 @@ impl FieldValue for Millis {
 /// Text that one record or several carry (the voice document, as built
 /// and as returned): carried by several, its JSON form is written once,
 /// by the first record, and copied by the others; by one, it is written
-/// straight into that record's line.
+/// straight into that record's line. A text that begins as another does
+/// (the document as first built, when verbs were added after it) copies
+/// the JSON form of that beginning from the other's.
 pub(crate) struct SharedText<'a> {
     text: &'a str,
-    /// The JSON form, when several records carry it.
-    json: Option<std::cell::OnceCell<String>>,
+    json: Json<'a>,
+}
+
+/// How a [`SharedText`] is written as JSON.
+enum Json<'a> {
+    /// Straight into the line, by its one record.
+    Once,
+    /// Once, by the first of its records: the JSON string, and where in
+    /// it the content of `text[..common]` ends.
+    Shared {
+        common: usize,
+        json: std::cell::OnceCell<(String, usize)>,
+    },
+    /// The JSON of its first `common` bytes taken from `of`'s, which
+    /// begins with them (its `Shared` common part), the rest escaped.
+    Prefix {
+        of: &'a SharedText<'a>,
+        common: usize,
+    },
 }
 
 impl<'a> SharedText<'a> {
-    /// `text`, carried by several records.
-    pub(crate) fn new(text: &'a str) -> Self {
+    /// `text`, carried by several records, one of which may carry a text
+    /// that begins with its first `common` bytes (see
+    /// [`SharedText::prefix`]); 0 when none does.
+    pub(crate) fn with_common(text: &'a str, common: usize) -> Self {
+        let common = if text.is_char_boundary(common) {
+            common
+        } else {
+            0
+        };
         SharedText {
             text,
-            json: Some(std::cell::OnceCell::new()),
+            json: Json::Shared {
+                common,
+                json: std::cell::OnceCell::new(),
+            },
         }
     }
 
     /// `text`, carried by one record.
+    #[cfg(test)]
     pub(crate) fn once(text: &'a str) -> Self {
-        SharedText { text, json: None }
+        SharedText {
+            text,
+            json: Json::Once,
+        }
+    }
+
+    /// `text`, carried by one record, which begins with the first
+    /// `common` bytes `of` was made [`SharedText::with_common`]; written
+    /// on its own when it does not.
+    pub(crate) fn prefix(text: &'a str, of: &'a SharedText<'a>) -> Self {
+        let json = match of.json {
+            Json::Shared { common, .. }
+                if common > 0
+                    && text.as_bytes().get(..common) == of.text.as_bytes().get(..common) =>
+            {
+                Json::Prefix { of, common }
+            }
+            _ => Json::Once,
+        };
+        SharedText { text, json }
+    }
+
+    /// The JSON string of a `Shared` text, written by the first to ask,
+    /// and where the content of its common part ends in it.
+    fn shared_json(&self) -> Option<(&str, usize)> {
+        let Json::Shared { common, json } = &self.json else {
+            return None;
+        };
+        let (json, end) = json.get_or_init(|| {
+            let mut json = String::with_capacity(crate::text::json::string_room(self.text.len()));
+            json.push('"');
+            push_escaped(&mut json, &self.text[..*common]);
+            let end = json.len();
+            push_escaped(&mut json, &self.text[*common..]);
+            json.push('"');
+            (json, end)
+        });
+        Some((json, *end))
     }
 }
 
@@ -298,13 +365,20 @@ impl FieldValue for SharedText<'_> {
 
     fn write_json(&self, out: &mut String) {
         match &self.json {
-            Some(json) => out.push_str(json.get_or_init(|| {
-                let mut json =
-                    String::with_capacity(crate::text::json::string_room(self.text.len()));
-                push_str(&mut json, self.text);
-                json
-            })),
-            None => push_str(out, self.text),
+            Json::Once => push_str(out, self.text),
+            Json::Shared { .. } => {
+                if let Some((json, _)) = self.shared_json() {
+                    out.push_str(json);
+                }
+            }
+            Json::Prefix { of, common } => match of.shared_json() {
+                Some((json, end)) => {
+                    out.push_str(&json[..end]);
+                    push_escaped(out, &self.text[*common..]);
+                    out.push('"');
+                }
+                None => push_str(out, self.text),
+            },
         }
     }
 
@@ -396,13 +470,48 @@ mod tests {
     fn a_shared_text_is_written_alike_once_or_shared() {
         let text = "<?xml version=\"1.0\"?><Response><Say>a \\ b\n</Say></Response>";
         let expected = serde_json::to_string(text).unwrap();
-        for shared in [SharedText::new(text), SharedText::once(text)] {
+        for shared in [SharedText::with_common(text, 0), SharedText::once(text)] {
             for _ in 0..2 {
                 let mut out = String::from("x");
                 shared.write_json(&mut out);
                 assert_eq!(out, format!("x{expected}"));
             }
             assert_eq!(shared.to_value(), json!(text));
+        }
+    }
+
+    /// A text that begins as a shared one does is written as `serde_json`
+    /// writes it, before the shared one or after, and on its own when it
+    /// does not begin so.
+    #[test]
+    fn a_text_beginning_as_a_shared_one_is_written_alike() {
+        let whole = "<?xml?><Response><Say>\"é\" \\ a\n</Say><Pause/></Response>";
+        let common = whole.find("<Pause/>").unwrap();
+        let built = format!("{}</Response><!-- \"a\" -->", &whole[..common]);
+        for (common, text) in [
+            (common, built.as_str()),
+            (common, "<?xml?>x"),
+            (0, built.as_str()),
+        ] {
+            for prefix_first in [true, false] {
+                let shared = SharedText::with_common(whole, common);
+                let prefix = SharedText::prefix(text, &shared);
+                let written = |value: &SharedText<'_>| {
+                    let mut out = String::from("x");
+                    value.write_json(&mut out);
+                    out
+                };
+                let (a, b) = if prefix_first {
+                    let a = written(&prefix);
+                    (a, written(&shared))
+                } else {
+                    let b = written(&shared);
+                    (written(&prefix), b)
+                };
+                assert_eq!(a, format!("x{}", serde_json::to_string(text).unwrap()));
+                assert_eq!(b, format!("x{}", serde_json::to_string(whole).unwrap()));
+                assert_eq!(prefix.shape(), Shape::Str(text));
+            }
         }
     }
 
@@ -499,7 +608,7 @@ mod tests {
         assert_eq!(event.shape(), Shape::Composite);
         assert_eq!(Some(3_u64).shape(), Shape::U64(3));
         assert_eq!(u128::MAX.shape(), Shape::U64(u64::MAX));
-        let shared = SharedText::new("<Say voice=\"alice\">Hi</Say>");
+        let shared = SharedText::with_common("<Say voice=\"alice\">Hi</Say>", 0);
         for _ in 0..2 {
             let mut json = String::new();
             shared.write_json(&mut json);

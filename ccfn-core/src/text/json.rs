@@ -78,6 +78,19 @@ pub(crate) fn push_f64(out: &mut String, n: f64) {
 /// and the last chunk of a text (or a text shorter than sixteen bytes) is
 /// read padded with bytes that need no escape, not byte by byte.
 pub(crate) fn push_str(out: &mut String, text: &str) {
+    escape(out, text, true);
+}
+
+/// Appends `text` escaped as in a JSON string, without the quotes around
+/// it: the string's content, to be written in parts (see
+/// [`push_str`]).
+pub(crate) fn push_escaped(out: &mut String, text: &str) {
+    escape(out, text, false);
+}
+
+/// [`push_str`], with the quotes when `quoted`.
+#[inline(always)]
+fn escape(out: &mut String, text: &str, quoted: bool) {
     // SAFETY: only `text`'s bytes, in order, and ASCII escapes are counted
     // in. A chunk may end inside a character, whose other bytes the next
     // chunk adds; once all of `text` is in, the line is UTF-8 again, and
@@ -91,7 +104,9 @@ pub(crate) fn push_str(out: &mut String, text: &str) {
     // `Line::escaped`).
     out.reserve(string_room(bytes.len()));
     let mut line = Line::at_end(out);
-    line.put(b'"');
+    if quoted {
+        line.put(b'"');
+    }
     let mut at = 0;
     while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<CHUNK>) {
         at += CHUNK;
@@ -101,7 +116,9 @@ pub(crate) fn push_str(out: &mut String, text: &str) {
     if left > 0 {
         line.chunk(last_padded(bytes, left), left, 0);
     }
-    line.put(b'"');
+    if quoted {
+        line.put(b'"');
+    }
     line.done();
 }
 
@@ -398,6 +415,17 @@ mod tests {
                 serde_json::to_string(&text).unwrap(),
                 "{text:?}"
             );
+            // Escaped in two parts, split at any character, it is the
+            // same string's content.
+            let mut split = (state as usize >> 8) % (text.len() + 1);
+            while !text.is_char_boundary(split) {
+                split -= 1;
+            }
+            let mut parts = String::from("\"");
+            push_escaped(&mut parts, &text[..split]);
+            push_escaped(&mut parts, &text[split..]);
+            parts.push('"');
+            assert_eq!(parts, ours(&text), "{text:?} at {split}");
         }
     }
 

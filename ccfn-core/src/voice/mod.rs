@@ -578,6 +578,36 @@ impl VoiceResponse {
         }))
     }
 
+    /// The document, and where in it the document as first built stops
+    /// being its beginning: `Some(end)` when the document as first built
+    /// is `document[..end]`, then `</Response>` and its comments after
+    /// (it had verbs, and no comment was added before `<Response>` since),
+    /// so that [`VoiceResponse::built_from`] can make it without writing
+    /// its verbs again.
+    pub(crate) fn to_xml_marked(&self) -> (String, Option<usize>) {
+        let mark = self.built.as_ref().and_then(|built| {
+            (built.nodes > 0 && built.before == self.before().len()).then_some(built.nodes)
+        });
+        write_document_marked(&self.root.children, self.before(), self.after(), mark)
+    }
+
+    /// The document as first built, made from `document` (this response's
+    /// document) and `end`, what [`VoiceResponse::to_xml_marked`] gave
+    /// with it.
+    pub(crate) fn built_from(&self, document: &str, end: usize) -> Option<&str> {
+        let built = self.built.as_ref()?;
+        Some(built.xml.get_or_init(|| {
+            let after = &self.after()[..built.after];
+            let mut xml = String::with_capacity(end + "</Response>".len() + 32 * after.len());
+            xml.push_str(&document[..end]);
+            xml.push_str("</Response>");
+            for comment in after.iter().rev() {
+                write_comment(comment, &mut xml);
+            }
+            xml
+        }))
+    }
+
     /// Whether the document was marked as built and has not changed since.
     pub(crate) fn unchanged_since_built(&self) -> bool {
         self.built.as_ref().is_some_and(|built| {
@@ -665,9 +695,21 @@ impl Parent for VoiceResponse {
 /// `before` and `after` it (in call order): declaration, then compact
 /// XML.
 fn write_document(verbs: &[Node], before: &[String], after: &[String]) -> String {
+    write_document_marked(verbs, before, after, None).0
+}
+
+/// [`write_document`], and where the verb at `mark` starts (the end of
+/// the verbs before it), when `mark` is given and the document has verbs.
+fn write_document_marked(
+    verbs: &[Node],
+    before: &[String],
+    after: &[String],
+    mark: Option<usize>,
+) -> (String, Option<usize>) {
     // Room for a typical menu at once: growing the buffer verb by verb
     // costs more than the memory.
     let mut out = String::with_capacity(1024.max(DECLARATION.len() + 24 + 96 * verbs.len()));
+    let mut marked = None;
     out.push_str(DECLARATION);
     for comment in before {
         write_comment(comment, &mut out);
@@ -676,8 +718,14 @@ fn write_document(verbs: &[Node], before: &[String], after: &[String]) -> String
         out.push_str("<Response/>");
     } else {
         out.push_str("<Response>");
-        for verb in verbs {
+        for (at, verb) in verbs.iter().enumerate() {
+            if Some(at) == mark {
+                marked = Some(out.len());
+            }
             verb.write(&mut out);
+        }
+        if mark == Some(verbs.len()) {
+            marked = Some(out.len());
         }
         out.push_str("</Response>");
     }
@@ -685,7 +733,7 @@ fn write_document(verbs: &[Node], before: &[String], after: &[String]) -> String
     for comment in after.iter().rev() {
         write_comment(comment, &mut out);
     }
-    out
+    (out, marked)
 }
 
 impl fmt::Display for VoiceResponse {
