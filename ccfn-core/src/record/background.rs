@@ -81,7 +81,7 @@ thread_local! {
 /// The lines of the current poll, how many, and the writer they are for.
 struct Batch {
     shared: Arc<Shared>,
-    lines: Vec<u8>,
+    lines: String,
     count: usize,
 }
 
@@ -203,7 +203,57 @@ fn flush_batch() {
         && batch.count > 0
     {
         LAST_BATCH.with(|last| last.set(batch.lines.len()));
-        batch.shared.send(batch.lines, batch.count);
+        batch.shared.send(batch.lines.into_bytes(), batch.count);
+    }
+}
+
+impl Background {
+    /// Writes one line, ending in its newline, with `write`, straight
+    /// into this thread's batch while it gathers one (see [`batched`]),
+    /// else into a buffer of its own, queued at once: a line written
+    /// in place, not written and then copied.
+    pub(crate) fn write_line(&self, write: impl FnOnce(&mut String)) {
+        write_line(&self.shared, write);
+    }
+}
+
+/// [`Background::write_line`] for the writer `shared`.
+fn write_line(shared: &Arc<Shared>, write: impl FnOnce(&mut String)) {
+    let mut write = Some(write);
+    if BATCHING.with(std::cell::Cell::get) {
+        let full = BATCH.with(|batch| {
+            // A line written while this thread writes another (in
+            // place) goes on its own.
+            let mut batch = batch.try_borrow_mut().ok()?;
+            let current = match batch.as_mut() {
+                Some(current) if Arc::ptr_eq(&current.shared, shared) => current,
+                _ => {
+                    if let Some(other) = batch.take() {
+                        other.shared.send(other.lines.into_bytes(), other.count);
+                    }
+                    let room = LAST_BATCH
+                        .with(std::cell::Cell::get)
+                        .clamp(4096, BATCH_BYTES)
+                        .next_power_of_two();
+                    batch.insert(Batch {
+                        shared: Arc::clone(shared),
+                        lines: String::with_capacity(room),
+                        count: 0,
+                    })
+                }
+            };
+            (write.take()?)(&mut current.lines);
+            current.count += 1;
+            Some(current.lines.len() >= BATCH_BYTES)
+        });
+        if full == Some(true) {
+            flush_batch();
+        }
+    }
+    if let Some(write) = write {
+        let mut line = String::with_capacity(512);
+        write(&mut line);
+        shared.send(line.into_bytes(), 1);
     }
 }
 
@@ -214,40 +264,9 @@ pub(crate) struct Line {
 
 impl Write for Line {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        if !BATCHING.with(std::cell::Cell::get) {
-            self.shared.send(bytes.to_vec(), 1);
-            return Ok(bytes.len());
-        }
-        let full = BATCH.with(|batch| {
-            let mut batch = batch.borrow_mut();
-            match batch.as_mut() {
-                Some(current) if Arc::ptr_eq(&current.shared, &self.shared) => {
-                    current.lines.extend_from_slice(bytes);
-                    current.count += 1;
-                }
-                _ => {
-                    if let Some(other) = batch.take() {
-                        other.shared.send(other.lines, other.count);
-                    }
-                    let room = LAST_BATCH
-                        .with(std::cell::Cell::get)
-                        .max(bytes.len())
-                        .clamp(4096, BATCH_BYTES)
-                        .next_power_of_two();
-                    let mut lines = Vec::with_capacity(room);
-                    lines.extend_from_slice(bytes);
-                    *batch = Some(Batch {
-                        shared: Arc::clone(&self.shared),
-                        lines,
-                        count: 1,
-                    });
-                }
-            }
-            batch.as_ref().is_some_and(|b| b.lines.len() >= BATCH_BYTES)
-        });
-        if full {
-            flush_batch();
-        }
+        // The layer's lines are text; anything else is shown as text.
+        let line = String::from_utf8_lossy(bytes);
+        write_line(&self.shared, |lines| lines.push_str(&line));
         Ok(bytes.len())
     }
 

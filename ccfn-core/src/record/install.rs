@@ -154,7 +154,11 @@ pub(crate) fn init_logging_beside(
     let stdout = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout());
     let writer = start_writer(stdout, LOG_QUEUE_LINES)?;
     let whole = settings.filter.would_enable(TARGET, &Level::INFO);
-    install(settings.format, settings.filter, writer.clone(), beside)?;
+    install(
+        ContractLayer::to_background(settings.format, writer.clone()),
+        settings.filter,
+        beside,
+    )?;
     let guard = LogGuard {
         writer,
         reported: std::sync::atomic::AtomicUsize::new(0),
@@ -203,7 +207,11 @@ where
     W: std::io::Write + Send + 'static,
 {
     let writer = start_writer(writer, queue_lines)?;
-    init_logging_with(format, filter, writer.clone())?;
+    install(
+        ContractLayer::to_background(format, writer.clone()),
+        filter,
+        None,
+    )?;
     Ok(LogGuard {
         writer,
         reported: std::sync::atomic::AtomicUsize::new(0),
@@ -223,26 +231,21 @@ pub fn init_logging_with<W>(
 where
     W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {
-    install(format, filter, writer, None)
+    install(ContractLayer::new(format, writer), filter, None)
 }
 
 /// Installs the process's logging once: the one [`ContractLayer`],
-/// writing `format` to `writer` and handing each record to `beside` and,
-/// when traces are exported, to OpenTelemetry, through `filter`.
-fn install<W>(
-    format: LogFormat,
+/// `layer` (writing a format to a writer), also handing each record to
+/// `beside` and, when traces are exported, to OpenTelemetry, through
+/// `filter`.
+fn install(
+    layer: ContractLayer,
     filter: Targets,
-    writer: W,
     beside: Option<Box<dyn Sink>>,
-) -> Result<(), crate::error::Error>
-where
-    W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
-{
+) -> Result<(), crate::error::Error> {
     use tracing_subscriber::layer::SubscriberExt as _;
     crate::record::panic::install_hook();
-    let mut layer = ContractLayer::new(format, writer)
-        .with_filter(filter)
-        .alone();
+    let mut layer = layer.with_filter(filter).alone();
     if let Some(beside) = beside {
         layer = layer.with_sink(beside);
     }

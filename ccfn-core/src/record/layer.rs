@@ -124,9 +124,12 @@ fn unix_nanos() -> u64 {
 pub(crate) struct Lines {
     json: String,
     json_written: bool,
-    /// Whether the JSON line was written and the scrubber changed nothing
-    /// in it from its message on.
+    /// Whether the JSON line was written (here or in place) and the
+    /// scrubber changed nothing in it from its message on.
     json_clean: bool,
+    /// Whether a sink other than the one writing the JSON line in place
+    /// reads it: then it is written here, once, and copied.
+    json_shared: bool,
     other: String,
 }
 
@@ -146,24 +149,27 @@ impl Lines {
     /// when unknown: a sink then checks them itself.
     #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     pub(crate) fn fields_clean(&self) -> bool {
-        self.json_written && self.json_clean
+        self.json_clean
     }
 
     /// `entry` as a JSON line, scrubbed, with its newline: written by the
     /// first sink that asks.
     pub(crate) fn json(&mut self, entry: &Entry<'_>) -> &str {
         if !self.json_written {
-            let message = super::format::json::write(entry, &mut self.json);
-            // What comes before the message is ccfn's own: the time, the
-            // level, the step, and who wrote it (scrubbed once, when the
-            // invocation's identity was first written).
-            let changed =
-                crate::secret::scrub_from(&mut self.json, message, entry.identity.secrets());
-            self.json_clean = !changed;
-            self.json.push('\n');
+            self.json_clean = write_json_line(entry, &mut self.json);
             self.json_written = true;
         }
         &self.json
+    }
+
+    /// Appends `entry`'s JSON line to `out`: written there, in place,
+    /// when no other sink reads it, else copied from [`Lines::json`].
+    fn json_into(&mut self, entry: &Entry<'_>, out: &mut String) {
+        if self.json_shared || self.json_written {
+            out.push_str(self.json(entry));
+        } else {
+            self.json_clean = write_json_line(entry, out);
+        }
     }
 
     /// `entry` in the human `format`, scrubbed, with its newline.
@@ -184,11 +190,42 @@ impl Lines {
     }
 }
 
+/// Appends `entry` as a JSON line, scrubbed, with its newline, to
+/// `out`; whether the scrubber changed nothing from its message on.
+fn write_json_line(entry: &Entry<'_>, out: &mut String) -> bool {
+    let message = super::format::json::write(entry, out);
+    // What comes before the message is ccfn's own: the time, the level,
+    // the step, and who wrote it (scrubbed once, when the invocation's
+    // identity was first written).
+    let changed = crate::secret::scrub_from(out, message, entry.identity.secrets());
+    out.push('\n');
+    !changed
+}
+
 /// What takes each record a [`ContractLayer`] lets through: a format's
 /// writer, the inspector, OpenTelemetry.
 pub(crate) trait Sink: Send + Sync + 'static {
     /// Takes one record; `lines` gives its lines, written once for all.
     fn take(&self, entry: &Entry<'_>, lines: &mut Lines);
+
+    /// Whether it reads a record's JSON line ([`Lines::json`]).
+    fn reads_json(&self) -> bool {
+        false
+    }
+}
+
+/// Writes each record as a JSON line straight into the process's log
+/// writer's batch (see [`super::background::Background::write_line`]).
+struct JsonToBackground(super::background::Background);
+
+impl Sink for JsonToBackground {
+    fn take(&self, entry: &Entry<'_>, lines: &mut Lines) {
+        self.0.write_line(|out| lines.json_into(entry, out));
+    }
+
+    fn reads_json(&self) -> bool {
+        true
+    }
 }
 
 /// Writes each record in a format to a writer.
@@ -227,6 +264,10 @@ where
         // A log line that cannot be written must not fail the function.
         let _ = self.writer.make_writer().write_all(line.as_bytes());
     }
+
+    fn reads_json(&self) -> bool {
+        self.format == LogFormat::Json
+    }
 }
 
 /// The `tracing` layer that writes contract records in a [`LogFormat`]
@@ -238,6 +279,8 @@ where
 /// its records to the first it finds.
 pub struct ContractLayer {
     sinks: Vec<Box<dyn Sink>>,
+    /// How many of its sinks read a record's JSON line.
+    json_readers: usize,
     filter: Targets,
     /// Whether `filter` lets through contract records at each level
     /// (`ERROR` to `TRACE`): asked for every record, read once.
@@ -262,13 +305,27 @@ impl ContractLayer {
     where
         W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
     {
+        Self::empty().also(format, writer)
+    }
+
+    /// A layer without sinks, every level of every target.
+    fn empty() -> Self {
         ContractLayer {
             sinks: Vec::new(),
+            json_readers: 0,
             filter: Targets::new().with_default(Level::TRACE),
             levels: [true; 5],
             alone: false,
         }
-        .also(format, writer)
+    }
+
+    /// A layer writing `format` to the process's log writer: JSON lines
+    /// written straight into its batches.
+    pub(crate) fn to_background(format: LogFormat, writer: super::background::Background) -> Self {
+        match format {
+            LogFormat::Json => Self::empty().with_sink(Box::new(JsonToBackground(writer))),
+            _ => Self::empty().also(format, writer),
+        }
     }
 
     /// Writes every record in `format` to `writer` too; each record is
@@ -282,16 +339,15 @@ impl ContractLayer {
     /// # drop(layer);
     /// ```
     #[must_use]
-    pub fn also<W>(mut self, format: LogFormat, writer: W) -> Self
+    pub fn also<W>(self, format: LogFormat, writer: W) -> Self
     where
         W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
     {
-        self.sinks.push(Box::new(Writes {
+        self.with_sink(Box::new(Writes {
             format,
             writer,
             day: std::sync::atomic::AtomicU32::new(0),
-        }));
-        self
+        }))
     }
 
     /// Keeps only what `filter` enables; critical records (the task
@@ -305,6 +361,7 @@ impl ContractLayer {
 
     /// Hands every record to `sink` too.
     pub(crate) fn with_sink(mut self, sink: Box<dyn Sink>) -> Self {
+        self.json_readers += usize::from(sink.reads_json());
         self.sinks.push(sink);
         self
     }
@@ -344,6 +401,7 @@ impl ContractLayer {
         LINES.with(|lines| match lines.try_borrow_mut() {
             Ok(mut lines) => {
                 lines.clear();
+                lines.json_shared = self.json_readers > 1;
                 for sink in &self.sinks {
                     sink.take(entry, &mut lines);
                 }
@@ -351,7 +409,10 @@ impl ContractLayer {
             }
             // A record written while this thread writes another.
             Err(_) => {
-                let mut lines = Lines::default();
+                let mut lines = Lines {
+                    json_shared: self.json_readers > 1,
+                    ..Lines::default()
+                };
                 for sink in &self.sinks {
                     sink.take(entry, &mut lines);
                 }
@@ -734,6 +795,101 @@ mod tests {
         assert!(!layer.dated("2026-11-27T00:00:00.001Z", "end"));
         assert_eq!(utc_day("2026-11-27T00:00:00.001Z"), 20_261_127);
         assert_eq!(utc_day("[timestamp]"), 0);
+    }
+
+    /// Reads each record's JSON line, as the inspector does.
+    struct ReadsJson(std::sync::Mutex<Vec<String>>);
+
+    impl Sink for ReadsJson {
+        fn take(&self, entry: &Entry<'_>, lines: &mut Lines) {
+            let line = lines.json(entry).to_owned();
+            self.0.lock().unwrap().push(line);
+        }
+
+        fn reads_json(&self) -> bool {
+            true
+        }
+    }
+
+    /// A JSON line written straight into the log writer's batch is the
+    /// line written and then copied, byte for byte: alone or beside a
+    /// sink that reads it too, in an invocation's poll or outside, a
+    /// secret scrubbed alike.
+    #[test]
+    fn a_json_line_written_in_place_is_the_line_copied() {
+        use super::super::background::{batched, Background, QUEUE_BYTES};
+        use tracing_subscriber::layer::SubscriberExt as _;
+
+        #[derive(Clone, Default)]
+        struct Out(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl std::io::Write for Out {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+
+        let _canary = crate::Secret::new("canary-in-place-5e2d7a");
+        let emit_all = || {
+            let record = super::super::catalogue::Processing {
+                mode: "said canary-in-place-5e2d7a",
+            };
+            super::super::emit::emit("outside a poll", &record);
+            batched(|| {
+                for n in 0..3 {
+                    super::super::emit::emit(&format!("in a poll {n} \"quoted\""), &record);
+                }
+                super::super::emit::emit("at https://u:canary-in-place-5e2d7a@x.example/", &record);
+            });
+        };
+        let lines = |layer: &dyn Fn(Background) -> ContractLayer| {
+            let out = Out::default();
+            let writer = Background::start(out.clone(), 16, QUEUE_BYTES).unwrap();
+            let subscriber = tracing_subscriber::registry().with(layer(writer.clone()));
+            tracing::subscriber::with_default(subscriber, emit_all);
+            writer.flush(std::time::Duration::from_secs(5));
+            let written = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+            // The same lines but for their times.
+            written
+                .lines()
+                .map(|line| {
+                    let mut line: serde_json::Map<String, Value> =
+                        serde_json::from_str(line).unwrap();
+                    assert!(line.remove("timestamp").is_some());
+                    line
+                })
+                .collect::<Vec<_>>()
+        };
+        let copied = lines(&|writer| ContractLayer::new(LogFormat::Json, writer));
+        assert_eq!(copied.len(), 5);
+        assert!(!format!("{copied:?}").contains("canary-in-place"));
+        let read = std::sync::Arc::new(ReadsJson(std::sync::Mutex::default()));
+        for beside in [false, true] {
+            let in_place = lines(&|writer| {
+                let layer = ContractLayer::to_background(LogFormat::Json, writer);
+                if beside {
+                    struct Shared(std::sync::Arc<ReadsJson>);
+                    impl Sink for Shared {
+                        fn take(&self, entry: &Entry<'_>, lines: &mut Lines) {
+                            self.0.take(entry, lines);
+                        }
+                        fn reads_json(&self) -> bool {
+                            true
+                        }
+                    }
+                    layer.with_sink(Box::new(Shared(std::sync::Arc::clone(&read))))
+                } else {
+                    layer
+                }
+            });
+            assert_eq!(in_place, copied, "beside another reader: {beside}");
+        }
+        let read = read.0.lock().unwrap();
+        assert_eq!(read.len(), 5);
+        assert!(read.iter().all(|line| !line.contains("canary-in-place")));
     }
 
     #[test]
