@@ -180,6 +180,47 @@ struct Data {
     /// ([`Event::iter`], [`Event::get_value`], ...): index for index those
     /// of `params`, `Null` where a parameter's value is already JSON.
     values: OnceLock<Box<[Value]>>,
+    /// Where the first parameter of each name in [`KNOWN`] is, found in
+    /// one pass when first asked for: the contract reads them all on
+    /// every invocation.
+    known: OnceLock<[usize; KNOWN.len()]>,
+}
+
+/// The parameters the contract reads on every invocation, by [`Known`].
+const KNOWN: [&str; 7] = [
+    crate::params::mode,
+    crate::params::CallSid,
+    crate::params::From,
+    crate::params::To,
+    crate::params::FlowSid,
+    crate::params::ExecutionSid,
+    crate::params::StepSid,
+];
+
+/// A parameter of [`KNOWN`], by its place there.
+#[derive(Clone, Copy)]
+enum Known {
+    Mode,
+    CallSid,
+    From,
+    To,
+    FlowSid,
+    ExecutionSid,
+    StepSid,
+}
+
+/// Where `name` is in [`KNOWN`].
+fn known(name: &str) -> Option<usize> {
+    Some(match name {
+        crate::params::mode => Known::Mode,
+        crate::params::CallSid => Known::CallSid,
+        crate::params::From => Known::From,
+        crate::params::To => Known::To,
+        crate::params::FlowSid => Known::FlowSid,
+        crate::params::ExecutionSid => Known::ExecutionSid,
+        crate::params::StepSid => Known::StepSid,
+        _ => return None,
+    } as usize)
 }
 
 /// Equal parameters and headers, whichever function reads them.
@@ -268,6 +309,7 @@ impl Event {
                 params,
                 headers,
                 values: OnceLock::new(),
+                known: OnceLock::new(),
             }),
             ..Event::default()
         }
@@ -277,6 +319,7 @@ impl Event {
     pub fn push(&mut self, name: impl Into<String>, value: impl Into<Value>) -> &mut Self {
         let data = Arc::make_mut(&mut self.data);
         data.values.take();
+        data.known.take();
         data.params.push(Entry {
             name: Text::Own(name.into()),
             value: ParamValue::from(value.into()),
@@ -292,6 +335,7 @@ impl Event {
         let at = self.position(&name);
         let data = Arc::make_mut(&mut self.data);
         data.values.take();
+        data.known.take();
         match at {
             Some(at) => {
                 data.params[at].value = value;
@@ -314,6 +358,7 @@ impl Event {
     pub fn remove(&mut self, name: &str) -> &mut Self {
         let data = Arc::make_mut(&mut self.data);
         data.values.take();
+        data.known.take();
         let sent = &data.sent;
         data.params.retain(|entry| !entry.name.is(sent, name));
         self
@@ -374,12 +419,26 @@ impl Event {
         }
     }
 
-    /// The first value of `name`, one of the platform's well-known
-    /// parameters ([`crate::params`]), when it is a string: every function
-    /// declares those, so there is no declaration to check.
-    fn well_known(&self, name: &'static str) -> Option<&str> {
-        debug_assert!(crate::params::ALL.contains(&name), "{name}");
-        self.lookup_str(name)
+    /// The first value of a well-known parameter ([`crate::params`]) the
+    /// contract reads, when it is a string: every function declares
+    /// those, so there is no declaration to check.
+    fn well_known(&self, which: Known) -> Option<&str> {
+        let places = self.data.known.get_or_init(|| {
+            let mut places = [usize::MAX; KNOWN.len()];
+            for (at, entry) in self.data.params.iter().enumerate() {
+                if let Some(slot) = known(self.text(&entry.name))
+                    && places[slot] == usize::MAX
+                {
+                    places[slot] = at;
+                }
+            }
+            places
+        });
+        let entry = self.data.params.get(places[which as usize])?;
+        match &entry.value {
+            ParamValue::Text(text) => Some(self.text(text)),
+            ParamValue::Json(_) => None,
+        }
     }
 
     /// The first value of `name`, when it is a string.
@@ -606,7 +665,7 @@ impl Event {
     /// `mode`, or `initial` when absent or blank.
     #[must_use]
     pub fn mode(&self) -> &str {
-        match self.well_known(crate::params::mode).map(str::trim) {
+        match self.well_known(Known::Mode).map(str::trim) {
             Some(mode) if !mode.is_empty() => mode,
             _ => DEFAULT_MODE,
         }
@@ -615,37 +674,37 @@ impl Event {
     /// `CallSid`: the call identifier.
     #[must_use]
     pub fn call_sid(&self) -> Option<&str> {
-        self.well_known(crate::params::CallSid)
+        self.well_known(Known::CallSid)
     }
 
     /// `From`: the caller's number.
     #[must_use]
     pub fn from(&self) -> Option<&str> {
-        self.well_known(crate::params::From)
+        self.well_known(Known::From)
     }
 
     /// `To`: the called number.
     #[must_use]
     pub fn to(&self) -> Option<&str> {
-        self.well_known(crate::params::To)
+        self.well_known(Known::To)
     }
 
     /// `FlowSid`: the flow, on flow transitions.
     #[must_use]
     pub fn flow_sid(&self) -> Option<&str> {
-        self.well_known(crate::params::FlowSid)
+        self.well_known(Known::FlowSid)
     }
 
     /// `ExecutionSid`: the flow execution, on flow transitions.
     #[must_use]
     pub fn execution_sid(&self) -> Option<&str> {
-        self.well_known(crate::params::ExecutionSid)
+        self.well_known(Known::ExecutionSid)
     }
 
     /// `StepSid`: the flow step, on flow transitions.
     #[must_use]
     pub fn step_sid(&self) -> Option<&str> {
-        self.well_known(crate::params::StepSid)
+        self.well_known(Known::StepSid)
     }
 
     /// The request headers the function was invoked with (hop-by-hop and
@@ -953,6 +1012,59 @@ impl<K: Into<String>, V: Into<String>> FromIterator<(K, V)> for Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The parameters the contract reads, found in one pass, are the
+    /// first of their name, whatever came before, and follow every
+    /// change to the parameters.
+    #[test]
+    fn well_known_parameters_are_the_first_of_their_name() {
+        let read = |event: &Event| {
+            [
+                event.call_sid(),
+                event.from(),
+                event.to(),
+                event.flow_sid(),
+                event.execution_sid(),
+                event.step_sid(),
+            ]
+            .map(|value| value.map(str::to_owned))
+            .to_vec()
+        };
+        let by_name = |event: &Event| {
+            KNOWN[1..]
+                .iter()
+                .map(|name| event.lookup_str(name).map(str::to_owned))
+                .collect::<Vec<_>>()
+        };
+        let mut event = Event::from_pairs([
+            ("Digits", "1"),
+            ("From", "+15550100001"),
+            ("From", "+15550100002"),
+            ("mode", " menu "),
+            ("StepSid", "FT1"),
+        ]);
+        event.push("FlowSid", serde_json::json!({"not": "text"}));
+        for change in 0..5 {
+            assert_eq!(read(&event), by_name(&event), "after change {change}");
+            match change {
+                0 => {
+                    event.push("CallSid", "CA1");
+                }
+                1 => {
+                    event.set("From", "+15550100003");
+                }
+                2 => {
+                    event.remove("StepSid");
+                }
+                _ => {
+                    event.set("FlowSid", "FW1").push("ExecutionSid", "FN1");
+                }
+            }
+        }
+        assert_eq!(read(&event)[3].as_deref(), Some("FW1"));
+        assert_eq!(event.mode(), "menu");
+        assert_eq!(Event::default().mode(), DEFAULT_MODE);
+    }
 
     /// The copy the contract keeps for its records shares the parameters
     /// and leaves out what the request said of itself.
