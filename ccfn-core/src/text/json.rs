@@ -139,6 +139,7 @@ fn window(first: &[u8; CHUNK], from: usize) -> [u8; CHUNK] {
 
 /// The last `left` bytes of `bytes` (fewer than sixteen), then bytes that
 /// need no escape: read in a few loads, none outside `bytes`.
+#[inline(always)]
 fn last_padded(bytes: &[u8], left: usize) -> [u8; CHUNK] {
     debug_assert!(0 < left && left < CHUNK && left <= bytes.len());
     if let Some(last) = bytes.last_chunk::<CHUNK>() {
