@@ -20,7 +20,7 @@ use crate::function::meta::FunctionMeta;
 use crate::function::meta::Kind;
 use crate::function::metrics;
 use crate::record::panic;
-use crate::record::value::{FieldValue, Millis, SharedText};
+use crate::record::value::{Declared, FieldValue, Millis, SharedText};
 use crate::record::{emit, emit_parts, InInvocation, Invocation, SPAN_NAME};
 use crate::secret::{invocation_secrets, is_sensitive_name};
 
@@ -304,20 +304,13 @@ fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Ev
 /// Writes the `validation` record of phase `begin`: what is required.
 fn log_validating(meta: &FunctionMeta) {
     if crate::record::enabled(Level::INFO) {
-        // Secrets are required values too.
-        let with_secrets: Vec<&str>;
-        let env = if meta.secrets().is_empty() {
-            meta.env()
-        } else {
-            with_secrets = meta.env().iter().chain(meta.secrets()).copied().collect();
-            &with_secrets
-        };
         emit(
             "Validating required parameters",
             &crate::record::Validation {
                 phase: "begin",
-                required: meta.required(),
-                env: Some(env),
+                required: Declared::new(meta.required(), &[]),
+                // Secrets are required values too.
+                env: Some(Declared::new(meta.env(), meta.secrets())),
             },
         );
     }
@@ -334,7 +327,7 @@ fn log_validated(meta: &FunctionMeta, event: &Event) {
         "Validation passed",
         crate::record::Validation {
             phase: "passed",
-            required: meta.required(),
+            required: Declared::new(meta.required(), &[]),
             env: None
         }
     );

@@ -467,7 +467,7 @@ catalogue! {
 
     /// Before (`phase` `begin`) and after (`passed`) the required
     /// parameters and environment values are checked.
-    VALIDATION = "validation" as Validation<'a>, [Info] { phase: &'a str, required: &'a [&'a str] } optional { env: &'a [&'a str] };
+    VALIDATION = "validation" as Validation<'a>, [Info] { phase: &'a str, required: super::value::Declared } optional { env: super::value::Declared };
 
     /// A required parameter or environment value is missing.
     VALIDATION_ERROR = "validation_error" as ValidationError<'a>, [Warn] { parameter: &'a str, error: &'a str };
@@ -638,11 +638,10 @@ mod tests {
 
     #[test]
     fn a_record_has_its_step_fields_in_order_and_optional_ones_when_there() {
-        let env = ["API_KEY"];
         let begin = Validation {
             phase: "begin",
-            required: &[],
-            env: Some(&env),
+            required: super::super::value::Declared::new(&[], &[]),
+            env: Some(super::super::value::Declared::new(&["API_KEY"], &[])),
         };
         assert_eq!(names(&begin), ["phase", "required", "env"]);
         let passed = Validation { env: None, ..begin };

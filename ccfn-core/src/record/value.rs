@@ -205,6 +205,87 @@ macro_rules! strings {
 }
 strings!(&str, String);
 
+/// Names from a function's declaration, written as one JSON array: its
+/// required parameters, or its settings then its secrets' names. Each
+/// declaration is `'static`: its JSON text is made once per thread and
+/// copied after (a `validation` record writes two lists per invocation).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Declared {
+    first: &'static [&'static str],
+    then: &'static [&'static str],
+}
+
+/// The most declarations whose JSON text a thread keeps.
+const DECLARED_KEPT: usize = 64;
+
+thread_local! {
+    /// The JSON text of the declarations this thread wrote, by where
+    /// their names are.
+    static DECLARED: std::cell::RefCell<Vec<([usize; 4], Box<str>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Declared {
+    /// The names of `first`, then those of `then`.
+    pub(crate) const fn new(first: &'static [&'static str], then: &'static [&'static str]) -> Self {
+        Declared { first, then }
+    }
+
+    fn names(&self) -> impl Iterator<Item = &'static str> {
+        self.first.iter().chain(self.then).copied()
+    }
+
+    /// Writes the array, each name escaped.
+    fn write_each(&self, out: &mut String) {
+        out.push('[');
+        for (at, name) in self.names().enumerate() {
+            if at > 0 {
+                out.push(',');
+            }
+            push_str(out, name);
+        }
+        out.push(']');
+    }
+}
+
+impl FieldValue for Declared {
+    fn shape(&self) -> Shape<'_> {
+        Shape::Composite
+    }
+
+    fn write_json(&self, out: &mut String) {
+        // Static names never change: where they are says what they are.
+        let key = [
+            self.first.as_ptr() as usize,
+            self.first.len(),
+            self.then.as_ptr() as usize,
+            self.then.len(),
+        ];
+        DECLARED.with(|kept| {
+            let Ok(mut kept) = kept.try_borrow_mut() else {
+                return self.write_each(out);
+            };
+            if let Some((_, json)) = kept.iter().find(|(at, _)| *at == key) {
+                return out.push_str(json);
+            }
+            let from = out.len();
+            self.write_each(out);
+            if kept.len() < DECLARED_KEPT {
+                kept.push((key, out[from..].into()));
+            }
+        });
+    }
+
+    fn write_pretty(&self, out: &mut String) {
+        let names: Vec<&str> = self.names().collect();
+        out.push_str(&serde_json::to_string_pretty(&names).unwrap_or_default());
+    }
+
+    fn to_value(&self) -> Value {
+        Value::from_iter(self.names().map(Value::from))
+    }
+}
+
 /// A duration in milliseconds, to the microsecond (`12.345`), written from
 /// its whole microseconds: the digits `zmij` finds for the `f64`, without
 /// its search.
@@ -477,6 +558,32 @@ mod tests {
                 assert_eq!(out, format!("x{expected}"));
             }
             assert_eq!(shared.to_value(), json!(text));
+        }
+    }
+
+    /// A declaration's names are written as the list of them is, the
+    /// first time and after, a list apart from another of the same names.
+    #[test]
+    fn declared_names_are_written_as_their_list() {
+        static REQUIRED: [&str; 3] = ["CallSid", "From", "To \"quoted\""];
+        static ENV: [&str; 1] = ["API_KEY"];
+        static SECRETS: [&str; 2] = ["TOKEN", "KEY"];
+        for (declared, names) in [
+            (Declared::new(&REQUIRED, &[]), REQUIRED.to_vec()),
+            (
+                Declared::new(&ENV, &SECRETS),
+                vec!["API_KEY", "TOKEN", "KEY"],
+            ),
+            (Declared::new(&REQUIRED[..2], &[]), vec!["CallSid", "From"]),
+            (Declared::new(&[], &[]), vec![]),
+        ] {
+            for _ in 0..2 {
+                let mut out = String::from("x");
+                declared.write_json(&mut out);
+                assert_eq!(out, format!("x{}", serde_json::to_string(&names).unwrap()));
+            }
+            assert_eq!(declared.to_value(), json!(names));
+            assert_eq!(declared.shape(), Shape::Composite);
         }
     }
 
