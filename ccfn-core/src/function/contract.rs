@@ -460,24 +460,16 @@ fn flow(event: &Event) {
     if !crate::record::enabled(Level::INFO) {
         return;
     }
-    let names = ["FlowSid", "ExecutionSid", "StepSid"];
     let values = [event.flow_sid(), event.execution_sid(), event.step_sid()];
-    // At most three: on the stack.
-    let mut absent = [""; 3];
-    let mut count = 0;
-    for (name, value) in names.iter().zip(values) {
-        if value.is_none() {
-            absent[count] = name;
-            count += 1;
-        }
-    }
-    let absent = &absent[..count];
-    let message: std::borrow::Cow<'static, str> = if absent.is_empty() {
-        "Flow transition data".into()
-    } else if absent.len() == names.len() {
-        "No flow transition data: the flow passed no FlowSid, ExecutionSid or StepSid".into()
-    } else {
-        format!("Flow transition data, without {}", absent.join(", ")).into()
+    // Which are absent, one bit each, in order.
+    let absent = values.iter().enumerate().fold(0, |bits, (at, value)| {
+        bits | usize::from(value.is_none()) << at
+    });
+    let absent = ABSENT[absent];
+    let message: std::borrow::Cow<'static, str> = match absent.len() {
+        0 => "Flow transition data".into(),
+        3 => "No flow transition data: the flow passed no FlowSid, ExecutionSid or StepSid".into(),
+        _ => format!("Flow transition data, without {}", absent.join(", ")).into(),
     };
     info!(
         &message,
@@ -485,10 +477,24 @@ fn flow(event: &Event) {
             flow_sid: values[0],
             execution_sid: values[1],
             step_sid: values[2],
-            absent
+            absent: Declared::new(absent, &[])
         }
     );
 }
+
+/// The flow transition parameters a `flow` record names absent, in
+/// order, for each set of them (one bit each: `FlowSid`,
+/// `ExecutionSid`, `StepSid`).
+const ABSENT: [&[&str]; 8] = [
+    &[],
+    &["FlowSid"],
+    &["ExecutionSid"],
+    &["FlowSid", "ExecutionSid"],
+    &["StepSid"],
+    &["FlowSid", "StepSid"],
+    &["ExecutionSid", "StepSid"],
+    &["FlowSid", "ExecutionSid", "StepSid"],
+];
 
 /// Logs a voice function's `voice_response` records (the document as first
 /// built and as returned) and its `taskrouter_config`.
@@ -943,6 +949,19 @@ fn millis(duration: Duration) -> f64 {
 mod tests {
     use super::error_rate::record;
     use crate::function::context::Thresholds;
+
+    /// Each set of absent flow parameters names them in order.
+    #[test]
+    fn each_set_of_absent_flow_parameters_is_named_in_order() {
+        let names = ["FlowSid", "ExecutionSid", "StepSid"];
+        for bits in 0..8 {
+            let expected: Vec<&str> = (0..3)
+                .filter(|at| bits & (1 << at) != 0)
+                .map(|at| names[at])
+                .collect();
+            assert_eq!(super::ABSENT[bits], expected, "{bits:03b}");
+        }
+    }
 
     /// Runs `handler` as an invocation of `meta` with `event`, under a
     /// subscriber whose only layer is `layer`, on a runtime of its own.

@@ -487,7 +487,7 @@ catalogue! {
     CALLER = "caller" as Caller<'a>, [Info] { #[headline] from: Option<&'a str>, #[headline] to: Option<&'a str>, #[headline] call_sid: Option<&'a str> };
 
     /// The flow transition data a voice function received.
-    FLOW = "flow" as Flow<'a>, [Info] { #[headline] flow_sid: Option<&'a str>, execution_sid: Option<&'a str>, step_sid: Option<&'a str>, absent: &'a [&'a str] };
+    FLOW = "flow" as Flow<'a>, [Info] { #[headline] flow_sid: Option<&'a str>, execution_sid: Option<&'a str>, step_sid: Option<&'a str>, absent: super::value::Declared };
 
     /// An external call is about to be sent.
     API_REQUEST = "api_request" as ApiRequest<'a>, [Info] { method: &'a str, url: &'a str, headers: &'a serde_json::Value, request_bytes: u64 };
