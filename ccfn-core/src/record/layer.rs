@@ -420,16 +420,20 @@ impl ContractLayer {
         });
     }
 
-    /// Writes one of ccfn's records, at `level`.
+    /// Writes one of ccfn's records, at `level` (whatever its filter
+    /// says when `critical`), by `identity`; whether other layers may
+    /// want its `tracing` event.
     fn write_record<R: Record>(
         &self,
-        dispatch: &Dispatch,
+        identity: Identity<'_>,
         level: Level,
+        critical: bool,
         message: &str,
         record: &R,
-    ) {
-        let step: &'static Step = R::STEP;
-        with_identity(dispatch, |identity| {
+    ) -> bool {
+        if critical || self.enables(level) {
+            let level = if critical { Level::INFO } else { level };
+            let step: &'static Step = R::STEP;
             with_timestamp(|timestamp, unix_nanos| {
                 self.write(&Entry {
                     timestamp,
@@ -443,7 +447,8 @@ impl ContractLayer {
                     plain_header: true,
                 });
             });
-        });
+        }
+        !self.alone
     }
 
     /// Writes a handler's own line, from its fields, logged at
@@ -539,15 +544,30 @@ fn with_identity<R>(dispatch: &Dispatch, f: impl FnOnce(Identity<'_>) -> R) -> R
 /// `level` (whatever its filter says when `critical`), then emits its
 /// `tracing` event for the other layers, if there may be any.
 pub(crate) fn dispatch<R: Record>(level: Level, critical: bool, message: &str, record: &R) {
-    let others = tracing::dispatcher::get_default(|dispatch| {
-        let Some(layer) = dispatch.downcast_ref::<ContractLayer>() else {
-            return true;
-        };
-        if critical || layer.enables(level) {
-            let level = if critical { Level::INFO } else { level };
-            layer.write_record(dispatch, level, message, record);
-        }
-        !layer.alone
+    // Inside an invocation, the layer is the one it found first.
+    let within = scope::in_invocation().then(|| {
+        scope::with_current(|invocation| {
+            let subscriber = invocation.subscriber(|| {
+                tracing::dispatcher::get_default(|dispatch| {
+                    dispatch
+                        .downcast_ref::<ContractLayer>()
+                        .map(|_| dispatch.clone())
+                })
+            })?;
+            let layer = subscriber.downcast_ref::<ContractLayer>()?;
+            let identity = Identity::of(Some(invocation));
+            Some(layer.write_record(identity, level, critical, message, record))
+        })
+    });
+    let others = within.flatten().unwrap_or_else(|| {
+        tracing::dispatcher::get_default(|dispatch| {
+            let Some(layer) = dispatch.downcast_ref::<ContractLayer>() else {
+                return true;
+            };
+            with_identity(dispatch, |identity| {
+                layer.write_record(identity, level, critical, message, record)
+            })
+        })
     });
     // Emitted outside `get_default`: inside it, `tracing` sends events to
     // no subscriber.
@@ -795,6 +815,46 @@ mod tests {
         assert!(!layer.dated("2026-11-27T00:00:00.001Z", "end"));
         assert_eq!(utc_day("2026-11-27T00:00:00.001Z"), 20_261_127);
         assert_eq!(utc_day("[timestamp]"), 0);
+    }
+
+    /// The records of an invocation go to the subscriber its first record
+    /// found, as the levels it writes are those of that one.
+    #[test]
+    fn an_invocation_writes_to_the_subscriber_it_found_first() {
+        use tracing_subscriber::layer::SubscriberExt as _;
+        let lines = |read: &std::sync::Arc<ReadsJson>| read.0.lock().unwrap().len();
+        let subscriber = |read: &std::sync::Arc<ReadsJson>| {
+            struct Shared(std::sync::Arc<ReadsJson>);
+            impl Sink for Shared {
+                fn take(&self, entry: &Entry<'_>, lines: &mut Lines) {
+                    self.0.take(entry, lines);
+                }
+            }
+            tracing_subscriber::registry().with(
+                ContractLayer::new(LogFormat::Json, std::io::sink)
+                    .with_sink(Box::new(Shared(std::sync::Arc::clone(read)))),
+            )
+        };
+        let (first, second) = (
+            std::sync::Arc::new(ReadsJson(std::sync::Mutex::default())),
+            std::sync::Arc::new(ReadsJson(std::sync::Mutex::default())),
+        );
+        let record = super::super::catalogue::Processing { mode: "initial" };
+        let invocation = std::sync::Arc::new(Invocation::new("f", "abc", None, Vec::new()));
+        scope::within(&invocation, || {
+            tracing::subscriber::with_default(subscriber(&first), || {
+                super::super::emit::emit("first", &record);
+            });
+            tracing::subscriber::with_default(subscriber(&second), || {
+                super::super::emit::emit("second", &record);
+            });
+        });
+        assert_eq!((lines(&first), lines(&second)), (2, 0));
+        // Outside an invocation, each record goes to the subscriber in place.
+        tracing::subscriber::with_default(subscriber(&second), || {
+            super::super::emit::emit("third", &record);
+        });
+        assert_eq!((lines(&first), lines(&second)), (2, 1));
     }
 
     /// Reads each record's JSON line, as the inspector does.

@@ -89,6 +89,9 @@ pub(crate) struct Invocation {
     /// Which levels of contract records the logging it runs under writes,
     /// read once (see [`Invocation::level_bits`]).
     levels: std::sync::atomic::AtomicU8,
+    /// The subscriber its records are handed to, when it has ccfn's
+    /// layer: found once (see [`Invocation::subscriber`]).
+    subscriber: std::sync::OnceLock<Option<tracing::Dispatch>>,
     /// Where its `debug` lines are held back, when they are.
     debug_buffer: Option<super::buffer::DebugBuffer>,
     /// What the process's observer carries for it while it runs (see
@@ -138,6 +141,7 @@ impl Invocation {
             deadline: None,
             routed_queue: std::sync::OnceLock::new(),
             levels: std::sync::atomic::AtomicU8::new(0),
+            subscriber: std::sync::OnceLock::new(),
             debug_buffer: None,
             observed: None,
             lambda: ON_LAMBDA.try_with(OnLambda::clone).ok(),
@@ -190,6 +194,16 @@ impl Invocation {
         let bits = ask() | LevelBits::KNOWN;
         self.levels.store(bits, Relaxed);
         bits
+    }
+
+    /// The subscriber its records are handed to, as `find` finds it the
+    /// first time: an invocation runs under one subscriber, as it writes
+    /// one set of levels.
+    pub(super) fn subscriber(
+        &self,
+        find: impl FnOnce() -> Option<tracing::Dispatch>,
+    ) -> Option<&tracing::Dispatch> {
+        self.subscriber.get_or_init(find).as_ref()
     }
 
     /// The function invoked.
