@@ -591,6 +591,7 @@ mod tests {
             fields: &members,
             own_call_sid: false,
             plain_header: true,
+            json: crate::record::entry::JsonHead::default(),
         };
         let mut out = Vec::new();
         let facts = write_event(&mut out, 11, &entry, 0, secrets, false);

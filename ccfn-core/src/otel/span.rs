@@ -327,6 +327,7 @@ pub(super) fn rejected(rejected: &Rejected<'_>) {
             fields: rejected.record,
             own_call_sid: false,
             plain_header: true,
+            json: crate::record::entry::JsonHead::default(),
         },
         false,
     );
@@ -509,6 +510,7 @@ mod tests {
                 fields: &members,
                 own_call_sid: false,
                 plain_header: true,
+                json: crate::record::entry::JsonHead::default(),
             },
             false,
         );
@@ -663,6 +665,7 @@ mod tests {
                 fields: &members,
                 own_call_sid: false,
                 plain_header: true,
+                json: crate::record::entry::JsonHead::default(),
             },
             false,
         );

@@ -197,6 +197,9 @@ pub struct Step {
     headline: &'static [&'static str],
     open: bool,
     summary: &'static str,
+    /// Its records' step and their message's key, as a JSON line has
+    /// them: `,"step":"…","message":`.
+    json_member: &'static str,
 }
 
 impl fmt::Debug for Step {
@@ -253,6 +256,12 @@ impl Step {
     /// their fields), which takes the place of the invocation's.
     pub(crate) const fn own_call_sid(&self) -> bool {
         self.own_call_sid
+    }
+
+    /// Its records' step and their message's key, as a JSON line has
+    /// them: `,"step":"…","message":` (a step's name is plain text).
+    pub(crate) const fn json_member(&self) -> &'static str {
+        self.json_member
     }
 
     /// The fields some records of this step have.
@@ -376,6 +385,7 @@ macro_rules! catalogue {
                 ],
                 open: catalogue!(@open $($open)?),
                 summary: concat!($($doc),+),
+                json_member: concat!(",\"step\":\"", $name, "\",\"message\":"),
             };
 
             catalogue!(@record $record [$($lt)?], $ident, $name, [$($field: $ty),*], [$($($optional: $oty),*)?]);

@@ -62,6 +62,17 @@ pub(crate) struct Entry<'a> {
     /// `tracing`'s level, a catalogue step), which needs no escaping in
     /// JSON; not so for a record read back.
     pub(crate) plain_header: bool,
+    /// Its JSON line's pieces made before it, when they are.
+    pub(crate) json: JsonHead<'a>,
+}
+
+/// A plain header's JSON pieces made before the record, each empty when
+/// not: how the line opens with its time (`{"timestamp":"…`), and its
+/// step and the message's key (`,"step":"…","message":`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct JsonHead<'a> {
+    pub(crate) opening: &'a str,
+    pub(crate) step: &'a str,
 }
 
 #[cfg(test)]
@@ -85,6 +96,7 @@ impl<'a> Entry<'a> {
             fields,
             own_call_sid: false,
             plain_header,
+            json: JsonHead::default(),
         }
     }
 }

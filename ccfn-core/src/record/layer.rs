@@ -27,7 +27,7 @@ use tracing_subscriber::Layer;
 
 use super::buffer::{self, Held, BUFFERED_TARGET};
 use super::catalogue::{Record, Step};
-use super::entry::{Entry, Identity};
+use super::entry::{Entry, Identity, JsonHead};
 use super::fields::EventVisitor;
 use super::format::{is_reserved, utc_day, LogFormat};
 use super::scope::{self, Invocation, LevelBits};
@@ -67,28 +67,58 @@ const LINE_KEPT_BYTES: usize = 64 * 1024;
 thread_local! {
     /// The buffers this thread formats its lines in, kept between lines.
     static LINES: RefCell<Lines> = RefCell::default();
-    /// The last timestamp written on this thread, and its millisecond.
+    /// The last timestamp written on this thread, after a JSON line's
+    /// opening (see [`JSON_OPENING`]), and its millisecond.
     static NOW: RefCell<(u64, String)> = const { RefCell::new((u64::MAX, String::new())) };
 }
+
+/// How a JSON line opens, before its time.
+const JSON_OPENING: &str = "{\"timestamp\":\"";
 
 /// Calls `f` with the current time in RFC 3339 (milliseconds, UTC),
 /// formatted once per millisecond per thread, and in nanoseconds since
 /// the Unix epoch: one reading of the clock.
 pub(super) fn with_timestamp<R>(f: impl FnOnce(&str, u64) -> R) -> R {
+    with_time(|time| f(time.text, time.unix_nanos))
+}
+
+/// The time of a record: see [`with_time`].
+pub(super) struct Time<'a> {
+    /// RFC 3339, to the millisecond, UTC.
+    text: &'a str,
+    /// How its JSON line opens: [`JSON_OPENING`] and `text`.
+    json_opening: &'a str,
+    unix_nanos: u64,
+}
+
+/// Calls `f` with the current time, its text formatted once per
+/// millisecond per thread: one reading of the clock.
+fn with_time<R>(f: impl FnOnce(Time<'_>) -> R) -> R {
     let nanos = unix_nanos();
     let millis = nanos / 1_000_000;
     let now = || std::time::UNIX_EPOCH + std::time::Duration::from_nanos(nanos);
+    fn time(json_opening: &str, unix_nanos: u64) -> Time<'_> {
+        Time {
+            text: &json_opening[JSON_OPENING.len()..],
+            json_opening,
+            unix_nanos,
+        }
+    }
     NOW.with(|cache| match cache.try_borrow_mut() {
         Ok(mut cache) => {
             if cache.0 != millis {
                 cache.1.clear();
+                cache.1.push_str(JSON_OPENING);
                 let _ = write!(cache.1, "{}", humantime::format_rfc3339_millis(now()));
                 cache.0 = millis;
             }
-            f(&cache.1, nanos)
+            f(time(&cache.1, nanos))
         }
         // A record written while this thread writes another.
-        Err(_) => f(&humantime::format_rfc3339_millis(now()).to_string(), nanos),
+        Err(_) => f(time(
+            &format!("{JSON_OPENING}{}", humantime::format_rfc3339_millis(now())),
+            nanos,
+        )),
     })
 }
 
@@ -434,10 +464,10 @@ impl ContractLayer {
         if critical || self.enables(level) {
             let level = if critical { Level::INFO } else { level };
             let step: &'static Step = R::STEP;
-            with_timestamp(|timestamp, unix_nanos| {
+            with_time(|time| {
                 self.write(&Entry {
-                    timestamp,
-                    unix_nanos,
+                    timestamp: time.text,
+                    unix_nanos: time.unix_nanos,
                     level: level.as_str(),
                     identity,
                     step: step.name(),
@@ -445,6 +475,10 @@ impl ContractLayer {
                     fields: record,
                     own_call_sid: step.own_call_sid(),
                     plain_header: true,
+                    json: JsonHead {
+                        opening: time.json_opening,
+                        step: step.json_member(),
+                    },
                 });
             });
         }
@@ -472,6 +506,7 @@ impl ContractLayer {
             fields: &fields,
             own_call_sid: false,
             plain_header: true,
+            json: JsonHead::default(),
         });
     }
 }

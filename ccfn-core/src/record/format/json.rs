@@ -15,8 +15,12 @@ pub(crate) fn write(entry: &Entry<'_>, out: &mut String) -> usize {
         debug_assert!([entry.timestamp, entry.level, entry.step]
             .iter()
             .all(|text| !text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\')));
-        out.push_str("{\"timestamp\":\"");
-        out.push_str(entry.timestamp);
+        if entry.json.opening.is_empty() {
+            out.push_str("{\"timestamp\":\"");
+            out.push_str(entry.timestamp);
+        } else {
+            out.push_str(entry.json.opening);
+        }
         match level_member(entry.level) {
             Some(member) => out.push_str(member),
             None => {
@@ -48,7 +52,10 @@ pub(crate) fn write(entry: &Entry<'_>, out: &mut String) -> usize {
     // A record's own `call_sid` field takes its place.
     written.write(out, entry.own_call_sid);
     let message;
-    if entry.plain_header {
+    if entry.plain_header && !entry.json.step.is_empty() {
+        message = out.len() + entry.json.step.len() - MESSAGE_KEY.len();
+        out.push_str(entry.json.step);
+    } else if entry.plain_header {
         out.push_str(",\"step\":\"");
         out.push_str(entry.step);
         message = out.len() + 1;
@@ -57,13 +64,16 @@ pub(crate) fn write(entry: &Entry<'_>, out: &mut String) -> usize {
         out.push_str(",\"step\":");
         push_str(out, entry.step);
         message = out.len();
-        out.push_str(",\"message\":");
+        out.push_str(MESSAGE_KEY);
     }
     push_str(out, entry.message);
     entry.fields.write_json(out);
     out.push('}');
     message
 }
+
+/// The message's key, with the comma before it.
+const MESSAGE_KEY: &str = ",\"message\":";
 
 /// What follows a plain time for one of `tracing`'s levels: the time's
 /// closing quote and the level's member, in one piece.
@@ -97,6 +107,38 @@ mod tests {
             }
         }
         assert!(!crate::record::value::is_plain("odd \"name\""));
+    }
+
+    /// A line written from the pieces made before its record (its
+    /// opening with the time, its step with the message's key) is the
+    /// line written piece by piece, its message at the same place.
+    #[test]
+    fn a_line_from_pieces_made_before_is_the_same_line() {
+        use crate::record::entry::{Entry, Identity, JsonHead};
+        let fields = crate::record::value::Members(std::iter::empty());
+        let time = "2026-11-26T10:00:00.000Z";
+        let opening = format!("{{\"timestamp\":\"{time}");
+        for step in crate::record::ALL {
+            let entry = |json| Entry {
+                json,
+                step: step.name(),
+                ..Entry::log(time, Identity::default(), "m \"q\"", &fields, true)
+            };
+            let (mut plain, mut pieces) = (String::new(), String::new());
+            let at = super::write(&entry(JsonHead::default()), &mut plain);
+            let head = JsonHead {
+                opening: &opening,
+                step: step.json_member(),
+            };
+            assert_eq!(
+                super::write(&entry(head), &mut pieces),
+                at,
+                "{}",
+                step.name()
+            );
+            assert_eq!(pieces, plain);
+            assert!(plain[at..].starts_with(",\"message\":"), "{plain}");
+        }
     }
 
     #[test]

@@ -82,6 +82,7 @@ impl LogFormat {
             fields: &fields,
             own_call_sid: record.contains_key("call_sid"),
             plain_header: false,
+            json: crate::record::entry::JsonHead::default(),
         };
         let mut out = String::new();
         // One record alone: its day is shown when it starts an invocation.
@@ -329,6 +330,7 @@ mod tests {
                 fields: &fields,
                 own_call_sid: false,
                 plain_header: false,
+                json: crate::record::entry::JsonHead::default(),
             };
             let mut out = String::new();
             format.write(&entry, false, &mut out);
