@@ -863,7 +863,7 @@ pub(crate) fn scrub_from(line: &mut String, from: usize, also: &[Box<str>]) -> b
 /// Whether `text` holds a form of a registered secret, a value of
 /// `also`, or a `://` (where a URL may be to show otherwise): whether
 /// [`scrub`] may change it.
-fn touched(text: &str, also: &[Box<str>]) -> bool {
+pub(crate) fn touched(text: &str, also: &[Box<str>]) -> bool {
     let registered_or_url = || {
         with_registry(|registry| match registry {
             Some(Registry {

@@ -238,15 +238,19 @@ impl Invocation {
                 self.lambda.as_ref(),
             );
             // Scrubbed once for all its lines (the call SID is the
-            // caller's to choose).
-            for part in [
-                &mut identity.function_and_id,
-                &mut identity.call_sid,
-                &mut identity.lambda,
-            ] {
-                scrub(part, &self.secrets);
-            }
+            // caller's to choose): searched whole, each part scrubbed
+            // only when the search finds anything.
             identity.join();
+            if crate::secret::touched(&identity.whole, &self.secrets) {
+                for part in [
+                    &mut identity.function_and_id,
+                    &mut identity.call_sid,
+                    &mut identity.lambda,
+                ] {
+                    scrub(part, &self.secrets);
+                }
+                identity.join();
+            }
             identity
         })
     }
