@@ -106,13 +106,22 @@ fn with_time<R>(f: impl FnOnce(Time<'_>) -> R) -> R {
     }
     NOW.with(|cache| match cache.try_borrow_mut() {
         Ok(mut cache) => {
-            if cache.0 != millis {
-                cache.1.clear();
-                cache.1.push_str(JSON_OPENING);
-                let _ = write!(cache.1, "{}", humantime::format_rfc3339_millis(now()));
-                cache.0 = millis;
+            let (kept, text) = &mut *cache;
+            if *kept / 1000 == millis / 1000 && *kept != millis {
+                // The same second: only its milliseconds (`.mmmZ`) change.
+                text.truncate(text.len() - "mmmZ".len());
+                let millis = millis % 1000;
+                for digit in [millis / 100, millis / 10 % 10, millis % 10] {
+                    text.push(char::from(b'0' + digit as u8));
+                }
+                text.push('Z');
+            } else if *kept != millis {
+                text.clear();
+                text.push_str(JSON_OPENING);
+                let _ = write!(text, "{}", humantime::format_rfc3339_millis(now()));
             }
-            f(time(&cache.1, nanos))
+            *kept = millis;
+            f(time(text, nanos))
         }
         // A record written while this thread writes another.
         Err(_) => f(time(
@@ -816,9 +825,17 @@ mod tests {
                 .unwrap()
                 .as_nanos()
         };
-        for _ in 0..1_000 {
+        // Many milliseconds of one second, and most likely the next
+        // second: only the milliseconds of a second's text are written
+        // again.
+        let mut seen = std::collections::BTreeSet::new();
+        for at in 0..800 {
+            if at % 2 == 0 {
+                std::thread::sleep(std::time::Duration::from_micros(700));
+            }
             let before = since_epoch();
             let (text, nanos) = with_timestamp(|text, nanos| (text.to_owned(), nanos));
+            seen.insert(nanos / 1_000_000);
             let after = since_epoch();
             // Within a second of the readings around it (the clock may be
             // stepped meanwhile).
@@ -827,6 +844,7 @@ mod tests {
             let at = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(nanos);
             assert_eq!(text, humantime::format_rfc3339_millis(at).to_string());
         }
+        assert!(seen.len() > 100, "{} milliseconds", seen.len());
     }
 
     #[test]
