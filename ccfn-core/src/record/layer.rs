@@ -169,6 +169,8 @@ pub(crate) struct Lines {
     /// Whether a sink other than the one writing the JSON line in place
     /// reads it: then it is written here, once, and copied.
     json_shared: bool,
+    /// Whether the JSON line was written in place, elsewhere.
+    json_in_place: bool,
     other: String,
 }
 
@@ -177,6 +179,7 @@ impl Lines {
         self.json.clear();
         self.json_written = false;
         self.json_clean = false;
+        self.json_in_place = false;
     }
 
     /// Whether the record's message and fields are known to hold nothing
@@ -195,6 +198,11 @@ impl Lines {
     /// first sink that asks.
     pub(crate) fn json(&mut self, entry: &Entry<'_>) -> &str {
         if !self.json_written {
+            debug_assert!(
+                !self.json_in_place,
+                "a sink reads JSON lines without saying so (`Sink::reads_json`): \
+                 each line is then written twice"
+            );
             self.json_clean = write_json_line(entry, &mut self.json);
             self.json_written = true;
         }
@@ -208,6 +216,7 @@ impl Lines {
             out.push_str(self.json(entry));
         } else {
             self.json_clean = write_json_line(entry, out);
+            self.json_in_place = true;
         }
     }
 
@@ -908,6 +917,31 @@ mod tests {
             super::super::emit::emit("third", &record);
         });
         assert_eq!((lines(&first), lines(&second)), (2, 1));
+    }
+
+    /// A sink that reads JSON lines without saying so would have each
+    /// line written twice (once in place, once for it): caught in tests.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "reads JSON lines without saying so")]
+    fn a_sink_reading_json_lines_says_so() {
+        use super::super::background::{batched, Background, QUEUE_BYTES};
+        use tracing_subscriber::layer::SubscriberExt as _;
+        struct Undeclared;
+        impl Sink for Undeclared {
+            fn take(&self, entry: &Entry<'_>, lines: &mut Lines) {
+                lines.json(entry);
+            }
+        }
+        let writer = Background::start(std::io::sink(), 16, QUEUE_BYTES).unwrap();
+        let layer =
+            ContractLayer::to_background(LogFormat::Json, writer).with_sink(Box::new(Undeclared));
+        tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
+            batched(|| {
+                let record = super::super::catalogue::Processing { mode: "initial" };
+                super::super::emit::emit("m", &record);
+            });
+        });
     }
 
     /// Reads each record's JSON line, as the inspector does.

@@ -207,20 +207,40 @@ struct Entry {
 #[derive(Default)]
 struct Ring {
     seq: u64,
-    /// Ids, oldest first.
-    order: VecDeque<Arc<str>>,
-    by_id: HashMap<Arc<str>, Entry>,
+    /// The entries, oldest first, their order numbers one after another.
+    entries: VecDeque<Entry>,
+    /// Each entry's order number, by id.
+    by_id: HashMap<Arc<str>, u64>,
     /// The bytes of every entry's lines.
     bytes: usize,
 }
 
 impl Ring {
+    /// Where the entry of `id` is: the newest is asked for most (each
+    /// record of a running invocation is filed there), and found without
+    /// a lookup.
+    fn place(&self, id: &str) -> Option<usize> {
+        let newest = self.entries.back()?;
+        if *newest.recorded.id == *id {
+            return Some(self.entries.len() - 1);
+        }
+        let seq = *self.by_id.get(id)?;
+        let oldest = self.entries.front()?.recorded.seq;
+        usize::try_from(seq - oldest).ok()
+    }
+
+    fn entry(&self, id: &str) -> Option<&Entry> {
+        self.entries.get(self.place(id)?)
+    }
+
+    fn entry_mut(&mut self, id: &str) -> Option<&mut Entry> {
+        let place = self.place(id)?;
+        self.entries.get_mut(place)
+    }
+
     fn forget_oldest(&mut self) {
-        if let Some(entry) = self
-            .order
-            .pop_front()
-            .and_then(|oldest| self.by_id.remove(&oldest))
-        {
+        if let Some(entry) = self.entries.pop_front() {
+            self.by_id.remove(&entry.recorded.id);
             self.bytes -= entry.bytes;
         }
     }
@@ -352,18 +372,16 @@ impl Store {
         };
         let mut ring = self.ring();
         let ring = &mut *ring;
-        let (id, changed) = if let Some(entry) = ring.by_id.get_mut(id) {
+        let (id, changed) = if let Some(entry) = ring.entry_mut(id) {
             let changed = entry.recorded.note(head);
-            ring.bytes += entry.keep(line);
-            (Arc::clone(&entry.recorded.id), changed)
+            let kept = entry.keep(line);
+            let id = Arc::clone(&entry.recorded.id);
+            ring.bytes += kept;
+            (id, changed)
         } else {
             let id: Arc<str> = Arc::from(id);
             ring.seq += 1;
-            let room = ring
-                .order
-                .back()
-                .and_then(|newest| ring.by_id.get(newest))
-                .map_or(0, |newest| newest.lines.len());
+            let room = ring.entries.back().map_or(0, |newest| newest.lines.len());
             let mut entry = Entry {
                 recorded: Recorded::new(Arc::clone(&id), ring.seq, head),
                 lines: String::with_capacity(room.min(INVOCATION_BYTES)),
@@ -371,14 +389,14 @@ impl Store {
             };
             entry.recorded.note(head);
             ring.bytes += entry.keep(line);
-            if ring.order.len() >= self.capacity {
+            if ring.entries.len() >= self.capacity {
                 ring.forget_oldest();
             }
-            ring.order.push_back(Arc::clone(&id));
-            ring.by_id.insert(Arc::clone(&id), entry);
+            ring.by_id.insert(Arc::clone(&id), ring.seq);
+            ring.entries.push_back(entry);
             (id, true)
         };
-        while ring.bytes > TOTAL_BYTES && ring.order.len() > 1 {
+        while ring.bytes > TOTAL_BYTES && ring.entries.len() > 1 {
             ring.forget_oldest();
         }
         if changed {
@@ -451,7 +469,7 @@ impl Store {
     /// Marks `id` as a replay of `of`.
     pub(super) fn mark_replay(&self, id: &str, of: &str) {
         let mut ring = self.ring();
-        if let Some(entry) = ring.by_id.get_mut(id) {
+        if let Some(entry) = ring.entry_mut(id) {
             entry.recorded.replay_of = Some(Arc::from(of));
         }
         drop(ring);
@@ -460,16 +478,13 @@ impl Store {
 
     /// A copy of one invocation's row, without its records.
     pub(super) fn row(&self, id: &str) -> Option<Recorded> {
-        self.ring()
-            .by_id
-            .get(id)
-            .map(|entry| entry.recorded.clone())
+        self.ring().entry(id).map(|entry| entry.recorded.clone())
     }
 
     /// A copy of one invocation, with its records.
     pub(super) fn get(&self, id: &str) -> Option<Recorded> {
         let ring = self.ring();
-        let entry = ring.by_id.get(id)?;
+        let entry = ring.entry(id)?;
         let mut recorded = entry.recorded.clone();
         let lines = entry.lines.clone();
         drop(ring);
@@ -485,10 +500,9 @@ impl Store {
     /// their records.
     pub(super) fn list(&self, mut keep: impl FnMut(&Recorded) -> bool) -> Vec<Recorded> {
         let ring = self.ring();
-        ring.order
+        ring.entries
             .iter()
             .rev()
-            .filter_map(|id| ring.by_id.get(id))
             .map(|entry| &entry.recorded)
             .filter(|recorded| keep(recorded))
             .cloned()
@@ -577,6 +591,10 @@ impl crate::record::Sink for Sink {
         }
         self.0.file(&head, lines.json(entry));
     }
+
+    fn reads_json(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
@@ -662,6 +680,35 @@ mod tests {
             .list(|r| &*r.id == "b")
             .iter()
             .all(|r| r.lines.is_empty()));
+    }
+
+    /// Records of invocations running side by side are each filed with
+    /// their own, the newest's and older ones', across those forgotten.
+    #[test]
+    fn interleaved_invocations_file_their_own_records() {
+        let store = Store::new(3);
+        for round in 0..3 {
+            for id in ["a", "b", "c", "d", "e"] {
+                store.file_line(&line(id, &format!("step{round}"), json!({})));
+            }
+        }
+        // `a` and `b` were forgotten as `d` and `e` came, each time.
+        let ids: Vec<_> = store.list(|_| true).into_iter().map(|r| r.id).collect();
+        assert_eq!(ids, [Arc::from("e"), Arc::from("d"), Arc::from("c")]);
+        for id in ["c", "d", "e"] {
+            let recorded = store.get(id).unwrap();
+            let steps: Vec<_> = recorded.lines.iter().map(|l| l["step"].clone()).collect();
+            assert_eq!(steps, ["step2"], "{id}");
+            assert!(recorded.lines.iter().all(|l| l["invocation_id"] == id));
+        }
+        store.file_line(&line("c", "late", json!({})));
+        store.file_line(&line("d", "late", json!({})));
+        assert_eq!(store.get("c").unwrap().lines.len(), 2);
+        assert_eq!(store.get("d").unwrap().lines.len(), 2);
+        assert_eq!(store.get("e").unwrap().lines.len(), 1);
+        store.mark_replay("d", "c");
+        assert_eq!(store.row("d").unwrap().replay_of.as_deref(), Some("c"));
+        assert!(store.row("c").unwrap().replay_of.is_none());
     }
 
     #[test]
