@@ -37,6 +37,14 @@ macro_rules! info {
             emit_parts(&$parts, &$record);
         }
     };
+    ($message:literal, $record:expr $(,)?) => {
+        if crate::record::enabled(Level::INFO) {
+            crate::record::emit::emit_fixed(
+                const { crate::record::emit::Message::fixed($message) },
+                &$record,
+            );
+        }
+    };
     ($message:expr, $record:expr $(,)?) => {
         if crate::record::enabled(Level::INFO) {
             emit($message, &$record);
@@ -304,8 +312,8 @@ fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Ev
 /// Writes the `validation` record of phase `begin`: what is required.
 fn log_validating(meta: &FunctionMeta) {
     if crate::record::enabled(Level::INFO) {
-        emit(
-            "Validating required parameters",
+        crate::record::emit::emit_fixed(
+            const { crate::record::emit::Message::fixed("Validating required parameters") },
             &crate::record::Validation {
                 phase: "begin",
                 required: Declared::new(meta.required(), &[]),
@@ -416,8 +424,8 @@ fn log_success(
             &other
         }
     };
-    emit(
-        "Function completed successfully",
+    crate::record::emit::emit_fixed(
+        const { crate::record::emit::Message::fixed("Function completed successfully") },
         &crate::record::Success { result },
     );
     elapsed

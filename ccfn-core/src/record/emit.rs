@@ -39,15 +39,23 @@ pub(crate) fn with_joined<T>(parts: &[&str], f: impl FnOnce(&str) -> T) -> T {
     })
 }
 
+pub(crate) use super::entry::Message;
+
 /// Hands the record to the contract layer and, for any other layer, emits
 /// its `tracing` event.
-fn emit_with<R: Record>(level: Level, critical: bool, message: &str, record: &R) {
+fn emit_with<R: Record>(level: Level, critical: bool, message: Message<'_>, record: &R) {
     debug_assert!(
         critical || R::STEP.levels().iter().any(|l| l.to_tracing() == level),
         "`{}` is not written at {level}",
         R::STEP.name()
     );
     super::layer::dispatch(level, critical, message, record);
+}
+
+/// [`emit`] with a fixed message (see [`Message::fixed`]): its JSON
+/// lines copy it, unscanned.
+pub(crate) fn emit_fixed<R: Record>(message: Message<'static>, record: &R) {
+    emit_with(R::STEP.levels()[0].to_tracing(), false, message, record);
 }
 
 /// Whether a contract record at `level` would be written by the
@@ -59,7 +67,12 @@ pub(crate) fn enabled(level: Level) -> bool {
 /// Emits `record` at its step's first level (the only one of most
 /// steps).
 pub(crate) fn emit<R: Record>(message: &str, record: &R) {
-    emit_with(R::STEP.levels()[0].to_tracing(), false, message, record);
+    emit_with(
+        R::STEP.levels()[0].to_tracing(),
+        false,
+        message.into(),
+        record,
+    );
 }
 
 /// Emits `record` at its step's first level, with the message `parts`
@@ -71,14 +84,14 @@ pub(crate) fn emit_parts<R: Record>(parts: &[&str], record: &R) {
 /// Emits `record` at `level`, one of its step's levels.
 #[cfg_attr(not(any(feature = "clients", feature = "runtime")), allow(dead_code))]
 pub(crate) fn emit_at<R: Record>(level: Level, message: &str, record: &R) {
-    emit_with(level, false, message, record);
+    emit_with(level, false, message.into(), record);
 }
 
 /// Emits a record that is written whatever the log filter says: the
 /// spec's critical events (the task creation result).
 #[cfg_attr(not(feature = "clients"), allow(dead_code))]
 pub(crate) fn emit_critical<R: Record>(message: &str, record: &R) {
-    emit_with(Level::INFO, true, message, record);
+    emit_with(Level::INFO, true, message.into(), record);
 }
 
 /// Writes the `debug` lines the invocation this thread polls has held back

@@ -41,6 +41,40 @@ impl<'a> Identity<'a> {
     }
 }
 
+/// A record's message, and whether it is known to need no escaping in a
+/// JSON line: ccfn's own fixed text, checked when it is compiled (see
+/// [`Message::fixed`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Message<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) plain: bool,
+}
+
+impl Message<'static> {
+    /// A fixed message, which must need no escaping in JSON: no control
+    /// character, quote or backslash. In a constant, a message that does
+    /// is a compile error.
+    pub(crate) const fn fixed(text: &'static str) -> Self {
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            let byte = bytes[at];
+            assert!(
+                byte >= 0x20 && byte != b'"' && byte != b'\\',
+                "a fixed message needs no escaping in JSON"
+            );
+            at += 1;
+        }
+        Message { text, plain: true }
+    }
+}
+
+impl<'a> From<&'a str> for Message<'a> {
+    fn from(text: &'a str) -> Self {
+        Message { text, plain: false }
+    }
+}
+
 /// One record, as every sink receives it: what every record has, and its
 /// own fields, typed.
 pub(crate) struct Entry<'a> {
@@ -68,11 +102,14 @@ pub(crate) struct Entry<'a> {
 
 /// A plain header's JSON pieces made before the record, each empty when
 /// not: how the line opens with its time (`{"timestamp":"…`), and its
-/// step and the message's key (`,"step":"…","message":`).
+/// step and the message's key (`,"step":"…","message":`); and whether
+/// its message is known to need no escaping (see
+/// [`Message::fixed`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct JsonHead<'a> {
     pub(crate) opening: &'a str,
     pub(crate) step: &'a str,
+    pub(crate) plain_message: bool,
 }
 
 #[cfg(test)]

@@ -476,7 +476,7 @@ impl ContractLayer {
         identity: Identity<'_>,
         level: Level,
         critical: bool,
-        message: &str,
+        message: super::entry::Message<'_>,
         record: &R,
     ) -> bool {
         if critical || self.enables(level) {
@@ -489,13 +489,14 @@ impl ContractLayer {
                     level: level.as_str(),
                     identity,
                     step: step.name(),
-                    message,
+                    message: message.text,
                     fields: record,
                     own_call_sid: step.own_call_sid(),
                     plain_header: true,
                     json: JsonHead {
                         opening: time.json_opening,
                         step: step.json_member(),
+                        plain_message: message.plain,
                     },
                 });
             });
@@ -596,7 +597,12 @@ fn with_identity<R>(dispatch: &Dispatch, f: impl FnOnce(Identity<'_>) -> R) -> R
 /// Hands `record` to the [`ContractLayer`] of the current dispatcher, at
 /// `level` (whatever its filter says when `critical`), then emits its
 /// `tracing` event for the other layers, if there may be any.
-pub(crate) fn dispatch<R: Record>(level: Level, critical: bool, message: &str, record: &R) {
+pub(crate) fn dispatch<R: Record>(
+    level: Level,
+    critical: bool,
+    message: super::entry::Message<'_>,
+    record: &R,
+) {
     // Inside an invocation, the layer is the one it found first.
     let within = scope::in_invocation().then(|| {
         scope::with_current(|invocation| {
@@ -625,7 +631,7 @@ pub(crate) fn dispatch<R: Record>(level: Level, critical: bool, message: &str, r
     // Emitted outside `get_default`: inside it, `tracing` sends events to
     // no subscriber.
     if others {
-        record.event(level, critical, message);
+        record.event(level, critical, message.text);
     }
 }
 

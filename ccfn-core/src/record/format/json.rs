@@ -66,7 +66,17 @@ pub(crate) fn write(entry: &Entry<'_>, out: &mut String) -> usize {
         message = out.len();
         out.push_str(MESSAGE_KEY);
     }
-    push_str(out, entry.message);
+    if entry.json.plain_message {
+        debug_assert!(!entry
+            .message
+            .bytes()
+            .any(|b| b < 0x20 || b == b'"' || b == b'\\'));
+        out.push('"');
+        out.push_str(entry.message);
+        out.push('"');
+    } else {
+        push_str(out, entry.message);
+    }
     entry.fields.write_json(out);
     out.push('}');
     message
@@ -129,6 +139,7 @@ mod tests {
             let head = JsonHead {
                 opening: &opening,
                 step: step.json_member(),
+                plain_message: false,
             };
             assert_eq!(
                 super::write(&entry(head), &mut pieces),
@@ -138,6 +149,34 @@ mod tests {
             );
             assert_eq!(pieces, plain);
             assert!(plain[at..].starts_with(",\"message\":"), "{plain}");
+        }
+    }
+
+    /// A fixed message, known to need no escaping, is written as it
+    /// would be escaped; one that would need it is not a fixed message.
+    #[test]
+    fn a_fixed_message_is_written_as_escaped() {
+        use crate::record::entry::Message;
+        use crate::record::entry::{Entry, Identity, JsonHead};
+        let fields = crate::record::value::Members(std::iter::empty());
+        const FIXED: Message<'static> = Message::fixed("Voice response as first built");
+        let (mut escaped, mut copied) = (String::new(), String::new());
+        for (plain_message, out) in [(false, &mut escaped), (true, &mut copied)] {
+            let entry = Entry {
+                json: JsonHead {
+                    plain_message,
+                    ..JsonHead::default()
+                },
+                ..Entry::log("t", Identity::default(), FIXED.text, &fields, true)
+            };
+            super::write(&entry, out);
+        }
+        assert_eq!(copied, escaped);
+        for text in ["a \"quoted\" one", "a \\ one", "a\nline"] {
+            assert!(
+                std::panic::catch_unwind(|| Message::fixed(text)).is_err(),
+                "{text:?}"
+            );
         }
     }
 
