@@ -19,6 +19,7 @@ use crate::function::event::Logged;
 use crate::function::meta::FunctionMeta;
 use crate::function::meta::Kind;
 use crate::function::metrics;
+use crate::record::emit::Message;
 use crate::record::panic;
 use crate::record::value::{Declared, FieldValue, Millis, SharedText};
 use crate::record::{emit, emit_parts, InInvocation, Invocation, SPAN_NAME};
@@ -35,6 +36,11 @@ macro_rules! info {
     (parts $parts:expr, $record:expr $(,)?) => {
         if crate::record::enabled(Level::INFO) {
             emit_parts(&$parts, &$record);
+        }
+    };
+    (fixed $message:expr, $record:expr $(,)?) => {
+        if crate::record::enabled(Level::INFO) {
+            crate::record::emit::emit_fixed($message, &$record);
         }
     };
     ($message:literal, $record:expr $(,)?) => {
@@ -473,14 +479,9 @@ fn flow(event: &Event) {
     let absent = values.iter().enumerate().fold(0, |bits, (at, value)| {
         bits | usize::from(value.is_none()) << at
     });
-    let absent = ABSENT[absent];
-    let message: std::borrow::Cow<'static, str> = match absent.len() {
-        0 => "Flow transition data".into(),
-        3 => "No flow transition data: the flow passed no FlowSid, ExecutionSid or StepSid".into(),
-        _ => format!("Flow transition data, without {}", absent.join(", ")).into(),
-    };
+    let (absent, message) = ABSENT[absent];
     info!(
-        &message,
+        fixed message,
         crate::record::Flow {
             flow_sid: values[0],
             execution_sid: values[1],
@@ -492,16 +493,39 @@ fn flow(event: &Event) {
 
 /// The flow transition parameters a `flow` record names absent, in
 /// order, for each set of them (one bit each: `FlowSid`,
-/// `ExecutionSid`, `StepSid`).
-const ABSENT: [&[&str]; 8] = [
-    &[],
-    &["FlowSid"],
-    &["ExecutionSid"],
-    &["FlowSid", "ExecutionSid"],
-    &["StepSid"],
-    &["FlowSid", "StepSid"],
-    &["ExecutionSid", "StepSid"],
-    &["FlowSid", "ExecutionSid", "StepSid"],
+/// `ExecutionSid`, `StepSid`), and its message.
+const ABSENT: [(&[&str], Message<'static>); 8] = [
+    (&[], Message::fixed("Flow transition data")),
+    (
+        &["FlowSid"],
+        Message::fixed("Flow transition data, without FlowSid"),
+    ),
+    (
+        &["ExecutionSid"],
+        Message::fixed("Flow transition data, without ExecutionSid"),
+    ),
+    (
+        &["FlowSid", "ExecutionSid"],
+        Message::fixed("Flow transition data, without FlowSid, ExecutionSid"),
+    ),
+    (
+        &["StepSid"],
+        Message::fixed("Flow transition data, without StepSid"),
+    ),
+    (
+        &["FlowSid", "StepSid"],
+        Message::fixed("Flow transition data, without FlowSid, StepSid"),
+    ),
+    (
+        &["ExecutionSid", "StepSid"],
+        Message::fixed("Flow transition data, without ExecutionSid, StepSid"),
+    ),
+    (
+        &["FlowSid", "ExecutionSid", "StepSid"],
+        Message::fixed(
+            "No flow transition data: the flow passed no FlowSid, ExecutionSid or StepSid",
+        ),
+    ),
 ];
 
 /// Logs a voice function's `voice_response` records (the document as first
@@ -967,7 +991,15 @@ mod tests {
                 .filter(|at| bits & (1 << at) != 0)
                 .map(|at| names[at])
                 .collect();
-            assert_eq!(super::ABSENT[bits], expected, "{bits:03b}");
+            let (absent, message) = super::ABSENT[bits];
+            assert_eq!(absent, expected, "{bits:03b}");
+            let said = match expected.len() {
+                0 => "Flow transition data".to_owned(),
+                3 => "No flow transition data: the flow passed no FlowSid, ExecutionSid or StepSid"
+                    .to_owned(),
+                _ => format!("Flow transition data, without {}", expected.join(", ")),
+            };
+            assert_eq!(message.text, said);
         }
     }
 
