@@ -55,7 +55,9 @@ pub(super) fn request_info(parts: &Parts, route: &str) -> RequestInfo {
     static X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
     let text = |name: &HeaderName| parts.headers.get(name).and_then(|v| v.to_str().ok());
     // A proxy chain lists the client first.
-    let first = |value: &str| value.split(',').next().unwrap_or("").trim().to_owned();
+    fn first(value: &str) -> &str {
+        value.split(',').next().unwrap_or("").trim()
+    }
     let forwarded_header = text(&header::FORWARDED);
     let forwarded = |key: &str| {
         forwarded_header.and_then(|value| {
@@ -64,43 +66,47 @@ pub(super) fn request_info(parts: &Parts, route: &str) -> RequestInfo {
                 let (name, value) = pair.trim().split_once('=')?;
                 name.trim()
                     .eq_ignore_ascii_case(key)
-                    .then(|| value.trim().trim_matches('"').to_owned())
+                    .then(|| value.trim().trim_matches('"'))
             })
         })
     };
+    // Read where they are; only what is kept is copied.
     let scheme = forwarded("proto")
         .or_else(|| text(&X_FORWARDED_PROTO).map(first))
-        .or_else(|| parts.uri.scheme_str().map(str::to_owned))
+        .or_else(|| parts.uri.scheme_str())
         .filter(|scheme| !scheme.is_empty())
-        .map_or_else(|| "http".to_owned(), |scheme| scheme.to_ascii_lowercase());
+        .unwrap_or("http");
+    let mut scheme = cut(scheme, MAX_TEXT_BYTES);
+    scheme.make_ascii_lowercase();
     let authority = forwarded("host")
         .or_else(|| text(&X_FORWARDED_HOST).map(first))
-        .or_else(|| parts.uri.authority().map(|a| a.as_str().to_owned()))
-        .or_else(|| text(&header::HOST).map(str::to_owned))
+        .or_else(|| parts.uri.authority().map(|a| a.as_str()))
+        .or_else(|| text(&header::HOST))
         .filter(|authority| !authority.is_empty());
-    let (host, port) = match authority.as_deref().map(split_authority) {
-        Some((host, port)) => (Some(host.to_owned()), port),
+    let (host, port) = match authority.map(split_authority) {
+        Some((host, port)) => (Some(host), port),
         None => (None, None),
     };
     let client = forwarded("for")
         .or_else(|| text(&X_FORWARDED_FOR).map(first))
-        .map(|client| unbracket(&client).to_owned())
+        .map(unbracket)
         .filter(|client| !client.is_empty())
+        .map(|client| cut(client, MAX_TEXT_BYTES))
         .or_else(|| {
             parts
                 .extensions
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
                 .map(|peer| ip_text(peer.0.ip()))
         })
-        .or_else(|| platform_source_ip(parts));
+        .or_else(|| platform_source_ip(parts).map(|ip| cut(&ip, MAX_TEXT_BYTES)));
     RequestInfo {
         method: parts.method.as_str().to_owned(),
         path: cut(&full_path(parts), MAX_PATH_BYTES),
         route: [nest_prefix(parts), route].concat(),
-        scheme: cut(&scheme, MAX_TEXT_BYTES),
-        host: host.map(|host| cut(&host, MAX_TEXT_BYTES)),
+        scheme,
+        host: host.map(|host| cut(host, MAX_TEXT_BYTES)),
         port,
-        client: client.map(|client| cut(&client, MAX_TEXT_BYTES)),
+        client,
         user_agent: text(&header::USER_AGENT).map(|agent| cut(agent, MAX_TEXT_BYTES)),
         version: match parts.version {
             Version::HTTP_09 => Some("0.9"),
