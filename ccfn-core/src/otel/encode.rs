@@ -84,47 +84,128 @@ impl Encoder {
     }
 
     /// Writes the export of `spans` into `out` (emptied first).
+    ///
+    /// Every length is known before its message is written: ccfn's own
+    /// spans come written, and the SDK's and the scopes are written apart
+    /// first, so that nothing written is moved to make room for a length
+    /// and `out` is made at its size.
     pub(super) fn encode(&self, spans: &[Finished], out: &mut Vec<u8>) {
         out.clear();
-        out.reserve(spans.len() * 1024);
         if spans.is_empty() {
             // An empty request, as the exporter would send none.
             return;
         }
-        message(out, 1, |out| {
-            message(out, 1, |out| out.extend_from_slice(&self.resource));
-            // Spans by scope, scopes in the order they first appear.
-            let mut scopes: Vec<&InstrumentationScope> = Vec::new();
-            for span in spans {
+        // Spans by scope, scopes in the order they first appear.
+        let mut scopes: Vec<&InstrumentationScope> = Vec::new();
+        for span in spans {
+            let scope = self.scope_of(span);
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        // The SDK's spans, and each scope's own message, written apart.
+        let mut apart = Vec::new();
+        let mut texts = String::new();
+        let sdk: Vec<std::ops::Range<usize>> = spans
+            .iter()
+            .map(|span| match span {
+                Finished::Sdk(span) => {
+                    let start = apart.len();
+                    let scrub = !clean(span, &mut texts);
+                    write_span(&mut apart, span, scrub);
+                    start..apart.len()
+                }
+                Finished::Written(..) => 0..0,
+            })
+            .collect();
+        let scope_messages: Vec<std::ops::Range<usize>> = scopes
+            .iter()
+            .map(|scope| {
+                let start = apart.len();
+                instrumentation_scope(&mut apart, scope);
+                start..apart.len()
+            })
+            .collect();
+        let span_len = |at: usize| match &spans[at] {
+            Finished::Sdk(_) => sdk[at].len(),
+            Finished::Written(head, rest) => head.len() + rest.len(),
+        };
+        // Each span's scope, by its place in `scopes`.
+        let scope_at: Vec<usize> = spans
+            .iter()
+            .map(|span| {
                 let scope = self.scope_of(span);
-                if !scopes.contains(&scope) {
-                    scopes.push(scope);
+                scopes.iter().position(|s| *s == scope).unwrap_or_default()
+            })
+            .collect();
+        let scope_at = &scope_at;
+        let in_scope = |scope: usize| (0..spans.len()).filter(move |at| scope_at[*at] == scope);
+        let scope_lens: Vec<usize> = scopes
+            .iter()
+            .zip(&scope_messages)
+            .enumerate()
+            .map(|(at, (scope, message))| {
+                field_len(message.len())
+                    + in_scope(at)
+                        .map(|at| field_len(span_len(at)))
+                        .sum::<usize>()
+                    + string_len(scope.schema_url().unwrap_or_default())
+            })
+            .collect();
+        let schema_url = self.schema_url.as_deref().unwrap_or_default();
+        let resource_spans = field_len(self.resource.len())
+            + scope_lens.iter().map(|len| field_len(*len)).sum::<usize>()
+            + string_len(schema_url);
+        out.reserve(field_len(resource_spans));
+        head(out, 1, resource_spans);
+        head(out, 1, self.resource.len());
+        out.extend_from_slice(&self.resource);
+        for (index, ((scope, message), len)) in scopes
+            .iter()
+            .zip(&scope_messages)
+            .zip(scope_lens)
+            .enumerate()
+        {
+            head(out, 2, len);
+            head(out, 1, message.len());
+            out.extend_from_slice(&apart[message.clone()]);
+            for at in in_scope(index) {
+                head(out, 2, span_len(at));
+                match &spans[at] {
+                    Finished::Sdk(_) => out.extend_from_slice(&apart[sdk[at].clone()]),
+                    Finished::Written(head, rest) => {
+                        out.extend_from_slice(head);
+                        out.extend_from_slice(rest);
+                    }
                 }
             }
-            for scope in scopes {
-                message(out, 2, |out| {
-                    message(out, 1, |out| instrumentation_scope(out, scope));
-                    let mut texts = String::new();
-                    for span in spans.iter().filter(|s| self.scope_of(s) == scope) {
-                        match span {
-                            Finished::Sdk(span) => {
-                                let scrub = !clean(span, &mut texts);
-                                message(out, 2, |out| write_span(out, span, scrub));
-                            }
-                            Finished::Written(head, rest) => {
-                                message(out, 2, |out| {
-                                    out.extend_from_slice(head);
-                                    out.extend_from_slice(rest);
-                                });
-                            }
-                        }
-                    }
-                    string(out, 3, scope.schema_url().unwrap_or_default());
-                });
-            }
-            string(out, 3, self.schema_url.as_deref().unwrap_or_default());
-        });
+            string(out, 3, scope.schema_url().unwrap_or_default());
+        }
+        string(out, 3, schema_url);
     }
+}
+
+/// The bytes a field of fields 1 to 15 takes whose content has `len`
+/// bytes: its tag, its length and its content.
+fn field_len(len: usize) -> usize {
+    1 + varint_len(len as u64) + len
+}
+
+/// The bytes a text field of fields 1 to 15 takes: none when empty.
+fn string_len(text: &str) -> usize {
+    if text.is_empty() {
+        0
+    } else {
+        field_len(text.len())
+    }
+}
+
+/// A field of fields 1 to 15 with `len` bytes of content to follow: its
+/// tag and its length.
+fn head(out: &mut Vec<u8>, field: u32, len: usize) {
+    debug_assert!(field < 16);
+    tag(out, field, LEN);
+    varint(out, len as u64);
 }
 
 fn instrumentation_scope(out: &mut Vec<u8>, scope: &InstrumentationScope) {
@@ -692,6 +773,48 @@ pub(super) mod tests {
         assert!(text.contains("https://[REDACTED]@x.example/?token=[REDACTED]&keep=1"));
         assert!(text.contains("at\nhttp://[REDACTED]@h.example/x"), "{text}");
         assert!(text.contains("https://x.example/a?b=1"), "{text}");
+    }
+
+    /// Spans ccfn wrote and spans of the SDK, of one scope and of
+    /// another, are written in one batch as the exporter writes them all:
+    /// grouped by scope in the order scopes first appear, in order within.
+    #[test]
+    fn written_and_sdk_spans_are_grouped_as_the_exporter_groups_them() {
+        let resource = Resource::builder_empty()
+            .with_attributes([KeyValue::new("service.name", "contact-center")])
+            .build();
+        let of_ccfn = |name: &str| {
+            let mut span = crate::otel::export::tests::span();
+            span.name = name.to_owned().into();
+            span.instrumentation_scope = scope();
+            span
+        };
+        let mut other = crate::otel::export::tests::span();
+        other.instrumentation_scope = InstrumentationScope::builder("other").build();
+        // Two of ccfn's spans as its server spans come: written already,
+        // in two parts.
+        let written = |span: &SpanData| {
+            let mut bytes = Vec::new();
+            write_span(&mut bytes, span, false);
+            let rest = bytes.split_off(bytes.len() / 2);
+            Finished::Written(bytes, rest)
+        };
+        let (first, last) = (of_ccfn("first"), of_ccfn("last"));
+        // Long enough for lengths of two and three bytes.
+        let mut long = of_ccfn("long");
+        long.attributes = vec![KeyValue::new("text", "x".repeat(20_000))];
+        let client = of_ccfn("client");
+        let batch = [
+            written(&first),
+            Finished::Sdk(Box::new(client.clone())),
+            Finished::Sdk(Box::new(other.clone())),
+            written(&long),
+            written(&last),
+        ];
+        let mut body = Vec::new();
+        Encoder::new(&resource).encode(&batch, &mut body);
+        let all = [first, client, other, long, last];
+        same(&body, &official(&all, &resource));
     }
 
     #[test]
