@@ -286,7 +286,7 @@ impl<'a> MakeWriter<'a> for Background {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::sync::Mutex;
 
@@ -319,8 +319,9 @@ mod tests {
         drop(release);
     }
 
+    /// What a writer wrote, kept for a test to read.
     #[derive(Clone, Default)]
-    struct Sink(Arc<Mutex<Vec<u8>>>);
+    pub(crate) struct Sink(pub(crate) Arc<Mutex<Vec<u8>>>);
 
     impl Write for Sink {
         fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {

@@ -970,20 +970,9 @@ mod tests {
     /// secret scrubbed alike.
     #[test]
     fn a_json_line_written_in_place_is_the_line_copied() {
+        use super::super::background::tests::Sink as Out;
         use super::super::background::{batched, Background, QUEUE_BYTES};
         use tracing_subscriber::layer::SubscriberExt as _;
-
-        #[derive(Clone, Default)]
-        struct Out(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-        impl std::io::Write for Out {
-            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-                self.0.lock().unwrap().extend_from_slice(bytes);
-                Ok(bytes.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
 
         let _canary = crate::Secret::new("canary-in-place-5e2d7a");
         let emit_all = || {
