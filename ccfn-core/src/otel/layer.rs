@@ -424,8 +424,13 @@ impl Check<'_> {
     /// number that is a secret's value as the text `[REDACTED]`; nothing
     /// for `null` and a number that is not finite. The text written, for
     /// a text scrubbed.
-    fn field(&mut self, out: &mut Vec<u8>, key: &str, value: &dyn FieldValue) -> Option<String> {
-        let shape = value.shape();
+    fn field(
+        &mut self,
+        out: &mut Vec<u8>,
+        key: &str,
+        value: &dyn FieldValue,
+        shape: Shape<'_>,
+    ) -> Option<String> {
         match shape {
             Shape::Null => None,
             Shape::Bool(b) => {
@@ -513,8 +518,11 @@ fn write(
         check.text(out, "message", entry.message);
         let mut count = 2;
         let mut dropped = 0_u32;
+        // Only these steps tell the span more than their event.
+        let telling = matches!(entry.step, "end" | "error");
         entry.fields.each(&mut |name, value| {
-            if matches!(value.shape(), Shape::Null) {
+            let shape = value.shape();
+            if matches!(shape, Shape::Null) {
                 return;
             }
             if count >= ATTRIBUTES_PER_EVENT {
@@ -522,12 +530,15 @@ fn write(
                 return;
             }
             count += 1;
-            let written = check.field(out, name, value);
-            match (entry.step, name) {
-                ("end", "outcome") => facts.outcome = written.or_else(|| text_of(value)),
-                ("error", "kind") => facts.error_type = written.or_else(|| text_of(value)),
-                ("error", "error") => facts.error = written.or_else(|| text_of(value)),
-                _ => {}
+            let written = check.field(out, name, value, shape);
+            if telling {
+                let told = || written.or_else(|| text_of(shape));
+                match (entry.step, name) {
+                    ("end", "outcome") => facts.outcome = told(),
+                    ("error", "kind") => facts.error_type = told(),
+                    ("error", "error") => facts.error = told(),
+                    _ => {}
+                }
             }
         });
         varint_field(out, 4, u64::from(dropped));
@@ -547,8 +558,8 @@ fn write(
 }
 
 /// The text of a text field, as it is.
-fn text_of(value: &dyn FieldValue) -> Option<String> {
-    match value.shape() {
+fn text_of(shape: Shape<'_>) -> Option<String> {
+    match shape {
         Shape::Str(text) => Some(text.to_owned()),
         _ => None,
     }

@@ -9,6 +9,7 @@
 //! only puts it in a batch. Its calls' spans are the SDK tracer's,
 //! children of its context.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -78,13 +79,27 @@ impl Extractor for Headers<'_> {
 /// chooses the `Host` it sends).
 fn metric_attributes(
     request: &ServerRequest<'_>,
-    scrub: &impl Fn(&str) -> String,
+    scrub: &impl Fn(&str) -> Cow<'_, str>,
 ) -> Vec<KeyValue> {
-    let shared = |text: &str| Value::from(scrub(text));
+    let shared = |text: &str| Value::from(scrub(text).into_owned());
+    // A known method and scheme, unless scrubbed, as the constants they
+    // are: not copied for every request.
+    let constant = |text: &'static str| match scrub(text) {
+        Cow::Borrowed(_) => Value::from(text),
+        Cow::Owned(scrubbed) => Value::from(scrubbed),
+    };
+    let scheme = match request.scheme {
+        "http" => constant("http"),
+        "https" => constant("https"),
+        other => shared(other),
+    };
     let mut attributes = Vec::with_capacity(6);
     attributes.extend([
-        KeyValue::new("http.request.method", shared(known_method(request.method))),
-        KeyValue::new("url.scheme", shared(request.scheme)),
+        KeyValue::new(
+            "http.request.method",
+            constant(known_method(request.method)),
+        ),
+        KeyValue::new("url.scheme", scheme),
     ]);
     // None when the request matched no function's route.
     if !request.route.is_empty() {
@@ -104,12 +119,12 @@ const KNOWN_METHODS: [&str; 10] = [
 
 /// `method` as `http.request.method` holds it: one the conventions know,
 /// else `_OTHER`.
-fn known_method(method: &str) -> &str {
-    if KNOWN_METHODS.contains(&method) {
-        method
-    } else {
-        "_OTHER"
-    }
+fn known_method(method: &str) -> &'static str {
+    KNOWN_METHODS
+        .iter()
+        .find(|known| **known == method)
+        .copied()
+        .unwrap_or("_OTHER")
 }
 
 /// How a span's texts are shown: as they are when all of them were found
@@ -218,7 +233,7 @@ pub(super) fn start_invocation(start: &InvocationStart<'_>) -> Option<Invocation
     let request = start
         .request
         .as_ref()
-        .map(|request| metric_attributes(request, &|text| shown.of(text).into_owned()));
+        .map(|request| metric_attributes(request, &|text| shown.of(text)));
     let span = pipeline.sampler.as_ref().map(|sampler| {
         let headers = Headers {
             traceparent: start.traceparent,
@@ -279,7 +294,7 @@ pub(super) fn rejected(rejected: &Rejected<'_>) {
         secrets: &[],
     };
     let error_type = (rejected.status >= 500).then(|| rejected.status.to_string());
-    let mut attributes = metric_attributes(request, &|text| shown.of(text).into_owned());
+    let mut attributes = metric_attributes(request, &|text| shown.of(text));
     attributes.push(KeyValue::new(
         "http.response.status_code",
         i64::from(rejected.status),
@@ -417,7 +432,9 @@ mod tests {
 
     #[test]
     fn a_request_that_matched_no_route_has_no_http_route() {
-        let scrub = |text: &str| text.to_owned();
+        fn scrub(text: &str) -> Cow<'_, str> {
+            Cow::Borrowed(text)
+        }
         let matched = ServerRequest {
             method: "POST",
             path: "/f",
@@ -469,7 +486,9 @@ mod tests {
         for unknown in ["FOO", "get", "", "PROPFIND"] {
             assert_eq!(known_method(unknown), "_OTHER");
         }
-        let scrub = |text: &str| text.to_owned();
+        fn scrub(text: &str) -> Cow<'_, str> {
+            Cow::Borrowed(text)
+        }
         let request = ServerRequest {
             method: "PROPFIND",
             path: "/f",
