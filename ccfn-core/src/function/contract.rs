@@ -21,7 +21,7 @@ use crate::function::meta::Kind;
 use crate::function::metrics;
 use crate::record::emit::Message;
 use crate::record::panic;
-use crate::record::value::{Declared, FieldValue, Millis, SharedText};
+use crate::record::value::{Declared, FieldValue, KeptJson, Millis, SharedText};
 use crate::record::{emit, emit_parts, InInvocation, Invocation, SPAN_NAME};
 use crate::secret::{invocation_secrets, is_sensitive_name};
 
@@ -280,10 +280,14 @@ fn log_start(meta: &FunctionMeta, context: &Context, event: &Event) -> Option<Ev
     // Logged in `start` and `error`: not made when neither is written.
     let logged = crate::record::enabled(Level::ERROR).then(|| event.for_records());
 
+    // With an exporter, the event is written twice (the line, the span's
+    // event): its JSON text is kept from the first.
+    let shown = Logged(event);
+    let shown = KeptJson::new(&shown, crate::record::scope::observed_now());
     info!(
         parts start_message(name),
         crate::record::Start {
-            event: &Logged(event),
+            event: &shown,
             domain: context.shown_domain()
         }
     );

@@ -206,6 +206,12 @@ impl Invocation {
         self.subscriber.get_or_init(find).as_ref()
     }
 
+    /// Whether the process's observer follows it (its records are then
+    /// also an exporter's).
+    fn is_observed(&self) -> bool {
+        self.observed.is_some()
+    }
+
     /// The function invoked.
     pub(crate) fn function(&self) -> &str {
         &self.function
@@ -346,6 +352,12 @@ scoped_tls::scoped_thread_local!(static CURRENT: std::sync::Arc<Invocation>);
 /// Whether this thread is polling an invocation now.
 pub(crate) fn in_invocation() -> bool {
     CURRENT.is_set()
+}
+
+/// Whether the invocation this thread is polling is followed by the
+/// process's observer (its records are then an exporter's too).
+pub(crate) fn observed_now() -> bool {
+    CURRENT.is_set() && CURRENT.with(|invocation| invocation.is_observed())
 }
 
 /// Runs `f` as `invocation`: its records, and the invocation span made in

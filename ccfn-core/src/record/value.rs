@@ -286,6 +286,51 @@ impl FieldValue for Declared {
     }
 }
 
+/// A composite value (the event) written as JSON by more than one sink
+/// (the log line, and the exporter's event) when `keep`: its JSON text is
+/// kept by the first to write it and copied by the others.
+pub(crate) struct KeptJson<'a> {
+    value: &'a dyn FieldValue,
+    keep: bool,
+    json: std::cell::OnceCell<String>,
+}
+
+impl<'a> KeptJson<'a> {
+    /// `value`, its JSON text kept when `keep`.
+    pub(crate) fn new(value: &'a dyn FieldValue, keep: bool) -> Self {
+        KeptJson {
+            value,
+            keep,
+            json: std::cell::OnceCell::new(),
+        }
+    }
+}
+
+impl FieldValue for KeptJson<'_> {
+    fn shape(&self) -> Shape<'_> {
+        self.value.shape()
+    }
+
+    fn write_json(&self, out: &mut String) {
+        if let Some(json) = self.json.get() {
+            return out.push_str(json);
+        }
+        let from = out.len();
+        self.value.write_json(out);
+        if self.keep {
+            let _ = self.json.set(out[from..].to_owned());
+        }
+    }
+
+    fn write_pretty(&self, out: &mut String) {
+        self.value.write_pretty(out);
+    }
+
+    fn to_value(&self) -> Value {
+        self.value.to_value()
+    }
+}
+
 /// A duration in milliseconds, to the microsecond (`12.345`), written from
 /// its whole microseconds: the digits `zmij` finds for the `f64`, without
 /// its search.
@@ -558,6 +603,25 @@ mod tests {
                 assert_eq!(out, format!("x{expected}"));
             }
             assert_eq!(shared.to_value(), json!(text));
+        }
+    }
+
+    /// A value whose JSON text is kept is written alike each time, and as
+    /// the value itself writes it.
+    #[test]
+    fn a_kept_json_text_is_the_value_s() {
+        let value = json!({"CallSid": "CA1", "n": [1, "two \"2\""]});
+        let expected = serde_json::to_string(&value).unwrap();
+        for keep in [false, true] {
+            let kept = KeptJson::new(&value, keep);
+            for _ in 0..2 {
+                let mut out = String::from("x");
+                kept.write_json(&mut out);
+                assert_eq!(out, format!("x{expected}"));
+            }
+            assert_eq!(kept.json.get().is_some(), keep);
+            assert_eq!(kept.to_value(), value);
+            assert_eq!(kept.shape(), Shape::Composite);
         }
     }
 
