@@ -169,6 +169,11 @@ struct Inner {
     /// `DOMAIN_NAME` as records show it ([`shown_domain`]), made once: the
     /// `start` record of every invocation carries it.
     shown_domain: Option<Box<str>>,
+    /// `PLATFORM_WORKSPACE_SID` and `workflowSid`, read once when set as
+    /// plain values: the `taskrouter_config` record of every voice
+    /// invocation carries both.
+    workspace_sid: Option<Box<str>>,
+    workflow_sid: Option<Box<str>>,
     /// Declared secrets that may be left unset: a runtime in local mode
     /// starts and invokes without them, as if they were not configured
     /// (see [`Context::with_unset_secrets`]). Empty elsewhere.
@@ -182,7 +187,17 @@ impl Inner {
         memory_limit: Option<u64>,
     ) -> Inner {
         let values = Values(values);
+        let plain = |name: &str| match values.0.get(name) {
+            Some(Value::Plain(_)) => values.var(name),
+            _ => None,
+        };
+        let workspace_sid = plain(config::PLATFORM_WORKSPACE_SID.name())
+            .and_then(|_| config::PLATFORM_WORKSPACE_SID.text(&values))
+            .map(Box::from);
+        let workflow_sid = plain("workflowSid").map(Box::from);
         Inner {
+            workspace_sid,
+            workflow_sid,
             local_logging: config::ENABLE_LOCAL_LOGGING.flag(&values),
             debug_mode: config::DEBUG_MODE.flag(&values),
             shown_domain: config::DOMAIN_NAME.text(&values).map(shown_domain),
@@ -659,7 +674,18 @@ impl Context {
     /// `PLATFORM_WORKSPACE_SID`: the task-routing workspace.
     #[must_use]
     pub fn workspace_sid(&self) -> Option<&str> {
-        config::PLATFORM_WORKSPACE_SID.text(self)
+        match &self.inner.workspace_sid {
+            Some(sid) => Some(sid),
+            None => config::PLATFORM_WORKSPACE_SID.text(self),
+        }
+    }
+
+    /// `workflowSid`, as [`Context::plain`] reads it.
+    pub(crate) fn workflow_sid(&self) -> Option<&str> {
+        match &self.inner.workflow_sid {
+            Some(sid) => Some(sid),
+            None => self.plain("workflowSid"),
+        }
     }
 
     /// `EMAILPROVIDER_DOMAIN`: the email provider's sending domain.
@@ -864,6 +890,38 @@ impl ContextBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The task router's settings read once are those read each time:
+    /// plain, blank, secret or absent.
+    #[test]
+    fn the_task_router_settings_read_once_are_the_settings() {
+        for (workspace, workflow) in [
+            (Some(" WS1 "), Some("WW1")),
+            (Some("  "), None),
+            (None, Some("")),
+        ] {
+            let mut builder = Context::builder();
+            if let Some(workspace) = workspace {
+                builder = builder.value("PLATFORM_WORKSPACE_SID", workspace);
+            }
+            if let Some(workflow) = workflow {
+                builder = builder.value("workflowSid", workflow);
+            }
+            let context = builder.build();
+            assert_eq!(
+                context.workspace_sid(),
+                config::PLATFORM_WORKSPACE_SID.text(&context)
+            );
+            assert_eq!(context.workflow_sid(), context.plain("workflowSid"));
+        }
+        let secret = Context::builder()
+            .secret("PLATFORM_WORKSPACE_SID", "WS2")
+            .secret("workflowSid", "WW2")
+            .build();
+        assert_eq!(secret.workspace_sid(), Some("WS2"));
+        assert_eq!(secret.workflow_sid(), None);
+        assert!(secret.inner.workspace_sid.is_none() && secret.inner.workflow_sid.is_none());
+    }
 
     #[test]
     fn sensitive_values_become_secrets() {

@@ -569,7 +569,7 @@ fn voice_records(context: &Context, reply: &Reply) {
         }
         _ => (None, None),
     };
-    let workflow_sid = workflow_sid.or_else(|| context.plain("workflowSid"));
+    let workflow_sid = workflow_sid.or_else(|| context.workflow_sid());
     // Without an `<Enqueue>` queue: the queue a task the function created
     // went to, as the task router answered.
     let routed = crate::record::scope::routed_queue();
