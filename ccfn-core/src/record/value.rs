@@ -175,6 +175,18 @@ impl FieldValue for Value {
 }
 
 /// A list of strings, written as a JSON array.
+/// Appends `items` as a JSON array of strings.
+fn push_strings<'a>(out: &mut String, items: impl Iterator<Item = &'a str>) {
+    out.push('[');
+    for (at, item) in items.enumerate() {
+        if at > 0 {
+            out.push(',');
+        }
+        push_str(out, item);
+    }
+    out.push(']');
+}
+
 macro_rules! strings {
     ($($ty:ty),*) => {$(
         impl FieldValue for [$ty] {
@@ -183,14 +195,7 @@ macro_rules! strings {
             }
 
             fn write_json(&self, out: &mut String) {
-                out.push('[');
-                for (at, item) in self.iter().enumerate() {
-                    if at > 0 {
-                        out.push(',');
-                    }
-                    push_str(out, item);
-                }
-                out.push(']');
+                push_strings(out, self.iter().map(|item| &**item));
             }
 
             fn write_pretty(&self, out: &mut String) {
@@ -237,14 +242,7 @@ impl Declared {
 
     /// Writes the array, each name escaped.
     fn write_each(&self, out: &mut String) {
-        out.push('[');
-        for (at, name) in self.names().enumerate() {
-            if at > 0 {
-                out.push(',');
-            }
-            push_str(out, name);
-        }
-        out.push(']');
+        push_strings(out, self.names());
     }
 }
 
