@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Where a request's CPU goes, thread by thread: runs the release examples
+# server (JSON logs to a file, as a deployment writes them, or logging
+# off), drives the wait-experience path with wrk for DURATION, and prints
+# each thread's user and system CPU over the run (from
+# /proc/<pid>/task/*/stat), in milliseconds and per request. What
+# callgrind's instruction counts do not see shows here: the kernel's
+# work on the sockets and on the log file.
+#
+#   bash bench/threads.sh
+#   LOGS=off CONNS=64 DURATION=20s bash bench/threads.sh
+#
+# Needs wrk (installed with apt-get when missing). Traffic goes to
+# 127.0.0.1 only; the log file is deleted after the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION="${DURATION:-10s}"
+CONNS="${CONNS:-16}"
+LOGS="${LOGS:-json}"
+PORT="${PORT:-3104}"
+OUT="${OUT:-target/threads}"
+URL="http://127.0.0.1:${PORT}/features/callback-and-voicemail-with-email/studio/wait-experience"
+
+# shellcheck source=bench/common.sh
+source bench/common.sh
+need wrk
+prepare
+
+case "$LOGS" in
+  json) filter=info ;;
+  off) filter=off ;;
+  *)
+    echo "LOGS is json or off, not $LOGS" >&2
+    exit 2
+    ;;
+esac
+
+# Each thread of process $1: its id, its name, its user and system
+# clock ticks.
+ticks() {
+  local task
+  for task in /proc/"$1"/task/*; do
+    # The name may hold spaces: it is what the parentheses hold.
+    awk -v tid="${task##*/}" '{
+      line = $0
+      name = substr(line, index(line, "(") + 1)
+      name = substr(name, 1, length(name) - length(substr(name, index(name, ") "))))
+      gsub(/ /, "_", name)
+      rest = substr(line, index(line, ") ") + 2)
+      split(rest, f, " ")
+      print tid, name, f[12], f[13]
+    }' "$task/stat"
+  done | sort
+}
+
+"${CLEAN_ENV[@]}" CCFN_INSPECTOR=off CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
+  ./target/release/example-contact-center >"$OUT/server.log" 2>"$OUT/server.stderr" &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; rm -f "$OUT/server.log"' EXIT
+for _ in $(seq 100); do
+  curl -s -o /dev/null -X HEAD "$URL" && break
+  sleep 0.2
+done
+
+ticks "$pid" >"$OUT/before"
+answered=$(wrk -t2 -c"$CONNS" -d"$DURATION" -s "$OUT/post.lua" "$URL" | awk '/requests in/ {print $1}')
+ticks "$pid" >"$OUT/after"
+logged=$(stat -c %s "$OUT/server.log")
+
+hz=$(getconf CLK_TCK)
+echo "$answered requests, $((logged / (answered > 0 ? answered : 1))) log bytes a request, LOGS=$LOGS, $CONNS connections"
+join "$OUT/before" "$OUT/after" | awk -v n="$answered" -v hz="$hz" '
+  { user = ($6 - $3) * 1000 / hz; sys = ($7 - $4) * 1000 / hz
+    if (user + sys > 0) {
+      printf "%-18s user %7.0f ms  system %7.0f ms  %.4f ms a request\n", $2, user, sys, (user + sys) / n
+      tu += user; ts += sys
+    } }
+  END { printf "%-18s user %7.0f ms  system %7.0f ms  %.4f ms a request\n", "all", tu, ts, (tu + ts) / n }'
