@@ -162,24 +162,33 @@ fn unix_nanos() -> u64 {
 #[derive(Default)]
 pub(crate) struct Lines {
     json: String,
-    json_written: bool,
+    /// Where the record's JSON line was written, if it was.
+    json_at: JsonAt,
     /// Whether the JSON line was written (here or in place) and the
     /// scrubber changed nothing in it from its message on.
     json_clean: bool,
     /// Whether a sink other than the one writing the JSON line in place
     /// reads it: then it is written here, once, and copied.
     json_shared: bool,
-    /// Whether the JSON line was written in place, elsewhere.
-    json_in_place: bool,
     other: String,
+}
+
+/// Where a record's JSON line was written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum JsonAt {
+    #[default]
+    Nowhere,
+    /// In [`Lines::json`], for every sink that reads it.
+    Here,
+    /// In place, in the log writer's batch.
+    InPlace,
 }
 
 impl Lines {
     fn clear(&mut self) {
         self.json.clear();
-        self.json_written = false;
+        self.json_at = JsonAt::Nowhere;
         self.json_clean = false;
-        self.json_in_place = false;
     }
 
     /// Whether the record's message and fields are known to hold nothing
@@ -197,14 +206,14 @@ impl Lines {
     /// `entry` as a JSON line, scrubbed, with its newline: written by the
     /// first sink that asks.
     pub(crate) fn json(&mut self, entry: &Entry<'_>) -> &str {
-        if !self.json_written {
+        if self.json_at != JsonAt::Here {
             debug_assert!(
-                !self.json_in_place,
+                self.json_at != JsonAt::InPlace,
                 "a sink reads JSON lines without saying so (`Sink::reads_json`): \
                  each line is then written twice"
             );
             self.json_clean = write_json_line(entry, &mut self.json);
-            self.json_written = true;
+            self.json_at = JsonAt::Here;
         }
         &self.json
     }
@@ -212,11 +221,11 @@ impl Lines {
     /// Appends `entry`'s JSON line to `out`: written there, in place,
     /// when no other sink reads it, else copied from [`Lines::json`].
     fn json_into(&mut self, entry: &Entry<'_>, out: &mut String) {
-        if self.json_shared || self.json_written {
+        if self.json_shared || self.json_at == JsonAt::Here {
             out.push_str(self.json(entry));
         } else {
             self.json_clean = write_json_line(entry, out);
-            self.json_in_place = true;
+            self.json_at = JsonAt::InPlace;
         }
     }
 
