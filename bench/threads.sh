@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Where a request's CPU goes, thread by thread: runs the release examples
-# server (JSON logs to a file, as a deployment writes them, or logging
-# off), drives the wait-experience path with wrk for DURATION, and prints
-# each thread's user and system CPU over the run (from
-# /proc/<pid>/task/*/stat), in milliseconds and per request. What
-# callgrind's instruction counts do not see shows here: the kernel's
-# work on the sockets and on the log file.
+# server (JSON logs to a file, as a deployment writes them; to /dev/null,
+# to leave out the file system's share; or logging off), drives the
+# wait-experience path with wrk for DURATION, and prints each thread's
+# user and system CPU over the run (from /proc/<pid>/task/*/stat), in
+# milliseconds and per request. What callgrind's instruction counts do
+# not see shows here: the kernel's work on the sockets and on the log
+# file.
 #
 #   bash bench/threads.sh
 #   LOGS=off CONNS=64 DURATION=20s bash bench/threads.sh
+#   LOGS=null bash bench/threads.sh
+#   NODE=../shared/bench/peer/bare.js bash bench/threads.sh
+#
+# NODE=<script> measures that Node server (it serves the same path, on
+# the port given as its argument) the same way instead: the reference a
+# ratio is taken against, read in the same hour.
 #
 # Needs wrk (installed with apt-get when missing). Traffic goes to
 # 127.0.0.1 only; the log file is deleted after the run.
@@ -27,11 +34,16 @@ source bench/common.sh
 need wrk
 prepare
 
+log="$OUT/server.log"
 case "$LOGS" in
   json) filter=info ;;
+  null)
+    filter=info
+    log=/dev/null
+    ;;
   off) filter=off ;;
   *)
-    echo "LOGS is json or off, not $LOGS" >&2
+    echo "LOGS is json, null or off, not $LOGS" >&2
     exit 2
     ;;
 esac
@@ -54,19 +66,29 @@ ticks() {
   done | sort
 }
 
-"${CLEAN_ENV[@]}" CCFN_INSPECTOR=off CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
-  ./target/release/example-contact-center >"$OUT/server.log" 2>"$OUT/server.stderr" &
+if [ -n "${NODE:-}" ]; then
+  need node
+  LOGS="none (node $(basename "$NODE"))"
+  log=/dev/null
+  node "$NODE" "$PORT" >/dev/null 2>"$OUT/server.stderr" &
+else
+  "${CLEAN_ENV[@]}" CCFN_INSPECTOR=off CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
+    ./target/release/example-contact-center >"$log" 2>"$OUT/server.stderr" &
+fi
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; rm -f "$OUT/server.log"' EXIT
 for _ in $(seq 100); do
-  curl -s -o /dev/null -X HEAD "$URL" && break
+  curl -s -m 1 -o /dev/null "$URL" && break
   sleep 0.2
 done
 
 ticks "$pid" >"$OUT/before"
 answered=$(wrk -t2 -c"$CONNS" -d"$DURATION" -s "$OUT/post.lua" "$URL" | awk '/requests in/ {print $1}')
 ticks "$pid" >"$OUT/after"
-logged=$(stat -c %s "$OUT/server.log")
+logged=0
+if [ "$log" != /dev/null ]; then
+  logged=$(stat -c %s "$log")
+fi
 
 hz=$(getconf CLK_TCK)
 echo "$answered requests, $((logged / (answered > 0 ? answered : 1))) log bytes a request, LOGS=$LOGS, $CONNS connections"
