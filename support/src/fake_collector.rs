@@ -2,7 +2,8 @@
 //! accepts OTLP/HTTP with protobuf (`POST /v1/traces`, `POST /v1/metrics`),
 //! decodes every export with the official protobuf definitions
 //! (`opentelemetry-proto`), and keeps what it got, to read back as plain
-//! values. Point `OTEL_EXPORTER_OTLP_ENDPOINT` at
+//! values. A body sent with `Content-Encoding: gzip` is decompressed
+//! first, as OTLP/HTTP servers must; any other encoding is refused. Point `OTEL_EXPORTER_OTLP_ENDPOINT` at
 //! [`FakeCollector::url`]. Needs the feature `otel`.
 //!
 //! ```
@@ -273,14 +274,39 @@ async fn handle(State(shared): State<Arc<Shared>>, request: axum::extract::Reque
         record(&parts, body),
         move |request| async move {
             let received = &own.received;
+            let body = match content(&request) {
+                Ok(body) => body,
+                Err(refused) => return refused.into_response(),
+            };
             match (request.method(), request.path()) {
-                ("POST", "/v1/traces") => traces(received, request.body()),
-                ("POST", "/v1/metrics") => metrics(received, request.body()),
+                ("POST", "/v1/traces") => traces(received, &body),
+                ("POST", "/v1/metrics") => metrics(received, &body),
                 _ => StatusCode::NOT_FOUND.into_response(),
             }
         },
     )
     .await
+}
+
+/// The body of `request` as sent before its `Content-Encoding`: as it is
+/// without one, decompressed for `gzip`; any other is refused (415), and
+/// a broken gzip stream too (400).
+fn content(request: &Request) -> Result<std::borrow::Cow<'_, [u8]>, (StatusCode, String)> {
+    match request.header("content-encoding") {
+        None => Ok(std::borrow::Cow::Borrowed(request.body())),
+        Some(encoding) if encoding.eq_ignore_ascii_case("gzip") => {
+            use std::io::Read as _;
+            let mut body = Vec::new();
+            flate2::read::GzDecoder::new(request.body())
+                .read_to_end(&mut body)
+                .map(|_| std::borrow::Cow::Owned(body))
+                .map_err(|e| (StatusCode::BAD_REQUEST, format!("bad gzip body: {e}")))
+        }
+        Some(other) => Err((
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!("unsupported Content-Encoding `{other}`"),
+        )),
+    }
 }
 
 fn protobuf(bytes: Vec<u8>) -> Response {
@@ -460,5 +486,41 @@ mod tests {
         let statuses: Vec<Option<u16>> = collector.requests().iter().map(|r| r.status()).collect();
         assert_eq!(statuses, [Some(503), Some(200)]);
         collector.expect(2);
+    }
+
+    /// A gzip body is read as what it compresses, as OTLP/HTTP servers
+    /// must; an encoding the collector does not know is refused, and so
+    /// is a broken gzip stream.
+    #[tokio::test]
+    async fn a_gzip_body_is_decompressed_and_other_encodings_refused() {
+        use std::io::Write as _;
+        ccfn_core::http::install_crypto_provider();
+        let collector = FakeCollector::start().await;
+        let client = reqwest::Client::new();
+        let url = format!("{}/v1/traces", collector.url());
+        let export = ExportTraceServiceRequest {
+            resource_spans: vec![Default::default()],
+        }
+        .encode_to_vec();
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gzip.write_all(&export).unwrap();
+        let gzip = gzip.finish().unwrap();
+        let send = |encoding: &'static str, body: Vec<u8>| {
+            client
+                .post(&url)
+                .header("content-encoding", encoding)
+                .body(body)
+                .send()
+        };
+        assert_eq!(send("gzip", gzip.clone()).await.unwrap().status(), 200);
+        assert_eq!(send("zstd", gzip.clone()).await.unwrap().status(), 415);
+        assert_eq!(send("gzip", export).await.unwrap().status(), 400);
+        let decoded = collector.decoded();
+        assert_eq!(decoded.len(), 1, "{decoded:?}");
+        assert!(
+            decoded[0].contains("resource_spans: [ResourceSpans"),
+            "{decoded:?}"
+        );
+        collector.expect(3);
     }
 }
