@@ -605,6 +605,12 @@ macro_rules! settings {
     };
 }
 
+/// What the OTLP exporter's TLS options ccfn does not read say.
+const NOT_READ_CA: &str =
+    "not read: set, the server refuses to start (a collector's CA certificate goes in `SSL_CERT_FILE`)";
+const NOT_READ_CLIENT: &str =
+    "not read: set, the server refuses to start (ccfn sends no client certificate to a collector)";
+
 const MILLIS: Kind = Kind::Whole {
     unit: "milliseconds",
     min: 0,
@@ -821,14 +827,96 @@ settings! {
     OTEL_EXPORTER_OTLP_PROTOCOL = Setting::new("OTEL_EXPORTER_OTLP_PROTOCOL",
         Kind::Choice(&["http/protobuf"]), DefaultValue::Value("http/protobuf"),
         "the OTLP transport: `http/protobuf`");
+    /// `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`: the OTLP transport of traces.
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL = Setting::new("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+        Kind::Choice(&["http/protobuf"]), DefaultValue::Described("`OTEL_EXPORTER_OTLP_PROTOCOL`"),
+        "the OTLP transport of traces: `http/protobuf`");
+    /// `OTEL_EXPORTER_OTLP_METRICS_PROTOCOL`: the OTLP transport of
+    /// metrics.
+    OTEL_EXPORTER_OTLP_METRICS_PROTOCOL = Setting::new("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+        Kind::Choice(&["http/protobuf"]), DefaultValue::Described("`OTEL_EXPORTER_OTLP_PROTOCOL`"),
+        "the OTLP transport of metrics: `http/protobuf`");
     /// `OTEL_EXPORTER_OTLP_HEADERS`: headers sent with every export.
     OTEL_EXPORTER_OTLP_HEADERS = Setting::new("OTEL_EXPORTER_OTLP_HEADERS", Kind::Text,
         DefaultValue::Unset,
         "`name=value` pairs separated by commas, sent with every export (a collector's API key)")
         .secret();
+    /// `OTEL_EXPORTER_OTLP_TRACES_HEADERS`: headers sent with every
+    /// export of traces.
+    OTEL_EXPORTER_OTLP_TRACES_HEADERS = Setting::new("OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        Kind::Text, DefaultValue::Described("`OTEL_EXPORTER_OTLP_HEADERS`"),
+        "`name=value` pairs separated by commas, sent with every export of traces instead")
+        .secret();
+    /// `OTEL_EXPORTER_OTLP_METRICS_HEADERS`: headers sent with every
+    /// export of metrics.
+    OTEL_EXPORTER_OTLP_METRICS_HEADERS = Setting::new("OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+        Kind::Text, DefaultValue::Described("`OTEL_EXPORTER_OTLP_HEADERS`"),
+        "`name=value` pairs separated by commas, sent with every export of metrics instead")
+        .secret();
+    /// `OTEL_EXPORTER_OTLP_COMPRESSION`: how export bodies are
+    /// compressed.
+    OTEL_EXPORTER_OTLP_COMPRESSION = Setting::new("OTEL_EXPORTER_OTLP_COMPRESSION",
+        Kind::Choice(&["gzip", "none"]), DefaultValue::Value("none"),
+        "`gzip` compresses every export's body; `none` sends it as it is");
+    /// `OTEL_EXPORTER_OTLP_TRACES_COMPRESSION`: how exports of traces are
+    /// compressed.
+    OTEL_EXPORTER_OTLP_TRACES_COMPRESSION = Setting::new("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+        Kind::Choice(&["gzip", "none"]), DefaultValue::Described("`OTEL_EXPORTER_OTLP_COMPRESSION`"),
+        "`gzip` or `none`, for traces");
+    /// `OTEL_EXPORTER_OTLP_METRICS_COMPRESSION`: how exports of metrics
+    /// are compressed.
+    OTEL_EXPORTER_OTLP_METRICS_COMPRESSION = Setting::new("OTEL_EXPORTER_OTLP_METRICS_COMPRESSION",
+        Kind::Choice(&["gzip", "none"]), DefaultValue::Described("`OTEL_EXPORTER_OTLP_COMPRESSION`"),
+        "`gzip` or `none`, for metrics");
     /// `OTEL_EXPORTER_OTLP_TIMEOUT`: how long one export may take.
     OTEL_EXPORTER_OTLP_TIMEOUT = Setting::new("OTEL_EXPORTER_OTLP_TIMEOUT", MILLIS_1,
         DefaultValue::Value("10000"), "how long one export may take, in milliseconds");
+    /// `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`: how long one export of traces
+    /// may take.
+    OTEL_EXPORTER_OTLP_TRACES_TIMEOUT = Setting::new("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", MILLIS_1,
+        DefaultValue::Described("`OTEL_EXPORTER_OTLP_TIMEOUT`"),
+        "how long one export of traces may take, in milliseconds");
+    /// `OTEL_EXPORTER_OTLP_METRICS_TIMEOUT`: how long one export of
+    /// metrics may take.
+    OTEL_EXPORTER_OTLP_METRICS_TIMEOUT = Setting::new("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT",
+        MILLIS_1, DefaultValue::Described("`OTEL_EXPORTER_OTLP_TIMEOUT`"),
+        "how long one export of metrics may take, in milliseconds");
+    /// `OTEL_EXPORTER_OTLP_CERTIFICATE`: not read; set, it is refused.
+    OTEL_EXPORTER_OTLP_CERTIFICATE = Setting::new("OTEL_EXPORTER_OTLP_CERTIFICATE", Kind::Text,
+        DefaultValue::Unset, NOT_READ_CA);
+    /// `OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE`: not read; set, it is
+    /// refused.
+    OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE = Setting::new("OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE",
+        Kind::Text, DefaultValue::Unset, NOT_READ_CA);
+    /// `OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE`: not read; set, it is
+    /// refused.
+    OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE = Setting::new("OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE",
+        Kind::Text, DefaultValue::Unset, NOT_READ_CA);
+    /// `OTEL_EXPORTER_OTLP_CLIENT_KEY`: not read; set, it is refused.
+    OTEL_EXPORTER_OTLP_CLIENT_KEY = Setting::new("OTEL_EXPORTER_OTLP_CLIENT_KEY", Kind::Text,
+        DefaultValue::Unset, NOT_READ_CLIENT).secret();
+    /// `OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY`: not read; set, it is
+    /// refused.
+    OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY = Setting::new("OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY",
+        Kind::Text, DefaultValue::Unset, NOT_READ_CLIENT).secret();
+    /// `OTEL_EXPORTER_OTLP_METRICS_CLIENT_KEY`: not read; set, it is
+    /// refused.
+    OTEL_EXPORTER_OTLP_METRICS_CLIENT_KEY = Setting::new("OTEL_EXPORTER_OTLP_METRICS_CLIENT_KEY",
+        Kind::Text, DefaultValue::Unset, NOT_READ_CLIENT).secret();
+    /// `OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE`: not read; set, it is
+    /// refused.
+    OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE = Setting::new("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE",
+        Kind::Text, DefaultValue::Unset, NOT_READ_CLIENT);
+    /// `OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE`: not read; set, it
+    /// is refused.
+    OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE = Setting::new(
+        "OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE", Kind::Text, DefaultValue::Unset,
+        NOT_READ_CLIENT);
+    /// `OTEL_EXPORTER_OTLP_METRICS_CLIENT_CERTIFICATE`: not read; set, it
+    /// is refused.
+    OTEL_EXPORTER_OTLP_METRICS_CLIENT_CERTIFICATE = Setting::new(
+        "OTEL_EXPORTER_OTLP_METRICS_CLIENT_CERTIFICATE", Kind::Text, DefaultValue::Unset,
+        NOT_READ_CLIENT);
     /// `OTEL_SERVICE_NAME`: the `service.name` of everything exported.
     OTEL_SERVICE_NAME = Setting::new("OTEL_SERVICE_NAME", Kind::Text,
         DefaultValue::Value("ccfn"), "the `service.name` of every span and metric");
@@ -1198,7 +1286,8 @@ mod tests {
         for setting in SETTINGS {
             // `CCFN_SECRETS` holds names, not a secret; the OTLP headers
             // carry a collector's API key under a name that says nothing.
-            let secret_by_nature = setting.name() == "OTEL_EXPORTER_OTLP_HEADERS";
+            let secret_by_nature = setting.name().starts_with("OTEL_EXPORTER_OTLP_")
+                && setting.name().ends_with("HEADERS");
             assert_eq!(
                 setting.is_secret(),
                 (is_sensitive_name(setting.name()) && setting.name() != "CCFN_SECRETS")

@@ -14,7 +14,7 @@ use opentelemetry_sdk::trace::{Span, SpanData, SpanProcessor};
 use opentelemetry_sdk::Resource;
 
 use super::encode::{Encoder, Finished};
-use super::settings::Settings;
+use super::settings::{Settings, Signal};
 use crate::error::{Error, ErrorKind};
 use crate::record::emit::emit;
 
@@ -180,7 +180,7 @@ impl SpanProcessor for Queue {
 /// tracer provider, and the handle to keep.
 pub(super) fn start(
     settings: &Settings,
-    endpoint: &str,
+    signal: &Signal,
     resource: Resource,
     client: reqwest::blocking::Client,
 ) -> Result<(Queue, Handle), Error> {
@@ -193,7 +193,7 @@ pub(super) fn start(
         batch: settings.batch,
         delay: settings.delay,
     };
-    let sender = Sender::new(settings, endpoint, client);
+    let sender = Sender::new(signal, client);
     std::thread::Builder::new()
         .name("ccfn-otel-spans".to_owned())
         .spawn(move || {
@@ -228,7 +228,7 @@ pub(super) fn start(
             ))
         }
     }
-    let timeout = settings.timeout;
+    let timeout = signal.timeout;
     Ok((
         Queue {
             queue: queue.clone(),
@@ -346,12 +346,14 @@ struct Exporter {
 /// Sends export bodies to the collector over OTLP/HTTP, as the OTLP
 /// exporter does: retrying a refused or unanswered export up to three
 /// times, 100 ms apart and doubling (up to 1.6 s, or what a
-/// `Retry-After` asks), within the export timeout.
+/// `Retry-After` asks), within the export timeout; each body compressed
+/// with gzip when the signal's settings ask for it.
 pub(super) struct Sender {
     client: reqwest::blocking::Client,
     endpoint: String,
     headers: reqwest::header::HeaderMap,
     timeout: Duration,
+    gzip: bool,
 }
 
 /// Retries after the first attempt.
@@ -363,13 +365,9 @@ const LONGEST_WAIT: Duration = Duration::from_millis(1600);
 const LONGEST_THROTTLE: Duration = Duration::from_secs(30);
 
 impl Sender {
-    pub(super) fn new(
-        settings: &Settings,
-        endpoint: &str,
-        client: reqwest::blocking::Client,
-    ) -> Sender {
+    pub(super) fn new(signal: &Signal, client: reqwest::blocking::Client) -> Sender {
         let mut headers = reqwest::header::HeaderMap::new();
-        for (name, value) in &settings.headers {
+        for (name, value) in &signal.headers {
             // Settings checked every header when they were read.
             if let (Ok(name), Ok(value)) = (
                 reqwest::header::HeaderName::try_from(name.as_str()),
@@ -382,16 +380,24 @@ impl Sender {
             reqwest::header::CONTENT_TYPE,
             reqwest::header::HeaderValue::from_static("application/x-protobuf"),
         );
+        if signal.gzip {
+            headers.insert(
+                reqwest::header::CONTENT_ENCODING,
+                reqwest::header::HeaderValue::from_static("gzip"),
+            );
+        }
         Sender {
             client,
-            endpoint: endpoint.to_owned(),
+            endpoint: signal.endpoint.clone(),
             headers,
-            timeout: settings.timeout,
+            timeout: signal.timeout,
+            gzip: signal.gzip,
         }
     }
 
     /// Sends `body`; what went wrong when the collector did not take it.
     pub(super) fn send(&self, body: Vec<u8>) -> Result<(), String> {
+        let body = if self.gzip { gzip(&body) } else { body };
         // Shared by every try: a retry copies nothing.
         let body = bytes::Bytes::from(body);
         let started = Instant::now();
@@ -445,6 +451,19 @@ impl Sender {
             wait = (wait * 2).min(LONGEST_WAIT);
         }
     }
+}
+
+/// `body` compressed with gzip (the OTLP/HTTP `Content-Encoding` the
+/// specification names), at the default level.
+fn gzip(body: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(
+        Vec::with_capacity(body.len() / 4),
+        flate2::Compression::default(),
+    );
+    // Writing into a `Vec` cannot fail.
+    let _ = encoder.write_all(body);
+    encoder.finish().unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use opentelemetry_sdk::Resource;
 
 use super::export::Reporter;
 use super::scrub;
-use super::settings::Settings;
+use super::settings::{Settings, Signal};
 use crate::error::{Error, ErrorKind};
 
 /// Bucket bounds of the durations, in seconds: the semantic conventions'
@@ -251,27 +251,29 @@ impl<E: PushMetricExporter> PushMetricExporter for Reporting<E> {
     }
 }
 
-/// The meter provider exporting to `endpoint` every interval.
+/// The meter provider exporting as `signal` says every interval.
 pub(super) fn start(
     settings: &Settings,
-    endpoint: &str,
+    signal: &Signal,
     resource: Resource,
     client: reqwest::blocking::Client,
 ) -> Result<SdkMeterProvider, Error> {
-    let exporter = opentelemetry_otlp::MetricExporter::builder()
+    let mut builder = opentelemetry_otlp::MetricExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpBinary)
-        .with_endpoint(endpoint)
-        .with_timeout(settings.timeout)
-        .with_headers(settings.headers.clone())
-        .with_http_client(client)
-        .build()
-        .map_err(|e| {
-            Error::new(
-                ErrorKind::Configuration,
-                format!("cannot build the OpenTelemetry metric exporter: {e}"),
-            )
-        })?;
+        .with_endpoint(signal.endpoint.as_str())
+        .with_timeout(signal.timeout)
+        .with_headers(signal.headers.clone())
+        .with_http_client(client);
+    if signal.gzip {
+        builder = builder.with_compression(opentelemetry_otlp::Compression::Gzip);
+    }
+    let exporter = builder.build().map_err(|e| {
+        Error::new(
+            ErrorKind::Configuration,
+            format!("cannot build the OpenTelemetry metric exporter: {e}"),
+        )
+    })?;
     let exporter = Reporting {
         exporter,
         reporter: Arc::new(Reporter::new("metrics")),

@@ -215,7 +215,13 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
     // The exporters' clients speak TLS through rustls with ring, and
     // trust the certificates every ccfn client trusts.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = exporter_client(&crate::tls::TlsRoots::load(source)?, settings.timeout)?;
+    // Spans are sent with their own timeout on each request; metrics,
+    // sent by the SDK, with the client's.
+    let timeout = match (&settings.metrics, &settings.traces) {
+        (Some(signal), _) | (None, Some(signal)) => signal.timeout,
+        (None, None) => return Ok(None),
+    };
+    let client = exporter_client(&crate::tls::TlsRoots::load(source)?, timeout)?;
     if PIPELINE.get().is_some() {
         return Err(Error::new(
             ErrorKind::Configuration,
@@ -224,9 +230,9 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
     }
     let resource = settings.resource();
     let (traces, tracer, sampler, spans) = match &settings.traces {
-        Some(endpoint) => {
+        Some(signal) => {
             let (processor, handle) =
-                export::start(&settings, endpoint, resource.clone(), client.clone())?;
+                export::start(&settings, signal, resource.clone(), client.clone())?;
             let provider = SdkTracerProvider::builder()
                 .with_resource(resource.clone())
                 .with_sampler(settings.sampler())
@@ -244,8 +250,8 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
         None => (None, None, None, None),
     };
     let (meters, instruments) = match &settings.metrics {
-        Some(endpoint) => {
-            let provider = instruments::start(&settings, endpoint, resource, client)?;
+        Some(signal) => {
+            let provider = instruments::start(&settings, signal, resource, client)?;
             let instruments = instruments::Instruments::new(&provider);
             (Some(provider), Some(instruments))
         }
@@ -277,12 +283,15 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
         spans,
         // Shown as ccfn shows every URL: no credentials, no token.
         destination: [
-            settings
-                .traces
-                .map(|url| format!("traces to {}", crate::secret::display_url(&url))),
-            settings
-                .metrics
-                .map(|url| format!("metrics to {}", crate::secret::display_url(&url))),
+            settings.traces.map(|signal| {
+                format!("traces to {}", crate::secret::display_url(&signal.endpoint))
+            }),
+            settings.metrics.map(|signal| {
+                format!(
+                    "metrics to {}",
+                    crate::secret::display_url(&signal.endpoint)
+                )
+            }),
         ]
         .into_iter()
         .flatten()

@@ -1341,3 +1341,53 @@ async fn a_refusal_while_shutting_down_is_an_error_span() {
         .unwrap_or_else(|| panic!("{metrics:#?}"));
     assert_eq!(duration.attributes["error.type"], json!("503"));
 }
+
+/// Each signal is sent with its own options when the specification's
+/// per-signal variables set them, else with the general ones: here traces
+/// compressed with gzip and carrying their own key, metrics uncompressed
+/// with the general key. The collector reads both (it decompresses as an
+/// OTLP/HTTP server must), and neither key reaches the server's lines.
+#[tokio::test]
+async fn each_signal_is_sent_with_its_own_headers_and_compression() {
+    const GENERAL: &str = "canary-otel-general-key-3a1f";
+    const TRACES: &str = "canary-otel-traces-key-3a1f";
+    let general = format!("x-api-key={GENERAL}");
+    let traces = format!("x-api-key={TRACES}");
+    let (collector, server) = exporting(&[
+        ("OTEL_EXPORTER_OTLP_HEADERS", &general),
+        ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", &traces),
+        ("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"),
+        ("OTEL_EXPORTER_OTLP_METRICS_COMPRESSION", "none"),
+    ])
+    .await;
+    let (status, id) = post(&server, WAIT_URL, &voice(CALL_SID), &[]).await;
+    assert_eq!(status, 200);
+    collector
+        .wait_until(Duration::from_secs(20), |spans, _| {
+            spans.iter().any(|s| s.kind == "server")
+        })
+        .await;
+    let log = server.stop().await;
+    collector
+        .wait_until(Duration::from_secs(10), |_, metrics| !metrics.is_empty())
+        .await;
+
+    let span = invocation(&collector.spans(), &id).clone();
+    assert!(event_names(&span).contains(&"end"), "{span:#?}");
+    let requests = collector.requests();
+    let sent_to = |path: &str| {
+        let sent: Vec<_> = requests.iter().filter(|r| r.path() == path).collect();
+        assert!(!sent.is_empty(), "nothing sent to {path}: {requests:?}");
+        sent
+    };
+    for request in sent_to("/v1/traces") {
+        assert_eq!(request.header("content-encoding"), Some("gzip"));
+        assert_eq!(request.header("x-api-key"), Some(TRACES));
+    }
+    for request in sent_to("/v1/metrics") {
+        assert_eq!(request.header("content-encoding"), None);
+        assert_eq!(request.header("x-api-key"), Some(GENERAL));
+    }
+    log.assert_no_secret(GENERAL);
+    log.assert_no_secret(TRACES);
+}
