@@ -344,6 +344,35 @@ impl Rejection {
             .map(Box::from);
         self
     }
+
+    /// The same rejection, about the call `call` names, when it is a call
+    /// SID (see [`Rejection::about_call`]).
+    pub(super) fn about_kept_call(self, call: &KeptCallSid) -> Self {
+        self.about_call(call.as_str().into_iter())
+    }
+}
+
+/// A request's `CallSid` kept on the stack (no allocation on the way of
+/// every request), for a rejection written once its event has gone to
+/// the invocation: a text of a call SID's length, checked to be one when
+/// the rejection takes it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct KeptCallSid(Option<[u8; CALL_SID_LEN]>);
+
+/// `CA` and 32 hex digits.
+const CALL_SID_LEN: usize = 34;
+
+impl KeptCallSid {
+    /// Keeps `sid` when it has a call SID's length.
+    pub(super) fn of(sid: Option<&str>) -> KeptCallSid {
+        KeptCallSid(sid.and_then(|sid| sid.as_bytes().try_into().ok()))
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        self.0
+            .as_ref()
+            .and_then(|sid| std::str::from_utf8(sid).ok())
+    }
 }
 
 /// Whether `text` is a call SID: `CA` and 32 hex digits.
@@ -481,6 +510,33 @@ mod tests {
         for address in addresses {
             assert_eq!(super::ip_text(address), address.to_string());
         }
+    }
+
+    /// A call SID kept for a refusal is the request's, and only one:
+    /// anything else of a call SID's length is left out when taken.
+    #[test]
+    fn a_kept_call_sid_is_the_request_s_call_sid_only() {
+        use super::KeptCallSid;
+        let sid = "CA0123456789abcdef0123456789abcdef";
+        assert_eq!(KeptCallSid::of(Some(sid)).as_str(), Some(sid));
+        assert_eq!(KeptCallSid::of(None).as_str(), None);
+        assert_eq!(KeptCallSid::of(Some("CAshort")).as_str(), None);
+        assert_eq!(KeptCallSid::of(Some(&format!("{sid}0"))).as_str(), None);
+        // Of the length, but no call SID: kept, then not taken.
+        let other = "XX0123456789abcdef0123456789abcdef";
+        let parts = axum::http::Request::new(()).into_parts().0;
+        let refused = |call: KeptCallSid| {
+            super::Rejection::new(
+                None,
+                &parts,
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                String::new(),
+            )
+            .about_kept_call(&call)
+            .call_sid
+        };
+        assert_eq!(refused(KeptCallSid::of(Some(other))), None);
+        assert_eq!(refused(KeptCallSid::of(Some(sid))).as_deref(), Some(sid));
     }
 
     #[test]

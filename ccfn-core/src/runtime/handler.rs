@@ -8,7 +8,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use super::answer::{empty_with_id, full_path, Answer, Rejection};
+use super::answer::{empty_with_id, full_path, Answer, KeptCallSid, Rejection};
 use super::extract::{CheckedHost, Parameters, Signed};
 use super::state::{Endpoint, InFlight};
 use crate::secret::echo;
@@ -21,13 +21,16 @@ pub(super) async fn invoke(
     Signed(parameters): Signed<Parameters>,
 ) -> Response {
     let (event, parts) = parameters.into_event(&endpoint);
+    // The call a refusal at shutdown is about, kept for after the event
+    // has gone to the invocation.
+    let call = KeptCallSid::of(event.call_sid());
     let shutdown = &endpoint.shared.shutdown;
     let in_flight = InFlight::new(shutdown);
     let mut cancelled = shutdown.cancelled();
     if *cancelled.borrow() {
         // The grace is over: starting now, its records could be lost.
         drop(in_flight);
-        return shutting_down(&endpoint, &parts).into_response();
+        return shutting_down(&endpoint, &parts, &call).into_response();
     }
     let mut invocation = endpoint
         .registered
@@ -42,7 +45,7 @@ pub(super) async fn invoke(
         // Dropping the invocation closes its records as cancelled; the
         // rejection is logged before the runtime may stop logging.
         drop(invocation);
-        let response = shutting_down(&endpoint, &parts).into_response();
+        let response = shutting_down(&endpoint, &parts, &call).into_response();
         drop(in_flight);
         return response;
     };
@@ -50,13 +53,16 @@ pub(super) async fn invoke(
     Answer(completion).into_response()
 }
 
-fn shutting_down(endpoint: &Endpoint, parts: &Parts) -> Rejection {
+/// The `503` of a request refused because the server is stopping, about
+/// the call it named.
+fn shutting_down(endpoint: &Endpoint, parts: &Parts, call: &KeptCallSid) -> Rejection {
     Rejection::new(
         Some(endpoint.name()),
         parts,
         StatusCode::SERVICE_UNAVAILABLE,
         "the server is shutting down".to_owned(),
     )
+    .about_kept_call(call)
 }
 
 /// `HEAD`: an empty `200` with an invocation id, to check a webhook URL;

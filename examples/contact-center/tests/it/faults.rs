@@ -377,10 +377,13 @@ impl Drop for Recordings {
 }
 
 /// A voicemail notice about `recording_url`.
+/// The call a voicemail notice of these tests is about.
+const NOTICE_CALL: &str = "CA0123456789abcdef0123456789abcdef";
+
 fn notice_body(recording_url: &str) -> String {
     form_urlencoded::Serializer::new(String::new())
         .extend_pairs([
-            ("CallSid", "CAfaults"),
+            ("CallSid", NOTICE_CALL),
             ("From", "+15551230000"),
             ("RecordingSid", "RE1"),
             ("RecordingDuration", "3"),
@@ -1069,10 +1072,13 @@ async fn sigterm_past_the_grace_answers_503_and_closes_the_invocation() {
     assert_eq!(rejected[0]["level"], "ERROR");
     assert_eq!(rejected[0]["error"], "the server is shutting down");
     assert_eq!(rejected[0]["path"], NOTICE_URL);
+    // It names the call, as the invocation it cut short does.
+    assert_eq!(rejected[0]["call_sid"], NOTICE_CALL);
 
     // The invocation itself is closed as cancelled.
     let starts = log.all("start");
     assert_eq!(starts.len(), 1);
+    assert_eq!(starts[0]["call_sid"], NOTICE_CALL);
     let invocation = log.of(starts[0]["invocation_id"].as_str().unwrap());
     assert_in_order(
         &invocation,
