@@ -706,32 +706,10 @@ fn looks_like(written: &str, name: &str) -> bool {
     written.eq_ignore_ascii_case(name) || edit_distance(written, name) <= 1
 }
 
-/// The optimal-string-alignment distance: insertions, deletions,
-/// substitutions and swaps of adjacent characters.
+/// The optimal-string-alignment distance (`strsim`'s): insertions,
+/// deletions, substitutions and swaps of adjacent characters.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d: Vec<Vec<usize>> = (0..=a.len())
-        .map(|i| {
-            let mut row = vec![0; b.len() + 1];
-            row[0] = i;
-            row
-        })
-        .collect();
-    d[0] = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
-        }
-    }
-    d[a.len()][b.len()]
+    strsim::osa_distance(a, b)
 }
 
 /// "`A`", "`A` and `B`", "`A`, `B` and `C`".

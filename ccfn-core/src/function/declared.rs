@@ -200,24 +200,10 @@ fn max_edits(name: &str) -> usize {
     (name.chars().count() / 3).clamp(1, 2)
 }
 
-/// The Levenshtein distance between `a` and `b`, in characters.
+/// The Levenshtein distance between `a` and `b`, in characters
+/// (`strsim`'s).
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                diagonal
-            } else {
-                1 + diagonal.min(above).min(row[j])
-            };
-            diagonal = above;
-        }
-    }
-    row[b.len()]
+    strsim::levenshtein(a, b)
 }
 
 #[cfg(test)]
