@@ -47,7 +47,8 @@ struct Shared {
 /// whose queue the writer thread must not hold open).
 #[derive(Default)]
 struct Ledger {
-    /// Bytes queued and not yet written.
+    /// Bytes held by queued buffers (their capacity: what they take of
+    /// memory, not only what they hold of lines), not yet written.
     queued: AtomicUsize,
     /// Written batches' buffers, emptied, for the next batches.
     spare: Mutex<Vec<Vec<u8>>>,
@@ -74,43 +75,62 @@ impl Ledger {
         }
     }
 
-    /// Takes back a written buffer, unless enough are kept or it is not
-    /// a batch's (a line queued alone, or a batch grown past its size by
-    /// one long line), so that the spares hold at most `SPARES` batches'
-    /// worth.
-    fn give_back(&self, mut lines: Vec<u8>) {
-        if !(MIN_BATCH_BYTES..=2 * BATCH_BYTES).contains(&lines.capacity()) {
-            return;
+    /// Takes back a written buffer (waiting for the lock: on the writer's
+    /// thread), unless enough are kept or its size is not a batch's (see
+    /// [`Ledger::keep`]).
+    fn give_back(&self, lines: Vec<u8>) {
+        if let Ok(mut spare) = self.spare.lock() {
+            Self::keep(&mut spare, lines);
         }
-        lines.clear();
-        if let Ok(mut spare) = self.spare.lock()
-            && spare.len() < SPARES
-        {
+    }
+
+    /// [`Ledger::give_back`] for a buffer that was not queued (its lines
+    /// dropped), on a worker: never waiting for the lock.
+    fn give_back_if_free(&self, lines: Vec<u8>) {
+        if let Ok(mut spare) = self.spare.try_lock() {
+            Self::keep(&mut spare, lines);
+        }
+    }
+
+    /// Keeps `lines`, emptied, among `spare`, unless it holds `SPARES`
+    /// already or the buffer's size is not a batch's (a line queued
+    /// alone, under `MIN_BATCH_BYTES`, or a buffer grown past twice a
+    /// batch's size by one long line): the spares hold at most `SPARES`
+    /// batches' worth.
+    fn keep(spare: &mut Vec<Vec<u8>>, mut lines: Vec<u8>) {
+        if spare.len() < SPARES && (MIN_BATCH_BYTES..=2 * BATCH_BYTES).contains(&lines.capacity()) {
+            lines.clear();
             spare.push(lines);
         }
     }
 }
 
-/// The most bytes the queue holds: past it, lines are dropped and counted,
-/// so a sink that stops reading cannot make memory grow without bound.
+/// The most bytes the queued buffers take (their capacity, not only the
+/// lines they hold): past it, lines are dropped and counted, so a sink
+/// that stops reading cannot make memory grow without bound.
 pub(crate) const QUEUE_BYTES: usize = 64 * 1024 * 1024;
 
 impl Shared {
     /// Queues `lines` (`count` of them); counts them as dropped when the
     /// queue is full.
     fn send(&self, lines: Vec<u8>, count: usize) {
-        let size = lines.len();
+        // What the buffer takes of memory, not only what it holds.
+        let size = lines.capacity();
         let queued = &self.ledger.queued;
         if queued.fetch_add(size, Ordering::AcqRel) + size > self.max_bytes {
             queued.fetch_sub(size, Ordering::AcqRel);
             self.dropped.fetch_add(count, Ordering::Relaxed);
+            self.ledger.give_back_if_free(lines);
             return;
         }
         match self.queue.try_send(Message::Lines(lines)) {
             Ok(()) => {}
-            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+            Err(TrySendError::Full(message) | TrySendError::Disconnected(message)) => {
                 queued.fetch_sub(size, Ordering::AcqRel);
                 self.dropped.fetch_add(count, Ordering::Relaxed);
+                if let Message::Lines(lines) = message {
+                    self.ledger.give_back_if_free(lines);
+                }
             }
         }
     }
@@ -216,7 +236,7 @@ fn write_all<W: Write>(mut out: W, messages: &Receiver<Message>, ledger: &Ledger
     let handle = |message: Message, out: &mut W| match message {
         Message::Lines(lines) => {
             let _ = out.write_all(&lines);
-            ledger.queued.fetch_sub(lines.len(), Ordering::AcqRel);
+            ledger.queued.fetch_sub(lines.capacity(), Ordering::AcqRel);
             ledger.give_back(lines);
         }
         Message::Flush(done) => {
@@ -377,6 +397,20 @@ pub(crate) mod tests {
         drop(release);
     }
 
+    /// The queue's budget counts what buffers take, not the lines they
+    /// hold: a batch's 4 KiB buffer does not fit a budget of 1 000 bytes,
+    /// whatever it holds, and is dropped; its buffer joins the spares.
+    #[test]
+    fn a_dropped_batch_counts_its_buffer_and_leaves_it_for_the_next() {
+        let (release, stuck) = mpsc::channel();
+        let writer = Background::start(Stuck(stuck), 1_000, 1_000).unwrap();
+        batched(|| writer.make_writer().write_all(b"short\n").unwrap());
+        assert_eq!(writer.dropped_lines(), 1);
+        assert_eq!(writer.shared.ledger.queued.load(Ordering::Acquire), 0);
+        assert_eq!(writer.shared.ledger.spare.lock().unwrap().len(), 1);
+        drop(release);
+    }
+
     /// What a writer wrote, kept for a test to read.
     #[derive(Clone, Default)]
     pub(crate) struct Sink(pub(crate) Arc<Mutex<Vec<u8>>>);
@@ -443,6 +477,8 @@ pub(crate) mod tests {
         assert_eq!(spares(), 1);
         let second = batched(|| {
             writer.make_writer().write_all(b"second\n").unwrap();
+            // Taken from the spares, not made anew.
+            assert_eq!(spares(), 0);
             buffer()
         });
         assert_eq!(second, first);

@@ -191,7 +191,7 @@ where
 
 /// Installs the process's logging once, writing to `writer` from a thread
 /// of its own through a queue of `queue_lines` messages (a line, or the
-/// lines of one poll of an invocation) and 64 MiB: when the queue is
+/// lines of one poll of an invocation) and 64 MiB of buffers: when the queue is
 /// full, lines are dropped and counted rather than block the function (see
 /// [`LogGuard::report_dropped`]).
 ///
