@@ -944,6 +944,12 @@ settings! {
     OTEL_BSP_MAX_EXPORT_BATCH_SIZE = Setting::new("OTEL_BSP_MAX_EXPORT_BATCH_SIZE",
         Kind::Whole { unit: "spans", min: 1 }, DefaultValue::Value("512"),
         "the most spans sent in one export");
+    /// `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE`: how sums and
+    /// histograms are exported.
+    OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE = Setting::new(
+        "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE",
+        Kind::Choice(&["cumulative", "delta", "lowmemory"]), DefaultValue::Value("cumulative"),
+        "`cumulative` (totals since the start), `delta` (since the last export), or `lowmemory` (delta for synchronous counters and histograms, which all of ccfn's instruments are, cumulative for the rest)");
     /// `OTEL_METRIC_EXPORT_INTERVAL`: how often metrics are exported.
     OTEL_METRIC_EXPORT_INTERVAL = Setting::new("OTEL_METRIC_EXPORT_INTERVAL", MILLIS_1,
         DefaultValue::Value("60000"), "how often metrics are exported, in milliseconds");

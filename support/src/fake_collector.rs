@@ -103,6 +103,9 @@ pub struct MetricPoint {
     pub monotonic: bool,
     /// A histogram's explicit bucket boundaries; empty otherwise.
     pub bounds: Vec<f64>,
+    /// A sum's or histogram's aggregation temporality: `cumulative` or
+    /// `delta`; empty for a gauge.
+    pub temporality: &'static str,
 }
 
 #[derive(Default)]
@@ -289,15 +292,16 @@ async fn handle(State(shared): State<Arc<Shared>>, request: axum::extract::Reque
 }
 
 /// The body of `request` as sent before its `Content-Encoding`: as it is
-/// without one, decompressed for `gzip`; any other is refused (415), and
-/// a broken gzip stream too (400).
+/// without one, decompressed for `gzip` (every member of the stream, as
+/// RFC 1952 allows several); any other is refused (415), and a broken
+/// gzip stream too (400).
 fn content(request: &Request) -> Result<std::borrow::Cow<'_, [u8]>, (StatusCode, String)> {
     match request.header("content-encoding") {
         None => Ok(std::borrow::Cow::Borrowed(request.body())),
         Some(encoding) if encoding.eq_ignore_ascii_case("gzip") => {
             use std::io::Read as _;
             let mut body = Vec::new();
-            flate2::read::GzDecoder::new(request.body())
+            flate2::read::MultiGzDecoder::new(request.body())
                 .read_to_end(&mut body)
                 .map(|_| std::borrow::Cow::Owned(body))
                 .map_err(|e| (StatusCode::BAD_REQUEST, format!("bad gzip body: {e}")))
@@ -387,6 +391,13 @@ fn metrics(state: &Mutex<Received>, body: &[u8]) -> Response {
                     kind: "",
                     monotonic: false,
                     bounds: Vec::new(),
+                    temporality: "",
+                };
+                // AggregationTemporality: 1 delta, 2 cumulative.
+                let temporality = |value: i32| match value {
+                    1 => "delta",
+                    2 => "cumulative",
+                    _ => "unspecified",
                 };
                 let number = |value: &Option<number_data_point::Value>| match value {
                     Some(number_data_point::Value::AsDouble(d)) => *d,
@@ -400,6 +411,7 @@ fn metrics(state: &Mutex<Received>, body: &[u8]) -> Response {
                             points.push(MetricPoint {
                                 kind: "sum",
                                 monotonic: sum.is_monotonic,
+                                temporality: temporality(sum.aggregation_temporality),
                                 ..point(&p.attributes, number(&p.value), 0)
                             });
                         }
@@ -417,6 +429,7 @@ fn metrics(state: &Mutex<Received>, body: &[u8]) -> Response {
                             points.push(MetricPoint {
                                 kind: "histogram",
                                 bounds: p.explicit_bounds.clone(),
+                                temporality: temporality(histogram.aggregation_temporality),
                                 ..point(&p.attributes, p.sum.unwrap_or(0.0), p.count)
                             });
                         }

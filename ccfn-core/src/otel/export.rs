@@ -408,7 +408,9 @@ impl Sender {
                 .client
                 .post(&self.endpoint)
                 .headers(self.headers.clone())
-                .timeout(self.timeout)
+                // What is left of the export's time: retries included, an
+                // export takes at most its timeout.
+                .timeout(self.timeout.saturating_sub(started.elapsed()))
                 .body(body.clone())
                 .send();
             let (error, retry_after) = match answer {

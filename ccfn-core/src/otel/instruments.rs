@@ -2,24 +2,22 @@
 //! conventions', the alerts and the refused requests, read by a periodic reader on a thread of its own.
 
 use std::cell::RefCell;
-use std::sync::Arc;
 use std::time::Duration;
 
 use opentelemetry::metrics::{
     BoundCounter, BoundHistogram, Counter, Histogram, MeterProvider as _,
 };
 use opentelemetry::KeyValue;
-use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
-use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
 use opentelemetry_sdk::metrics::data::ResourceMetrics;
 use opentelemetry_sdk::metrics::exporter::PushMetricExporter;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider, Temporality};
 use opentelemetry_sdk::Resource;
 
-use super::export::Reporter;
+use super::export::{Reporter, Sender};
 use super::scrub;
 use super::settings::{Settings, Signal};
-use crate::error::{Error, ErrorKind};
 
 /// Bucket bounds of the durations, in seconds: the semantic conventions'
 /// for HTTP, which hold the 5 s and 10 s thresholds.
@@ -223,31 +221,39 @@ impl Instruments {
     }
 }
 
-/// The metric exporter, reporting its failures as the span exporter does.
-struct Reporting<E> {
-    exporter: E,
-    reporter: Arc<Reporter>,
+/// The metric exporter: each reading written as the OTLP exporter writes
+/// it (the official messages, converted from the SDK's reading by
+/// `opentelemetry-proto`) and sent by the span exporter's [`Sender`], so
+/// that one transport, configured by ccfn's settings alone, serves both
+/// signals; failures reported as the span exporter reports them.
+struct MetricExporter {
+    sender: Sender,
+    temporality: Temporality,
+    reporter: Reporter,
 }
 
-impl<E: PushMetricExporter> PushMetricExporter for Reporting<E> {
+impl PushMetricExporter for MetricExporter {
     async fn export(&self, metrics: &ResourceMetrics) -> OTelSdkResult {
-        let result = self.exporter.export(metrics).await;
-        if let Err(error) = &result {
-            self.reporter.failed(&error.to_string());
-        }
-        result
+        use prost::Message as _;
+        let body = ExportMetricsServiceRequest::from(metrics).encode_to_vec();
+        // Blocks the reader's own thread, as the OTLP exporter's blocking
+        // client does.
+        self.sender.send(body).map_err(|error| {
+            self.reporter.failed(&error);
+            OTelSdkError::InternalFailure(error)
+        })
     }
 
     fn force_flush(&self) -> OTelSdkResult {
-        self.exporter.force_flush()
+        Ok(())
     }
 
-    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
-        self.exporter.shutdown_with_timeout(timeout)
+    fn shutdown_with_timeout(&self, _timeout: Duration) -> OTelSdkResult {
+        Ok(())
     }
 
     fn temporality(&self) -> Temporality {
-        self.exporter.temporality()
+        self.temporality
     }
 }
 
@@ -257,34 +263,19 @@ pub(super) fn start(
     signal: &Signal,
     resource: Resource,
     client: reqwest::blocking::Client,
-) -> Result<SdkMeterProvider, Error> {
-    let mut builder = opentelemetry_otlp::MetricExporter::builder()
-        .with_http()
-        .with_protocol(Protocol::HttpBinary)
-        .with_endpoint(signal.endpoint.as_str())
-        .with_timeout(signal.timeout)
-        .with_headers(signal.headers.clone())
-        .with_http_client(client);
-    if signal.gzip {
-        builder = builder.with_compression(opentelemetry_otlp::Compression::Gzip);
-    }
-    let exporter = builder.build().map_err(|e| {
-        Error::new(
-            ErrorKind::Configuration,
-            format!("cannot build the OpenTelemetry metric exporter: {e}"),
-        )
-    })?;
-    let exporter = Reporting {
-        exporter,
-        reporter: Arc::new(Reporter::new("metrics")),
+) -> SdkMeterProvider {
+    let exporter = MetricExporter {
+        sender: Sender::new(signal, client),
+        temporality: settings.temporality,
+        reporter: Reporter::new("metrics"),
     };
     let reader = PeriodicReader::builder(exporter)
         .with_interval(settings.interval)
         .build();
-    Ok(SdkMeterProvider::builder()
+    SdkMeterProvider::builder()
         .with_resource(resource)
         .with_reader(reader)
-        .build())
+        .build()
 }
 
 #[cfg(test)]

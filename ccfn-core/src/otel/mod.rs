@@ -251,7 +251,7 @@ pub fn init<S: Source + ?Sized>(source: &S) -> Result<Option<Telemetry>, Error> 
     };
     let (meters, instruments) = match &settings.metrics {
         Some(signal) => {
-            let provider = instruments::start(&settings, signal, resource, client)?;
+            let provider = instruments::start(&settings, signal, resource, client);
             let instruments = instruments::Instruments::new(&provider);
             (Some(provider), Some(instruments))
         }

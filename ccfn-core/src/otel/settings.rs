@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use opentelemetry::KeyValue;
+use opentelemetry_sdk::metrics::Temporality;
 use opentelemetry_sdk::trace::Sampler;
 use opentelemetry_sdk::Resource;
 
@@ -25,6 +26,8 @@ pub(super) struct Settings {
     pub(super) delay: Duration,
     pub(super) batch: usize,
     pub(super) interval: Duration,
+    /// How sums and histograms are exported.
+    pub(super) temporality: Temporality,
 }
 
 /// How one signal is exported: each option the specification's
@@ -72,14 +75,16 @@ const METRICS: SignalVars = SignalVars {
 };
 
 impl Signal {
-    /// The signal `vars` names, as `source` sets it; `None` when it has
-    /// no endpoint. Every variable is checked, whether its signal is
+    /// The signal `vars` names, as `source` sets it, with `general` the
+    /// headers of `OTEL_EXPORTER_OTLP_HEADERS`; `None` when it has no
+    /// endpoint. Every variable is checked, whether its signal is
     /// exported or not: a mistake is found at start, not when a
     /// collector is added.
     fn from_source<S: Source + ?Sized>(
         source: &S,
         vars: &SignalVars,
         base: Option<&str>,
+        general: &HashMap<String, String>,
     ) -> Result<Option<Signal>, ConfigError> {
         vars.protocol.choice(source)?;
         let endpoint = vars
@@ -87,22 +92,9 @@ impl Signal {
             .url(source)?
             .or_else(|| base.map(|base| format!("{base}{}", vars.path)));
         let headers = match vars.headers.secret_value(source) {
-            Some(secret) => Some(pairs(secret.expose(), vars.headers, true)?),
-            None => None,
+            Some(own) => headers(own.expose(), vars.headers)?,
+            None => general.clone(),
         };
-        let headers = match headers {
-            Some(own) => own,
-            None => match config::OTEL_EXPORTER_OTLP_HEADERS.secret_value(source) {
-                Some(secret) => pairs(secret.expose(), &config::OTEL_EXPORTER_OTLP_HEADERS, true)?,
-                None => Vec::new(),
-            },
-        };
-        // The whole value is a secret, and so is each header's value on
-        // its own (`api-key=...`, `Authorization=Bearer ...`): wherever
-        // one shows up alone, it is scrubbed.
-        for (_, value) in &headers {
-            drop(crate::secret::Secret::new(value.as_str()));
-        }
         let timeout = match vars.timeout.millis(source)? {
             Some(own) => own,
             None => config::OTEL_EXPORTER_OTLP_TIMEOUT
@@ -117,11 +109,47 @@ impl Signal {
         };
         Ok(endpoint.map(|endpoint| Signal {
             endpoint,
-            headers: headers.into_iter().collect(),
+            headers,
             timeout,
             gzip: compression == "gzip",
         }))
     }
+}
+
+/// The headers `setting` (a secret) holds in `text`: `name=value` pairs
+/// as [`pairs`] reads them, each name and value one HTTP allows. The whole
+/// value is a secret, and so is each header's value on its own, as written
+/// and percent-decoded (`api-key=...`, `Authorization=Bearer%20...`):
+/// wherever one shows up alone, it is scrubbed. An error quotes neither
+/// names nor values.
+fn headers(
+    text: &str,
+    setting: &'static config::Setting,
+) -> Result<HashMap<String, String>, ConfigError> {
+    for (_, written) in text.split(',').filter_map(|pair| pair.split_once('=')) {
+        drop(crate::secret::Secret::new(written.trim()));
+    }
+    let pairs = pairs(text, setting, true)?;
+    for (_, value) in &pairs {
+        drop(crate::secret::Secret::new(value.as_str()));
+    }
+    let mut headers = HashMap::with_capacity(pairs.len());
+    for (at, (name, value)) in pairs.into_iter().enumerate() {
+        let problem = if reqwest::header::HeaderName::try_from(name.as_str()).is_err() {
+            "name is not an HTTP header name"
+        } else if reqwest::header::HeaderValue::try_from(value.as_str()).is_err() {
+            "value is not an HTTP header value (it holds a control character)"
+        } else {
+            headers.insert(name, value);
+            continue;
+        };
+        return Err(setting.problem(format!(
+            "{} (a secret, its value not shown): pair {}'s {problem}",
+            setting.name(),
+            at + 1
+        )));
+    }
+    Ok(headers)
 }
 
 /// What to do instead of setting a CA certificate for the collector.
@@ -192,8 +220,12 @@ impl Settings {
         not_read(source)?;
         config::OTEL_EXPORTER_OTLP_PROTOCOL.choice(source)?;
         let base = config::OTEL_EXPORTER_OTLP_ENDPOINT.url(source)?;
-        let traces = Signal::from_source(source, &TRACES, base.as_deref())?;
-        let metrics = Signal::from_source(source, &METRICS, base.as_deref())?;
+        let general = match config::OTEL_EXPORTER_OTLP_HEADERS.secret_value(source) {
+            Some(secret) => headers(secret.expose(), &config::OTEL_EXPORTER_OTLP_HEADERS)?,
+            None => HashMap::new(),
+        };
+        let traces = Signal::from_source(source, &TRACES, base.as_deref(), &general)?;
+        let metrics = Signal::from_source(source, &METRICS, base.as_deref(), &general)?;
         let resource = match config::OTEL_RESOURCE_ATTRIBUTES.text(source) {
             Some(text) => pairs(text, &config::OTEL_RESOURCE_ATTRIBUTES, false)?,
             None => Vec::new(),
@@ -224,6 +256,13 @@ impl Settings {
             interval: config::OTEL_METRIC_EXPORT_INTERVAL
                 .millis(source)?
                 .unwrap_or(Duration::from_secs(60)),
+            temporality: match config::OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE
+                .choice(source)?
+            {
+                Some("delta") => Temporality::Delta,
+                Some("lowmemory") => Temporality::LowMemory,
+                _ => Temporality::Cumulative,
+            },
         };
         let off = config::OTEL_SDK_DISABLED.flag(source)
             || (settings.traces.is_none() && settings.metrics.is_none());
@@ -597,6 +636,55 @@ mod tests {
         }
         // Eight options, general, traces and metrics each.
         assert_eq!(checked, 8 * 3);
+    }
+
+    /// The general headers are checked and held even when both signals
+    /// have their own; a header HTTP would refuse is refused at start,
+    /// quoting neither its name nor its value; a value is held as written
+    /// and as decoded.
+    #[test]
+    fn headers_are_checked_held_and_never_quoted() {
+        let env = Env::from_vars([
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318"),
+            (
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "x-api-key=general-canary-e01b%20two",
+            ),
+            ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "x-api-key=t"),
+            ("OTEL_EXPORTER_OTLP_METRICS_HEADERS", "x-api-key=m"),
+        ]);
+        Settings::from_source(&env).unwrap().unwrap();
+        assert_eq!(
+            crate::secret::scrub_secrets("general-canary-e01b%20two and general-canary-e01b two"),
+            "[REDACTED] and [REDACTED]"
+        );
+        for (name, text, problem) in [
+            (
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "x-ok=1,bad name-canary-7d=v",
+                "pair 2's name is not an HTTP header name",
+            ),
+            (
+                "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+                "x-key=line%0Abreak-canary-7d",
+                "pair 1's value is not an HTTP header value",
+            ),
+            (
+                "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+                "x-key=a-canary-7d,=b",
+                "expected `name=value` pairs",
+            ),
+        ] {
+            let env = Env::from_vars([
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318"),
+                (name, text),
+            ]);
+            let error = Settings::from_source(&env).unwrap_err();
+            assert_eq!(error.variable(), Some(name));
+            let error = error.to_string();
+            assert!(error.contains(problem), "{error}");
+            assert!(!error.contains("canary"), "{error}");
+        }
     }
 
     #[test]

@@ -1391,3 +1391,30 @@ async fn each_signal_is_sent_with_its_own_headers_and_compression() {
     log.assert_no_secret(GENERAL);
     log.assert_no_secret(TRACES);
 }
+
+/// Metrics are exported with the temporality asked for: cumulative by
+/// default, as the OTLP exporter's specification has it, delta when
+/// `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` says so.
+#[tokio::test]
+async fn metrics_have_the_temporality_asked_for() {
+    for (preference, expected) in [(None, "cumulative"), (Some("delta"), "delta")] {
+        let extra: Vec<(&str, &str)> = preference
+            .map(|p| ("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE", p))
+            .into_iter()
+            .collect();
+        let (collector, server) = exporting(&extra).await;
+        let (status, _) = post(&server, WAIT_URL, &voice(CALL_SID), &[]).await;
+        assert_eq!(status, 200);
+        server.stop().await;
+        collector
+            .wait_until(Duration::from_secs(10), |_, metrics| {
+                metrics.iter().any(|m| m.name == "faas.invocations")
+            })
+            .await;
+        let metrics = collector.metrics();
+        for name in ["faas.invocations", "faas.invoke_duration"] {
+            let point = metrics.iter().find(|m| m.name == name).unwrap();
+            assert_eq!(point.temporality, expected, "{name}: {point:?}");
+        }
+    }
+}
