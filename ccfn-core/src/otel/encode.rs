@@ -563,11 +563,13 @@ pub(super) fn fixed32(out: &mut Vec<u8>, field: u32, value: u32) {
 }
 
 /// A string field, left out when empty.
+#[inline]
 pub(super) fn string(out: &mut Vec<u8>, field: u32, value: &str) {
     bytes(out, field, value.as_bytes());
 }
 
 /// A bytes field, left out when empty.
+#[inline(always)]
 pub(super) fn bytes(out: &mut Vec<u8>, field: u32, value: &[u8]) {
     if !value.is_empty() {
         tag(out, field, LEN);
@@ -580,6 +582,7 @@ pub(super) fn bytes(out: &mut Vec<u8>, field: u32, value: &[u8]) {
 /// long (a record's event): two bytes are kept for its length, so that
 /// such a content is never moved; a shorter or longer one is moved once,
 /// to be written as [`message`] writes it.
+#[inline(always)]
 pub(super) fn long_message(out: &mut Vec<u8>, field: u32, content: impl FnOnce(&mut Vec<u8>)) {
     tag(out, field, LEN);
     let at = out.len();

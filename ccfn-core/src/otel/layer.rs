@@ -408,6 +408,7 @@ impl Check<'_> {
     }
 
     /// Writes the event's name, `step`, as the export shows it.
+    #[inline]
     fn name(&mut self, out: &mut Vec<u8>, step: &str) {
         match self {
             Check::Clean(_) => string(out, 2, step),
@@ -424,6 +425,7 @@ impl Check<'_> {
     /// number that is a secret's value as the text `[REDACTED]`; nothing
     /// for `null` and a number that is not finite. The text written, for
     /// a text scrubbed.
+    #[inline]
     fn field(
         &mut self,
         out: &mut Vec<u8>,
