@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{json, Value};
 
-use crate::error::{Error, Problem};
+use crate::error::{causes, Error, Problem};
 
 /// A certificate that expires within this many days is a warning.
 const EXPIRY_WARNING_DAYS: i64 = 14;
@@ -226,21 +226,6 @@ fn names_host(name: &str, host: &str) -> bool {
             .is_some_and(|(label, rest)| !label.is_empty() && rest == parent),
         None => name == host,
     }
-}
-
-/// The chain of an error's causes, in one line.
-fn causes(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let more = cause.to_string();
-        if !text.contains(&more) {
-            text.push_str(": ");
-            text.push_str(&more);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// The probe's steps, in order: DNS, then TLS and HEAD from one

@@ -53,7 +53,7 @@ use ccfn_core::Secret;
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
 
-use crate::error::Problem;
+use crate::error::{causes, Problem};
 
 mod costed;
 mod page;
@@ -553,18 +553,6 @@ fn retry_after(headers: &reqwest::header::HeaderMap, now: SystemTime) -> Option<
 /// `https://host:port` of a URL, for messages (no path, no query).
 fn origin(url: &Url) -> String {
     url.origin().ascii_serialization()
-}
-
-/// An error and its causes, on one line.
-fn causes(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]
