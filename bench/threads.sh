@@ -11,7 +11,11 @@
 #   bash bench/threads.sh
 #   LOGS=off CONNS=64 DURATION=20s bash bench/threads.sh
 #   LOGS=null bash bench/threads.sh
+#   WORKERS=1 bash bench/threads.sh
 #   NODE=../shared/bench/peer/bare.js bash bench/threads.sh
+#
+# WORKERS=<n> runs the server's runtime with n worker threads
+# (TOKIO_WORKER_THREADS) instead of one per core.
 #
 # NODE=<script> measures that Node server (it serves the same path, on
 # the port given as its argument) the same way instead: the reference a
@@ -72,7 +76,12 @@ if [ -n "${NODE:-}" ]; then
   log=/dev/null
   node "$NODE" "$PORT" >/dev/null 2>"$OUT/server.stderr" &
 else
-  "${CLEAN_ENV[@]}" CCFN_INSPECTOR=off CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
+  workers=()
+  if [ -n "${WORKERS:-}" ]; then
+    workers=("TOKIO_WORKER_THREADS=$WORKERS")
+    LOGS="$LOGS, $WORKERS worker(s)"
+  fi
+  "${CLEAN_ENV[@]}" "${workers[@]}" CCFN_INSPECTOR=off CCFN_ADDR="127.0.0.1:${PORT}" CCFN_LOG_FORMAT=json CCFN_LOG="$filter" \
     ./target/release/example-contact-center >"$log" 2>"$OUT/server.stderr" &
 fi
 pid=$!
