@@ -311,7 +311,11 @@ impl Event {
                 values: OnceLock::new(),
                 known: OnceLock::new(),
             }),
-            ..Event::default()
+            // Not `..Event::default()`: that makes a default `Data` of
+            // its own, allocated and freed at once, on every request.
+            function: None,
+            declarations: declared::Scope::default(),
+            request: None,
         }
     }
 
