@@ -14,23 +14,6 @@ use std::process::ExitCode;
 
 use crate::platform::PlatformError;
 
-/// An error and its causes, on one line (`a: b: c`), a cause left out
-/// when the text so far already says it (a client error often repeats
-/// its source's message).
-pub(crate) fn causes(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let more = cause.to_string();
-        if !text.contains(&more) {
-            text.push_str(": ");
-            text.push_str(&more);
-        }
-        source = cause.source();
-    }
-    text
-}
-
 /// A command that failed, and why.
 #[derive(Debug)]
 pub(crate) struct Error {
@@ -258,38 +241,6 @@ impl From<PlatformError> for Problem {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// An error that says `text`, caused by `source`.
-    #[derive(Debug)]
-    struct Chain(&'static str, Option<Box<Chain>>);
-
-    impl fmt::Display for Chain {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str(self.0)
-        }
-    }
-
-    impl std::error::Error for Chain {
-        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-            self.1.as_deref().map(|c| c as _)
-        }
-    }
-
-    #[test]
-    fn causes_are_one_line_each_said_once() {
-        let chain = Chain(
-            "error sending request: connection refused",
-            Some(Box::new(Chain(
-                "connection refused",
-                Some(Box::new(Chain("os error 111", None))),
-            ))),
-        );
-        assert_eq!(
-            causes(&chain),
-            "error sending request: connection refused: os error 111"
-        );
-        assert_eq!(causes(&Chain("alone", None)), "alone");
-    }
 
     #[test]
     fn the_message_is_as_before_and_every_problem_exits_2() {

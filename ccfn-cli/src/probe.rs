@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{json, Value};
 
-use crate::error::{causes, Error, Problem};
+use crate::error::{Error, Problem};
 
 /// A certificate that expires within this many days is a warning.
 const EXPIRY_WARNING_DAYS: i64 = 14;
@@ -317,7 +317,7 @@ async fn head_steps(
             false
         }
         Ok(Err(err)) => {
-            let text = causes(&err);
+            let text = ccfn_core::error_chain(&err);
             let tls_failed = https
                 && (text.contains("certificate") || text.contains("TLS") || text.contains("tls"));
             steps.push(if tls_failed {
@@ -436,7 +436,7 @@ async fn post_step(
             "no answer within {}",
             humantime::format_duration(args.timeout)
         )),
-        Ok(Err(err)) => step.fail(causes(&err)),
+        Ok(Err(err)) => step.fail(ccfn_core::error_chain(&err)),
         Ok(Ok((status, id, body))) => {
             let shown = String::from_utf8_lossy(&body.shown).into_owned();
             let mut step = step
@@ -527,13 +527,15 @@ fn client(args: &ProbeArgs) -> Result<reqwest::Client, Problem> {
         let file = path.display().to_string();
         let pem = std::fs::read(path).map_err(|err| Problem::read(&file, err))?;
         let certs = reqwest::Certificate::from_pem_bundle(&pem)
-            .map_err(|err| Problem::certificate(&file, Some(causes(&err))))?;
+            .map_err(|err| Problem::certificate(&file, Some(ccfn_core::error_chain(&err))))?;
         if certs.is_empty() {
             return Err(Problem::certificate(&file, None));
         }
         builder = builder.tls_certs_merge(certs);
     }
-    builder.build().map_err(|err| Problem::Tls(causes(&err)))
+    builder
+        .build()
+        .map_err(|err| Problem::Tls(ccfn_core::error_chain(&err)))
 }
 
 impl ProbeArgs {

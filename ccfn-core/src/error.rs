@@ -413,6 +413,30 @@ impl fmt::Display for StdErrorAdapter {
     }
 }
 
+/// `error` and each error under it ([`std::error::Error::source`]) on one
+/// line, joined by `: `; a cause whose text the line already holds is
+/// said once (a client error often repeats its source's). What ccfn's
+/// command and clients write for an error from a library.
+///
+/// ```
+/// let io = std::io::Error::other("connection refused");
+/// assert_eq!(ccfn_core::error_chain(&io), "connection refused");
+/// ```
+#[must_use]
+pub fn error_chain(error: &dyn StdError) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 impl StdError for StdErrorAdapter {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         self.0
@@ -589,6 +613,38 @@ impl StdError for ConfigError {}
 
 #[cfg(test)]
 mod tests {
+    /// An error that says `text`, caused by `source`.
+    #[derive(Debug)]
+    struct Chain(&'static str, Option<Box<Chain>>);
+
+    impl fmt::Display for Chain {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Chain {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|c| c as _)
+        }
+    }
+
+    #[test]
+    fn a_chain_is_one_line_each_cause_said_once() {
+        let chain = Chain(
+            "error sending request: connection refused",
+            Some(Box::new(Chain(
+                "connection refused",
+                Some(Box::new(Chain("os error 111", None))),
+            ))),
+        );
+        assert_eq!(
+            super::error_chain(&chain),
+            "error sending request: connection refused: os error 111"
+        );
+        assert_eq!(super::error_chain(&Chain("alone", None)), "alone");
+    }
+
     #[test]
     fn urls_in_messages_and_causes_are_shown_without_credentials() {
         let url = "https://ops:pw-canary-e1@crm.example.com/v1?access_token=tok-canary-e1&page=2";

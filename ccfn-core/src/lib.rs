@@ -104,7 +104,7 @@ pub mod voice;
 
 #[cfg(feature = "clients")]
 pub use client::{email, http, taskrouter};
-pub use error::{Error, ErrorKind, ResultExt};
+pub use error::{error_chain, Error, ErrorKind, ResultExt};
 pub use function::callback::{Callback, Completion, Reply};
 pub use function::context::Context;
 pub use function::event::Event;

@@ -53,7 +53,7 @@ use ccfn_core::Secret;
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
 
-use crate::error::{causes, Problem};
+use crate::error::Problem;
 
 mod costed;
 mod page;
@@ -388,7 +388,7 @@ impl Platform {
                         format!(
                             "no answer from {}: {}",
                             origin(&url),
-                            causes(&err.without_url())
+                            ccfn_core::error_chain(&err.without_url())
                         ),
                     )
                 })?;
@@ -431,7 +431,7 @@ impl Platform {
                     return Err(error(
                         Some(status.as_u16()),
                         None,
-                        causes(&err.without_url()),
+                        ccfn_core::error_chain(&err.without_url()),
                     ))
                 }
             };

@@ -324,11 +324,7 @@ fn exporter_client(
             ErrorKind::Configuration,
             format!(
                 "cannot build the OpenTelemetry exporters' HTTP client: {}",
-                std::iter::successors(Some(&error as &dyn std::error::Error), |error| error
-                    .source())
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(": ")
+                crate::error::error_chain(&error)
             ),
         )),
         Err(error) => Err(Error::new(

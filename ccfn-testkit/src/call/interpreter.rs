@@ -872,7 +872,10 @@ impl Interpreter {
                     params: shown,
                     status: 0,
                 });
-                self.stop(format!("the request failed: {}", causes(&e)));
+                self.stop(format!(
+                    "the request failed: {}",
+                    ccfn_core::error_chain(&e)
+                ));
                 return None;
             }
         };
@@ -884,23 +887,6 @@ impl Interpreter {
         });
         answer
     }
-}
-
-/// `error` and each error under it, joined by `: ` (a text its cause
-/// repeats is said once): reqwest's own says only which URL failed, its
-/// causes say why (a refused connection, an untrusted certificate).
-fn causes(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(error) = cause {
-        let said = error.to_string();
-        if !text.contains(&said) {
-            text.push_str(": ");
-            text.push_str(&said);
-        }
-        cause = error.source();
-    }
-    text
 }
 
 /// How long a function may take to answer: the platform's own webhook
