@@ -39,7 +39,7 @@ struct Shared {
     dropped: AtomicUsize,
     /// What the writer thread shares with the senders.
     ledger: Arc<Ledger>,
-    /// The most bytes the queue may hold.
+    /// The most bytes the queued buffers may take.
     max_bytes: usize,
 }
 
