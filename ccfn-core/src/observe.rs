@@ -42,7 +42,7 @@ pub(crate) struct InvocationStart<'a> {
 
 /// What a request over HTTP says of itself, under the names of the HTTP
 /// server semantic conventions (given by the runtime, through the event).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[allow(dead_code)]
 pub(crate) struct ServerRequest<'a> {
     /// `http.request.method`.

@@ -125,43 +125,89 @@ pub(crate) struct Entry {
 /// What the request an event came in says of itself, as the HTTP server
 /// semantic conventions of OpenTelemetry name it: given by the runtime,
 /// exported (scrubbed) on the invocation's span and its
-/// `http.server.request.duration`.
+/// `http.server.request.duration`. Its texts are held one after another
+/// in one buffer, made at its size: one allocation a request, not one a
+/// text.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RequestInfo {
-    /// `http.request.method`.
-    pub(crate) method: String,
-    /// `url.path`: the path the client sent, a nest prefix included.
-    pub(crate) path: String,
-    /// `http.route`: the function's route, the same for every request.
-    pub(crate) route: String,
-    /// `url.scheme`: the client's (`X-Forwarded-Proto`, `Forwarded`), else
-    /// the request's.
-    pub(crate) scheme: String,
-    /// `server.address` and `server.port`: the host and port the client
-    /// asked for (`X-Forwarded-Host`, `Forwarded`, `:authority`, `Host`).
-    pub(crate) host: Option<String>,
+    /// The texts of [`RequestPart`]s, in their order.
+    texts: String,
+    /// Where each part's text is in `texts` (start and end), by its
+    /// place.
+    spans: [(u32, u32); RequestPart::COUNT],
+    /// Which parts the request said: a bit for each, by its place.
+    said: u8,
+    /// `server.port`.
     pub(crate) port: Option<u16>,
-    /// `client.address`: the client's (`Forwarded`, `X-Forwarded-For`),
-    /// else the connection's peer, else the platform's source IP.
-    pub(crate) client: Option<String>,
-    /// `user_agent.original`.
-    pub(crate) user_agent: Option<String>,
     /// `network.protocol.version`: `1.0`, `1.1`, `2` or `3`.
     pub(crate) version: Option<&'static str>,
 }
 
+/// A text of [`RequestInfo`], in the order they are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RequestPart {
+    /// `http.request.method`.
+    Method,
+    /// `url.path`: the path the client sent, a nest prefix included.
+    Path,
+    /// `http.route`: the function's route, the same for every request.
+    Route,
+    /// `url.scheme`: the client's (`X-Forwarded-Proto`, `Forwarded`), else
+    /// the request's.
+    Scheme,
+    /// `server.address`: the host the client asked for
+    /// (`X-Forwarded-Host`, `Forwarded`, `:authority`, `Host`).
+    Host,
+    /// `client.address`: the client's (`Forwarded`, `X-Forwarded-For`),
+    /// else the connection's peer, else the platform's source IP.
+    Client,
+    /// `user_agent.original`.
+    UserAgent,
+}
+
+impl RequestPart {
+    const COUNT: usize = 7;
+}
+
 impl RequestInfo {
+    /// An empty one, with room for `capacity` bytes of texts.
+    #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        RequestInfo {
+            texts: String::with_capacity(capacity),
+            ..RequestInfo::default()
+        }
+    }
+
+    /// Says `part`, its text written by `write` (which appends it): each
+    /// part at most once; a part left out is not said.
+    #[cfg_attr(not(any(test, feature = "runtime")), allow(dead_code))]
+    pub(crate) fn say(&mut self, part: RequestPart, write: impl FnOnce(&mut String)) {
+        let start = self.texts.len();
+        write(&mut self.texts);
+        // Every text is cut far below 4 GiB.
+        self.spans[part as usize] = (start as u32, self.texts.len() as u32);
+        self.said |= 1 << part as usize;
+    }
+
+    /// The text of `part`, when the request said it.
+    pub(crate) fn text(&self, part: RequestPart) -> Option<&str> {
+        let (start, end) = self.spans[part as usize];
+        (self.said & (1 << part as usize) != 0).then(|| &self.texts[start as usize..end as usize])
+    }
+
     /// The request as an observer takes it.
     pub(crate) fn server(&self) -> crate::observe::ServerRequest<'_> {
+        let text = |part| self.text(part).unwrap_or("");
         crate::observe::ServerRequest {
-            method: &self.method,
-            path: &self.path,
-            route: &self.route,
-            scheme: &self.scheme,
-            host: self.host.as_deref(),
+            method: text(RequestPart::Method),
+            path: text(RequestPart::Path),
+            route: text(RequestPart::Route),
+            scheme: text(RequestPart::Scheme),
+            host: self.text(RequestPart::Host),
             port: self.port,
-            client: self.client.as_deref(),
-            user_agent: self.user_agent.as_deref(),
+            client: self.text(RequestPart::Client),
+            user_agent: self.text(RequestPart::UserAgent),
             version: self.version,
         }
     }
@@ -1075,11 +1121,10 @@ mod tests {
     #[test]
     fn a_copy_for_records_shares_the_parameters_without_the_request() {
         let mut event = Event::from_pairs([("CallSid", "CA1"), ("From", "+15550100001")]);
-        event.set_request(RequestInfo {
-            method: "POST".into(),
-            path: "/f".into(),
-            ..RequestInfo::default()
-        });
+        let mut request = RequestInfo::default();
+        request.say(RequestPart::Method, |out| out.push_str("POST"));
+        request.say(RequestPart::Path, |out| out.push_str("/f"));
+        event.set_request(request);
         let kept = event.for_records();
         assert!(Arc::ptr_eq(&kept.data, &event.data));
         assert!(kept.request().is_none());

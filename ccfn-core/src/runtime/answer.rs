@@ -47,8 +47,11 @@ pub(super) fn full_path(parts: &Parts) -> Cow<'_, str> {
 /// URI, which on AWS Lambda is built from the event, then `Host`), the
 /// client's address (the proxy's, then the connection's peer, then the
 /// platform's source IP), the path with any nest prefix, and the
-/// function's `route`.
-pub(super) fn request_info(parts: &Parts, route: &str) -> RequestInfo {
+/// function's `route` (none for a request that matched no function).
+/// Each text is read where it is and copied once, into the one buffer
+/// [`RequestInfo`] holds them in.
+pub(super) fn request_info(parts: &Parts, route: Option<&str>) -> RequestInfo {
+    use crate::function::event::RequestPart;
     // Looked up by names made once, not parsed from text each time.
     static X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
     static X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
@@ -70,14 +73,11 @@ pub(super) fn request_info(parts: &Parts, route: &str) -> RequestInfo {
             })
         })
     };
-    // Read where they are; only what is kept is copied.
     let scheme = forwarded("proto")
         .or_else(|| text(&X_FORWARDED_PROTO).map(first))
         .or_else(|| parts.uri.scheme_str())
         .filter(|scheme| !scheme.is_empty())
         .unwrap_or("http");
-    let mut scheme = cut(scheme, MAX_TEXT_BYTES);
-    scheme.make_ascii_lowercase();
     let authority = forwarded("host")
         .or_else(|| text(&X_FORWARDED_HOST).map(first))
         .or_else(|| parts.uri.authority().map(|a| a.as_str()))
@@ -90,51 +90,94 @@ pub(super) fn request_info(parts: &Parts, route: &str) -> RequestInfo {
     let client = forwarded("for")
         .or_else(|| text(&X_FORWARDED_FOR).map(first))
         .map(unbracket)
-        .filter(|client| !client.is_empty())
-        .map(|client| cut(client, MAX_TEXT_BYTES))
-        .or_else(|| {
-            parts
-                .extensions
-                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map(|peer| ip_text(peer.0.ip()))
-        })
-        .or_else(|| platform_source_ip(parts).map(|ip| cut(&ip, MAX_TEXT_BYTES)));
-    RequestInfo {
-        method: parts.method.as_str().to_owned(),
-        path: cut(&full_path(parts), MAX_PATH_BYTES),
-        route: [nest_prefix(parts), route].concat(),
-        scheme,
-        host: host.map(|host| cut(host, MAX_TEXT_BYTES)),
-        port,
-        client,
-        user_agent: text(&header::USER_AGENT).map(|agent| cut(agent, MAX_TEXT_BYTES)),
-        version: match parts.version {
-            Version::HTTP_09 => Some("0.9"),
-            Version::HTTP_10 => Some("1.0"),
-            Version::HTTP_11 => Some("1.1"),
-            Version::HTTP_2 => Some("2"),
-            Version::HTTP_3 => Some("3"),
-            _ => None,
-        },
+        .filter(|client| !client.is_empty());
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|peer| peer.0.ip());
+    let user_agent = text(&header::USER_AGENT);
+    let prefix = nest_prefix(parts);
+    let path = parts.uri.path();
+    // Each text's room, as cut (an ellipsis is 3 bytes); an address as
+    // text is at most 45.
+    let room = |text: Option<&str>, max: usize| text.map_or(0, |text| text.len().min(max + 3));
+    let capacity = parts.method.as_str().len()
+        + room(Some(path), MAX_PATH_BYTES)
+        + prefix.len() * 2
+        + route.map_or(0, str::len)
+        + room(Some(scheme), MAX_TEXT_BYTES)
+        + room(host, MAX_TEXT_BYTES)
+        + client.map_or(45, |client| room(Some(client), MAX_TEXT_BYTES))
+        + room(user_agent, MAX_TEXT_BYTES);
+    let mut info = RequestInfo::with_capacity(capacity);
+    info.say(RequestPart::Method, |out| {
+        out.push_str(parts.method.as_str())
+    });
+    info.say(RequestPart::Path, |out| {
+        let start = out.len();
+        out.push_str(prefix);
+        out.push_str(path);
+        cut_from(out, start, MAX_PATH_BYTES);
+    });
+    if let Some(route) = route {
+        info.say(RequestPart::Route, |out| {
+            out.push_str(prefix);
+            out.push_str(route);
+        });
     }
+    info.say(RequestPart::Scheme, |out| {
+        let start = out.len();
+        push_cut(out, scheme, MAX_TEXT_BYTES);
+        out[start..].make_ascii_lowercase();
+    });
+    if let Some(host) = host {
+        info.say(RequestPart::Host, |out| push_cut(out, host, MAX_TEXT_BYTES));
+    }
+    if let Some(client) = client {
+        info.say(RequestPart::Client, |out| {
+            push_cut(out, client, MAX_TEXT_BYTES)
+        });
+    } else if let Some(ip) = peer {
+        info.say(RequestPart::Client, |out| push_ip(out, ip));
+    } else if let Some(ip) = platform_source_ip(parts) {
+        info.say(RequestPart::Client, |out| {
+            push_cut(out, &ip, MAX_TEXT_BYTES)
+        });
+    }
+    if let Some(user_agent) = user_agent {
+        info.say(RequestPart::UserAgent, |out| {
+            push_cut(out, user_agent, MAX_TEXT_BYTES)
+        });
+    }
+    info.port = port;
+    info.version = match parts.version {
+        Version::HTTP_09 => Some("0.9"),
+        Version::HTTP_10 => Some("1.0"),
+        Version::HTTP_11 => Some("1.1"),
+        Version::HTTP_2 => Some("2"),
+        Version::HTTP_3 => Some("3"),
+        _ => None,
+    };
+    info
 }
 
-/// `ip` as text, as its `Display` writes it: an IPv4 address (every
-/// request's peer, when telemetry is exported) digit by digit, without
-/// the formatter's four passes.
-fn ip_text(ip: std::net::IpAddr) -> String {
+/// Appends `ip` as text, as its `Display` writes it: an IPv4 address
+/// (every request's peer, when telemetry is exported) digit by digit,
+/// without the formatter's four passes.
+fn push_ip(out: &mut String, ip: std::net::IpAddr) {
     match ip {
         std::net::IpAddr::V4(v4) => {
-            let mut out = String::with_capacity(15);
             for (at, octet) in v4.octets().into_iter().enumerate() {
                 if at > 0 {
                     out.push('.');
                 }
                 out.push_str(itoa::Buffer::new().format(octet));
             }
-            out
         }
-        std::net::IpAddr::V6(v6) => v6.to_string(),
+        std::net::IpAddr::V6(v6) => {
+            use std::fmt::Write as _;
+            let _ = write!(out, "{v6}");
+        }
     }
 }
 
@@ -147,15 +190,40 @@ pub(super) const MAX_TEXT_BYTES: usize = 256;
 
 /// `text`, cut at `max` bytes (on a character boundary) with an
 /// ellipsis.
+#[cfg(test)]
 pub(super) fn cut(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    push_cut(&mut out, text, max);
+    out
+}
+
+/// Appends `text`, cut at `max` bytes (on a character boundary) with an
+/// ellipsis.
+fn push_cut(out: &mut String, text: &str, max: usize) {
     if text.len() <= max {
-        return text.to_owned();
+        out.push_str(text);
+        return;
     }
     let mut end = max;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}…", &text[..end])
+    out.push_str(&text[..end]);
+    out.push('…');
+}
+
+/// Cuts what `out` holds from `start` on at `max` bytes (on a character
+/// boundary), with an ellipsis, when it is longer.
+fn cut_from(out: &mut String, start: usize, max: usize) {
+    if out.len() - start <= max {
+        return;
+    }
+    let mut end = start + max;
+    while !out.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.truncate(end);
+    out.push('…');
 }
 
 /// `host[:port]`, `[v6]:port` or a `Forwarded` `for`/`host` value as its
@@ -286,15 +354,7 @@ impl Observed {
     /// `function`, when it matched one (each function's route is the
     /// literal path it is served at, so the path the router matched).
     fn of(function: Option<&'static str>, parts: &Parts) -> Self {
-        let route = if function.is_some() {
-            parts.uri.path()
-        } else {
-            ""
-        };
-        let mut request = request_info(parts, route);
-        if function.is_none() {
-            request.route.clear();
-        }
+        let request = request_info(parts, function.map(|_| parts.uri.path()));
         let header = |name: &str| {
             parts
                 .headers
@@ -508,7 +568,9 @@ mod tests {
             }
         }
         for address in addresses {
-            assert_eq!(super::ip_text(address), address.to_string());
+            let mut text = String::new();
+            super::push_ip(&mut text, address);
+            assert_eq!(text, address.to_string());
         }
     }
 

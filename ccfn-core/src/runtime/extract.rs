@@ -342,7 +342,7 @@ impl Parameters {
         let mut event = Event::from_sent(sent, body, headers);
         // Gathered for the observer only.
         if crate::observe::active() {
-            event.set_request(request_info(&parts, &endpoint.url_path));
+            event.set_request(request_info(&parts, Some(&endpoint.url_path)));
         }
         (event, parts)
     }
@@ -471,7 +471,7 @@ fn signed_url(public_url: Option<&str>, parts: &Parts) -> String {
 mod tests {
     use super::super::answer::{cut, split_authority, MAX_PATH_BYTES, MAX_TEXT_BYTES};
     use super::*;
-    use crate::function::event::RequestInfo;
+    use crate::observe::ServerRequest;
 
     /// A body sent as `chunks`, one frame each.
     fn chunked(chunks: &[&'static [u8]]) -> Body {
@@ -529,18 +529,18 @@ mod tests {
         parts.extensions.insert(axum::extract::ConnectInfo(
             "192.0.2.7:50000".parse::<std::net::SocketAddr>().unwrap(),
         ));
-        let info = request_info(&parts, "/features/wait/experience");
+        let info = request_info(&parts, Some("/features/wait/experience"));
         assert_eq!(
-            info,
-            RequestInfo {
-                method: "POST".to_owned(),
-                path: "/features/wait/experience".to_owned(),
-                route: "/features/wait/experience".to_owned(),
-                scheme: "http".to_owned(),
-                host: Some("cc.example.com".to_owned()),
+            info.server(),
+            ServerRequest {
+                method: "POST",
+                path: "/features/wait/experience",
+                route: "/features/wait/experience",
+                scheme: "http",
+                host: Some("cc.example.com"),
                 port: Some(8443),
-                client: Some("192.0.2.7".to_owned()),
-                user_agent: Some("Platform/1.0".to_owned()),
+                client: Some("192.0.2.7"),
+                user_agent: Some("Platform/1.0"),
                 version: Some("1.1"),
             }
         );
@@ -566,7 +566,8 @@ mod tests {
                 ("x-forwarded-for", &host),
             ],
         );
-        let info = request_info(&parts, "/f");
+        let info = request_info(&parts, Some("/f"));
+        let info = info.server();
         let agent = info.user_agent.unwrap();
         assert!(
             agent.len() <= MAX_TEXT_BYTES + '…'.len_utf8(),
@@ -592,11 +593,12 @@ mod tests {
                 ("x-forwarded-for", "203.0.113.9, 10.0.0.1"),
             ],
         );
-        let info = request_info(&parts, "/f");
+        let info = request_info(&parts, Some("/f"));
+        let info = info.server();
         assert_eq!(info.scheme, "https");
-        assert_eq!(info.host.as_deref(), Some("cc.example.com"));
+        assert_eq!(info.host, Some("cc.example.com"));
         assert_eq!(info.port, None);
-        assert_eq!(info.client.as_deref(), Some("203.0.113.9"));
+        assert_eq!(info.client, Some("203.0.113.9"));
         assert_eq!(info.version, Some("2"));
         // `Forwarded` wins over the `X-Forwarded-*` headers.
         let parts = self::parts(
@@ -610,12 +612,13 @@ mod tests {
                 ("x-forwarded-for", "203.0.113.9"),
             ],
         );
-        let info = request_info(&parts, "/f");
+        let info = request_info(&parts, Some("/f"));
+        let info = info.server();
         assert_eq!(
-            (info.scheme.as_str(), info.host.as_deref(), info.port),
+            (info.scheme, info.host, info.port),
             ("https", Some("cc.example.com"), Some(444))
         );
-        assert_eq!(info.client.as_deref(), Some("2001:db8::1"));
+        assert_eq!(info.client, Some("2001:db8::1"));
     }
 
     /// On AWS Lambda the request's URI is absolute, built from the event.
@@ -626,12 +629,10 @@ mod tests {
             Version::HTTP_11,
             &[],
         );
-        let info = request_info(&parts, "/f");
+        let info = request_info(&parts, Some("/f"));
+        let info = info.server();
         assert_eq!(info.scheme, "https");
-        assert_eq!(
-            info.host.as_deref(),
-            Some("abc123.lambda-url.us-east-1.on.aws")
-        );
+        assert_eq!(info.host, Some("abc123.lambda-url.us-east-1.on.aws"));
         assert_eq!(info.path, "/f");
         assert_eq!(info.client, None);
     }
@@ -648,7 +649,7 @@ mod tests {
             .extensions
             .insert(RequestContext::ApiGatewayV2(context));
         assert_eq!(
-            request_info(&parts, "/f").client.as_deref(),
+            request_info(&parts, Some("/f")).server().client,
             Some("198.51.100.4")
         );
     }
