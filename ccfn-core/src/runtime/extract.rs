@@ -621,6 +621,26 @@ mod tests {
         assert_eq!(info.client, Some("2001:db8::1"));
     }
 
+    /// A request that matched no function has no route; one that did has
+    /// its function's, each text in its place in the one buffer.
+    #[test]
+    fn a_route_is_said_only_for_a_matched_function() {
+        let parts = parts("/f", Version::HTTP_11, &[("host", "cc.example.com")]);
+        let unmatched = request_info(&parts, None);
+        let unmatched = unmatched.server();
+        assert_eq!(
+            (unmatched.path, unmatched.route, unmatched.host),
+            ("/f", "", Some("cc.example.com"))
+        );
+        let matched = request_info(&parts, Some("/f"));
+        let matched = matched.server();
+        assert_eq!(
+            (matched.method, matched.path, matched.route, matched.scheme),
+            ("POST", "/f", "/f", "http")
+        );
+        assert_eq!((matched.user_agent, matched.client), (None, None));
+    }
+
     /// On AWS Lambda the request's URI is absolute, built from the event.
     #[test]
     fn an_absolute_uri_gives_the_scheme_and_host() {
